@@ -1,0 +1,51 @@
+/*
+ * model/atime.h - when a read updates the access time.
+ *
+ * The rules of Linux's fs/inode.c (atime_needs_update, relatime_need_update)
+ * as pure functions, so the filesystem layer and the tests share one
+ * definition:
+ *   strictatime  every access, unless atime already equals now;
+ *   relatime     only when atime <= mtime, atime <= ctime, or atime is at
+ *                least 24 h old (LINUX_RELATIME_MAX_AGE_NS);
+ *   noatime      never; nodiratime: never for directories.
+ * lazytime changes when timestamps reach the disk, not whether they change;
+ * btrfs writes them with the inode at the next commit anyway (btrfs_update_time
+ * joins a transaction), so the model ignores it unless lazytime_honoured is
+ * set (the ext4/XFS behaviour, as a design alternative).
+ */
+#ifndef COWSIM_MODEL_ATIME_H
+#define COWSIM_MODEL_ATIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum atime_mode {
+	ATIME_RELATIME = 0,   /* the Linux default */
+	ATIME_STRICT,
+	ATIME_NOATIME,
+};
+
+struct atime_options {
+	enum atime_mode mode;
+	bool nodiratime;
+	bool lazytime;
+	bool lazytime_honoured;
+};
+
+struct atime_times {
+	int64_t atime, mtime, ctime;    /* nanoseconds since the epoch */
+};
+
+bool atime_needs_update(const struct atime_options *options, bool is_directory,
+			const struct atime_times *times, int64_t now);
+
+/* Parses "relatime", "strictatime,nodiratime", "noatime,lazytime", ...:
+ * mount's own option words. Returns false and names the bad word in
+ * *bad_word (a pointer into `text`, with its length) when one is unknown. */
+bool atime_parse_options(const char *text, struct atime_options *options,
+			 const char **bad_word, int *bad_length);
+/* "relatime,nodiratime" style, for reports; a static buffer per call site is
+ * the caller's, of at least 64 bytes. */
+void atime_format_options(const struct atime_options *options, char *buffer, unsigned size);
+
+#endif

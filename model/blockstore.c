@@ -1,0 +1,484 @@
+/*
+ * model/blockstore.c - chunks, block addresses and space accounting.
+ *
+ * Layout of the modeled device (DUP metadata: each metadata chunk takes two
+ * stripes of raw space, data and system chunks as mkfs makes them):
+ *
+ *   raw:  | 1 MiB reserved | system 2x8M | meta 2x256M | data 8M | ... later chunks
+ *   logical: chunks laid end to end from CHUNK_LOGICAL_START up
+ *
+ * Metadata addresses come from the lowest free slot of an existing chunk,
+ * else from the bump pointer of the newest metadata chunk, else a new chunk.
+ * Freed addresses wait in `pinned` until blockstore_commit() (S2).
+ *
+ * Invariants (blockstore_check):
+ *  S1 metadata_used == live_blocks * nodesize == sum of tree_bytes;
+ *  S2 an address is in at most one of: live, pinned, free;
+ *  S3 every chunk's used is within its length; raw allocated <= device size.
+ */
+#include "model_error.h"
+#include "blockstore.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "btree.h"
+#include "constants.h"
+
+#define CHUNK_LOGICAL_START (22ull << 20)
+
+struct data_hole {
+	uint64_t start, length;
+};
+
+struct blockstore {
+	struct blockstore_config config;
+	uint64_t metadata_chunk_size;
+	uint64_t data_chunk_size;
+	GArray *chunks;            /* struct chunk, in logical order */
+	uint64_t next_logical;
+	uint64_t raw_allocated;
+
+	/* metadata */
+	int meta_bump_chunk;       /* index of the chunk the bump pointer is in */
+	uint64_t meta_bump;        /* next never-used address in it */
+	GArray *free_slots;        /* uint64 addresses, sorted high to low */
+	GArray *pinned_slots;      /* uint64 addresses freed this transaction */
+	GPtrArray *freed_blocks;   /* tree_block structs to release at commit */
+	uint64_t live_blocks;
+	uint64_t tree_bytes[TREE_CATEGORY_COUNT];
+	uint64_t reserved;         /* bytes held by blockstore_reserve */
+	bool overcommitted;
+
+	/* data */
+	int data_bump_chunk;
+	uint64_t data_bump;
+	GArray *data_holes;        /* struct data_hole, reusable */
+	GArray *pinned_data;       /* struct data_hole, freed this transaction */
+	uint64_t data_used;
+};
+
+enum tree_category tree_category_of(uint64_t tree_id)
+{
+	if (tree_id == BTRFS_FS_TREE_OBJECTID ||
+	    (tree_id >= BTRFS_FIRST_FREE_OBJECTID && tree_id < (uint64_t)-256))
+		return TREE_CATEGORY_FS;
+	switch (tree_id) {
+	case BTRFS_EXTENT_TREE_OBJECTID: return TREE_CATEGORY_EXTENT;
+	case BTRFS_CSUM_TREE_OBJECTID: return TREE_CATEGORY_CSUM;
+	case BTRFS_ROOT_TREE_OBJECTID: return TREE_CATEGORY_ROOT;
+	case BTRFS_FREE_SPACE_TREE_OBJECTID: return TREE_CATEGORY_FREE_SPACE;
+	default: return TREE_CATEGORY_OTHER;
+	}
+}
+
+const char *tree_category_name(enum tree_category category)
+{
+	static const char *const names[TREE_CATEGORY_COUNT] = {
+		"fs", "extent", "csum", "root", "free_space", "other",
+	};
+	return category < TREE_CATEGORY_COUNT ? names[category] : "?";
+}
+
+static uint64_t raw_cost(const struct blockstore *store, bool data, uint64_t length)
+{
+	return (!data && store->config.metadata_dup) ? 2 * length : length;
+}
+
+/* Returns the new chunk's index, or -1 when the device has no room. */
+static int add_chunk(struct blockstore *store, bool data, uint64_t length)
+{
+	uint64_t raw = raw_cost(store, data, length);
+	if (store->raw_allocated + raw > store->config.device_size)
+		return -1;
+	struct chunk chunk = { .start = store->next_logical, .length = length, .data = data, .changed = true };
+	store->next_logical += length;
+	store->raw_allocated += raw;
+	g_array_append_val(store->chunks, chunk);
+	return (int)store->chunks->len - 1;
+}
+
+static struct chunk *chunk_at(struct blockstore *store, int index)
+{
+	return &g_array_index(store->chunks, struct chunk, index);
+}
+
+static struct chunk *chunk_of(struct blockstore *store, uint64_t bytenr)
+{
+	for (unsigned i = 0; i < store->chunks->len; i++) {
+		struct chunk *chunk = chunk_at(store, (int)i);
+		if (bytenr >= chunk->start && bytenr < chunk->start + chunk->length)
+			return chunk;
+	}
+	return NULL;
+}
+
+static uint64_t metadata_total(const struct blockstore *store)
+{
+	uint64_t total = 0;
+	for (unsigned i = 0; i < store->chunks->len; i++) {
+		const struct chunk *chunk = &g_array_index(store->chunks, struct chunk, i);
+		if (!chunk->data)
+			total += chunk->length;
+	}
+	return total;
+}
+
+static uint64_t data_total(const struct blockstore *store)
+{
+	uint64_t total = 0;
+	for (unsigned i = 0; i < store->chunks->len; i++) {
+		const struct chunk *chunk = &g_array_index(store->chunks, struct chunk, i);
+		if (chunk->data)
+			total += chunk->length;
+	}
+	return total;
+}
+
+static uint64_t global_reserve(const struct blockstore *store)
+{
+	uint64_t want = store->tree_bytes[TREE_CATEGORY_EXTENT] + store->tree_bytes[TREE_CATEGORY_CSUM] +
+			store->tree_bytes[TREE_CATEGORY_FREE_SPACE];
+	uint64_t floor = BTRFS_GLOBAL_RESERVE_FLOOR_NODES * store->config.nodesize;
+	return MIN(MAX(want, floor), BTRFS_GLOBAL_RESERVE_MAX);
+}
+
+struct blockstore *blockstore_new(const struct blockstore_config *config, GError **error)
+{
+	uint32_t nodesize = config->nodesize;
+	if (nodesize < BTRFS_MIN_NODESIZE || nodesize > BTRFS_MAX_NODESIZE || (nodesize & (nodesize - 1))) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_INVALID,
+			    "nodesize %u: must be a power of two from %u to %u", nodesize,
+			    BTRFS_MIN_NODESIZE, BTRFS_MAX_NODESIZE);
+		return NULL;
+	}
+	struct blockstore *store = g_new0(struct blockstore, 1);
+	store->config = *config;
+	store->metadata_chunk_size = config->device_size >= BTRFS_METADATA_CHUNK_THRESHOLD
+					     ? BTRFS_METADATA_CHUNK_LARGE : BTRFS_METADATA_CHUNK_SMALL;
+	/* Data chunks are 1 GiB but at most a tenth of the device (volumes.c). */
+	store->data_chunk_size = MIN(BTRFS_DATA_CHUNK_SIZE,
+				     MAX(BTRFS_MKFS_DATA_CHUNK, (config->device_size / 10) & ~((1ull << 20) - 1)));
+	store->chunks = g_array_new(FALSE, TRUE, sizeof(struct chunk));
+	store->free_slots = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	store->pinned_slots = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	store->freed_blocks = g_ptr_array_new();
+	store->data_holes = g_array_new(FALSE, FALSE, sizeof(struct data_hole));
+	store->pinned_data = g_array_new(FALSE, FALSE, sizeof(struct data_hole));
+	store->next_logical = CHUNK_LOGICAL_START;
+	store->raw_allocated = BTRFS_DEVICE_RANGE_RESERVED + 2 * BTRFS_MKFS_SYSTEM_CHUNK;
+
+	store->meta_bump_chunk = add_chunk(store, false, store->metadata_chunk_size);
+	store->data_bump_chunk = add_chunk(store, true, BTRFS_MKFS_DATA_CHUNK);
+	if (store->meta_bump_chunk < 0 || store->data_bump_chunk < 0) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_NO_SPACE,
+			    "device size %" G_GUINT64_FORMAT ": too small for mkfs's first chunks",
+			    config->device_size);
+		blockstore_free(store);
+		return NULL;
+	}
+	store->meta_bump = chunk_at(store, store->meta_bump_chunk)->start;
+	store->data_bump = chunk_at(store, store->data_bump_chunk)->start;
+	return store;
+}
+
+static void release_block(struct tree_block *block)
+{
+	g_free(block->items);
+	g_free(block);
+}
+
+void blockstore_free(struct blockstore *store)
+{
+	if (!store)
+		return;
+	for (unsigned i = 0; i < store->freed_blocks->len; i++)
+		release_block(store->freed_blocks->pdata[i]);
+	g_ptr_array_unref(store->freed_blocks);
+	g_array_unref(store->chunks);
+	g_array_unref(store->free_slots);
+	g_array_unref(store->pinned_slots);
+	g_array_unref(store->data_holes);
+	g_array_unref(store->pinned_data);
+	g_free(store);
+}
+
+uint32_t blockstore_nodesize(const struct blockstore *store)
+{
+	return store->config.nodesize;
+}
+
+static uint64_t metadata_free(const struct blockstore *store)
+{
+	uint64_t committed = store->live_blocks * store->config.nodesize + store->reserved +
+			     global_reserve(store) + store->pinned_slots->len * (uint64_t)store->config.nodesize;
+	uint64_t total = metadata_total(store);
+	return total > committed ? total - committed : 0;
+}
+
+int blockstore_reserve(struct blockstore *store, unsigned items)
+{
+	uint64_t need = (uint64_t)items * BTRFS_RESERVE_NODES_PER_ITEM * store->config.nodesize;
+	while (metadata_free(store) < need) {
+		if (add_chunk(store, false, store->metadata_chunk_size) < 0)
+			return -ENOSPC;
+	}
+	store->reserved += need;
+	return 0;
+}
+
+void blockstore_release(struct blockstore *store)
+{
+	store->reserved = 0;
+}
+
+/* The lowest reusable address, else the bump pointer, else a new chunk; past
+ * all of them, an address beyond the device marks the overcommit. */
+static uint64_t take_metadata_address(struct blockstore *store)
+{
+	uint32_t nodesize = store->config.nodesize;
+	if (store->free_slots->len) {
+		uint64_t bytenr = g_array_index(store->free_slots, uint64_t, store->free_slots->len - 1);
+		g_array_set_size(store->free_slots, store->free_slots->len - 1);
+		return bytenr;
+	}
+	struct chunk *chunk = chunk_at(store, store->meta_bump_chunk);
+	if (store->meta_bump + nodesize > chunk->start + chunk->length) {
+		int index = add_chunk(store, false, store->metadata_chunk_size);
+		if (index < 0) {
+			store->overcommitted = true;
+			uint64_t bytenr = store->next_logical;
+			store->next_logical += nodesize;
+			return bytenr;
+		}
+		store->meta_bump_chunk = index;
+		store->meta_bump = chunk_at(store, index)->start;
+	}
+	uint64_t bytenr = store->meta_bump;
+	store->meta_bump += nodesize;
+	return bytenr;
+}
+
+static void account_block(struct blockstore *store, const struct tree_block *block, bool add)
+{
+	struct chunk *chunk = chunk_of(store, block->bytenr);
+	uint32_t nodesize = store->config.nodesize;
+	enum tree_category category = tree_category_of(block->owner);
+	if (add) {
+		store->live_blocks++;
+		store->tree_bytes[category] += nodesize;
+	} else {
+		store->live_blocks--;
+		store->tree_bytes[category] -= nodesize;
+	}
+	if (chunk) {
+		chunk->used = add ? chunk->used + nodesize : chunk->used - nodesize;
+		chunk->changed = true;
+	}
+}
+
+struct tree_block *blockstore_alloc_block(struct blockstore *store, uint64_t owner, uint8_t level,
+					  uint64_t generation)
+{
+	struct tree_block *block = g_new0(struct tree_block, 1);
+	block->bytenr = take_metadata_address(store);
+	block->owner = owner;
+	block->level = level;
+	block->generation = generation;
+	account_block(store, block, true);
+	uint64_t nodesize = store->config.nodesize;
+	store->reserved = store->reserved > nodesize ? store->reserved - nodesize : 0;
+	return block;
+}
+
+void blockstore_free_block(struct blockstore *store, struct tree_block *block)
+{
+	g_assert(!(block->flags & TREE_BLOCK_FREED));
+	block->flags |= TREE_BLOCK_FREED;
+	account_block(store, block, false);
+	g_array_append_val(store->pinned_slots, block->bytenr);
+	g_ptr_array_add(store->freed_blocks, block);
+}
+
+static bool take_data_hole(struct blockstore *store, uint64_t bytes, uint64_t *bytenr)
+{
+	for (unsigned i = 0; i < store->data_holes->len; i++) {
+		struct data_hole *hole = &g_array_index(store->data_holes, struct data_hole, i);
+		if (hole->length < bytes)
+			continue;
+		*bytenr = hole->start;
+		hole->start += bytes;
+		hole->length -= bytes;
+		if (!hole->length)
+			g_array_remove_index(store->data_holes, i);
+		return true;
+	}
+	return false;
+}
+
+int blockstore_alloc_data(struct blockstore *store, uint64_t bytes, uint64_t *bytenr)
+{
+	if (!take_data_hole(store, bytes, bytenr)) {
+		struct chunk *chunk = chunk_at(store, store->data_bump_chunk);
+		if (store->data_bump + bytes > chunk->start + chunk->length) {
+			/* The tail of the old chunk stays usable for smaller extents. */
+			uint64_t tail = chunk->start + chunk->length - store->data_bump;
+			uint64_t size = MAX(store->data_chunk_size, bytes);
+			int index = add_chunk(store, true, size);
+			if (index < 0)
+				return -ENOSPC;
+			if (tail) {
+				struct data_hole hole = { store->data_bump, tail };
+				g_array_append_val(store->data_holes, hole);
+			}
+			store->data_bump_chunk = index;
+			store->data_bump = chunk_at(store, index)->start;
+		}
+		*bytenr = store->data_bump;
+		store->data_bump += bytes;
+	}
+	store->data_used += bytes;
+	struct chunk *chunk = chunk_of(store, *bytenr);
+	if (chunk) {
+		chunk->used += bytes;
+		chunk->changed = true;
+	}
+	return 0;
+}
+
+void blockstore_free_data(struct blockstore *store, uint64_t bytenr, uint64_t bytes)
+{
+	struct data_hole hole = { bytenr, bytes };
+	g_array_append_val(store->pinned_data, hole);
+	store->data_used -= bytes;
+	struct chunk *chunk = chunk_of(store, bytenr);
+	if (chunk) {
+		chunk->used -= bytes;
+		chunk->changed = true;
+	}
+}
+
+static int compare_u64_descending(gconstpointer a, gconstpointer b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x > y ? -1 : x < y;
+}
+
+void blockstore_commit(struct blockstore *store)
+{
+	g_array_append_vals(store->free_slots, store->pinned_slots->data, store->pinned_slots->len);
+	g_array_set_size(store->pinned_slots, 0);
+	g_array_sort(store->free_slots, compare_u64_descending);
+	for (unsigned i = 0; i < store->freed_blocks->len; i++)
+		release_block(store->freed_blocks->pdata[i]);
+	g_ptr_array_set_size(store->freed_blocks, 0);
+	g_array_append_vals(store->data_holes, store->pinned_data->data, store->pinned_data->len);
+	g_array_set_size(store->pinned_data, 0);
+	for (unsigned i = 0; i < store->chunks->len; i++)
+		chunk_at(store, (int)i)->changed = false;
+}
+
+const struct chunk *blockstore_chunks(const struct blockstore *store, unsigned *count)
+{
+	*count = store->chunks->len;
+	return (const struct chunk *)store->chunks->data;
+}
+
+void blockstore_report(const struct blockstore *store, struct space_report *report)
+{
+	memset(report, 0, sizeof(*report));
+	report->metadata_used = store->live_blocks * store->config.nodesize;
+	report->metadata_total = metadata_total(store);
+	report->metadata_raw = raw_cost(store, false, report->metadata_used);
+	report->data_used = store->data_used;
+	report->data_total = data_total(store);
+	/* The chunk tree lives in the system chunk: one leaf on a one-device fs. */
+	report->system_used = store->config.nodesize;
+	report->global_reserve = global_reserve(store);
+	report->device_allocated = store->raw_allocated;
+	memcpy(report->tree_bytes, store->tree_bytes, sizeof(report->tree_bytes));
+}
+
+uint64_t blockstore_live_blocks(const struct blockstore *store)
+{
+	return store->live_blocks;
+}
+
+bool blockstore_overcommitted(const struct blockstore *store)
+{
+	return store->overcommitted;
+}
+
+unsigned blockstore_chunk_count(const struct blockstore *store, bool data)
+{
+	unsigned count = 0;
+	for (unsigned i = 0; i < store->chunks->len; i++)
+		count += g_array_index(store->chunks, struct chunk, i).data == data;
+	return count;
+}
+
+static bool address_listed(GArray *addresses, GHashTable *by_address, const char *what, GError **error)
+{
+	for (unsigned i = 0; i < addresses->len; i++) {
+		uint64_t bytenr = g_array_index(addresses, uint64_t, i);
+		if (g_hash_table_contains(by_address, &g_array_index(addresses, uint64_t, i))) {
+			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", reachable but %s", bytenr, what);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool blockstore_check(const struct blockstore *store, GHashTable *live, GError **error)
+{
+	uint64_t bytes[TREE_CATEGORY_COUNT] = { 0 };
+	g_autoptr(GHashTable) by_address = g_hash_table_new(g_int64_hash, g_int64_equal);
+	GHashTableIter iter;
+	gpointer key;
+	g_hash_table_iter_init(&iter, live);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		struct tree_block *block = key;
+		if (block->flags & TREE_BLOCK_FREED) {
+			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", reachable but freed", block->bytenr);
+			return false;
+		}
+		if (!g_hash_table_insert(by_address, &block->bytenr, block)) {
+			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", address used twice", block->bytenr);
+			return false;
+		}
+		bytes[tree_category_of(block->owner)] += store->config.nodesize;
+	}
+	if ((uint64_t)g_hash_table_size(live) != store->live_blocks) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt blockstore: %u blocks reachable, %" G_GUINT64_FORMAT " accounted live",
+			    g_hash_table_size(live), store->live_blocks);
+		return false;
+	}
+	for (int c = 0; c < TREE_CATEGORY_COUNT; c++) {
+		if (bytes[c] != store->tree_bytes[c]) {
+			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+				    "corrupt blockstore: tree %s, %" G_GUINT64_FORMAT " bytes reachable, %"
+				    G_GUINT64_FORMAT " accounted", tree_category_name(c), bytes[c], store->tree_bytes[c]);
+			return false;
+		}
+	}
+	if (address_listed(store->free_slots, by_address, "on the free list", error) ||
+	    address_listed(store->pinned_slots, by_address, "pinned", error))
+		return false;
+	for (unsigned i = 0; i < store->chunks->len; i++) {
+		const struct chunk *chunk = &g_array_index(store->chunks, struct chunk, i);
+		if (chunk->used > chunk->length) {
+			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+				    "corrupt blockstore: chunk %" G_GUINT64_FORMAT ", used %" G_GUINT64_FORMAT
+				    " beyond its length", chunk->start, chunk->used);
+			return false;
+		}
+	}
+	return true;
+}
+
+G_DEFINE_QUARK(cowsim-model-error-quark, model_error)

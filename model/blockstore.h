@@ -1,0 +1,119 @@
+/*
+ * model/blockstore.h - tree blocks, their addresses, and the space they take.
+ *
+ * The block store is the model's allocator and its "btrfs fi df". It hands
+ * out tree blocks of nodesize bytes at logical addresses inside metadata
+ * chunks, data extents inside data chunks, and keeps the totals that btrfs
+ * reports. It does not know what a block holds (model/btree.h does) nor who
+ * references it (model/refs.h counts that); it only counts bytes.
+ *
+ * Contract:
+ *  - A block freed in transaction T keeps its address pinned until T commits
+ *    (blockstore_commit); only then can the address be handed out again. This
+ *    is btrfs's pinned-extent rule: the committed tree may still point at it.
+ *  - Space for an operation is reserved up front (blockstore_reserve); when no
+ *    chunk can be had the reservation fails with -ENOSPC and nothing changed.
+ *  - Allocation after a successful reservation does not fail; if the estimate
+ *    was too small it may eat into the global reserve, and past that the store
+ *    records an overcommit (btrfs would abort the transaction).
+ *
+ * Units: bytes unless a name says otherwise.
+ */
+#ifndef COWSIM_MODEL_BLOCKSTORE_H
+#define COWSIM_MODEL_BLOCKSTORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+
+struct tree_block;
+
+/* Which report line a tree's blocks count under. */
+enum tree_category {
+	TREE_CATEGORY_FS,         /* subvolume and snapshot trees */
+	TREE_CATEGORY_EXTENT,
+	TREE_CATEGORY_CSUM,
+	TREE_CATEGORY_ROOT,
+	TREE_CATEGORY_FREE_SPACE,
+	TREE_CATEGORY_OTHER,      /* dev, uuid, data reloc, side tables */
+	TREE_CATEGORY_COUNT
+};
+
+enum tree_category tree_category_of(uint64_t tree_id);
+const char *tree_category_name(enum tree_category category);
+
+struct blockstore_config {
+	uint32_t nodesize;        /* 4096..65536, a power of two */
+	uint64_t device_size;     /* bytes of the one device */
+	bool metadata_dup;        /* profile DUP: every metadata byte costs two raw */
+};
+
+struct space_report {
+	uint64_t metadata_used;   /* logical bytes of live tree blocks (fi df "used") */
+	uint64_t metadata_total;  /* logical bytes of metadata chunks */
+	uint64_t metadata_raw;    /* device bytes of metadata_used (2x with DUP) */
+	uint64_t data_used;
+	uint64_t data_total;
+	uint64_t system_used;
+	uint64_t global_reserve;
+	uint64_t device_allocated; /* raw bytes of all chunks */
+	uint64_t tree_bytes[TREE_CATEGORY_COUNT];
+};
+
+struct blockstore;
+
+/* Returns NULL and sets *error when the configuration is impossible (nodesize
+ * not a power of two in range, a device too small for mkfs's chunks). */
+struct blockstore *blockstore_new(const struct blockstore_config *config, GError **error);
+void blockstore_free(struct blockstore *store);
+typedef struct blockstore BlockStore;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(BlockStore, blockstore_free)
+
+uint32_t blockstore_nodesize(const struct blockstore *store);
+
+/* Reserve room for an operation that will change `items` items (btrfs's
+ * calc_insert_metadata_size). 0, or -ENOSPC when neither free metadata nor a
+ * new chunk can cover it. The reservation lasts until blockstore_release(). */
+int blockstore_reserve(struct blockstore *store, unsigned items);
+void blockstore_release(struct blockstore *store);
+
+/* A new, empty tree block at a fresh address; cannot fail (see the contract).
+ * The store owns the memory until blockstore_commit() after its free. */
+struct tree_block *blockstore_alloc_block(struct blockstore *store, uint64_t owner,
+					  uint8_t level, uint64_t generation);
+/* The block's refcount reached zero: its bytes leave metadata_used now, its
+ * address stays pinned until the commit. */
+void blockstore_free_block(struct blockstore *store, struct tree_block *block);
+
+/* Data extents: a run of sectors in a data chunk. 0 or -ENOSPC. */
+int blockstore_alloc_data(struct blockstore *store, uint64_t bytes, uint64_t *bytenr);
+void blockstore_free_data(struct blockstore *store, uint64_t bytenr, uint64_t bytes);
+
+/* A chunk (block group) of the device, as the extent and free-space trees see it. */
+struct chunk {
+	uint64_t start;           /* logical address */
+	uint64_t length;
+	uint64_t used;
+	bool data;
+	bool changed;             /* used changed since the last commit */
+};
+const struct chunk *blockstore_chunks(const struct blockstore *store, unsigned *count);
+
+/* Transaction end: pinned addresses become free, freed blocks are released. */
+void blockstore_commit(struct blockstore *store);
+
+void blockstore_report(const struct blockstore *store, struct space_report *report);
+/* Bytes of blocks each tree category holds, kept by the store for the global
+ * reserve and the report. */
+uint64_t blockstore_live_blocks(const struct blockstore *store);
+/* True once an allocation went past every reserve (btrfs: transaction abort). */
+bool blockstore_overcommitted(const struct blockstore *store);
+/* Count of metadata and data chunks the store allocated after mkfs. */
+unsigned blockstore_chunk_count(const struct blockstore *store, bool data);
+
+/* I-checks: bytes accounted equal the live blocks; pinned and free addresses
+ * are disjoint from live ones. `live` maps every reachable block (found by
+ * walking the trees) to itself. Returns false and fills *error on corruption. */
+bool blockstore_check(const struct blockstore *store, GHashTable *live, GError **error);
+
+#endif

@@ -1,0 +1,869 @@
+/*
+ * model/btree.c - search, insert, delete and rebalance with copy-on-write.
+ *
+ * This follows btrfs's kernel-shared/ctree.c closely, because the shape of
+ * the tree (how full leaves are) decides how many blocks an atime sweep
+ * unshares:
+ *  - btree_search() is btrfs_search_slot() with cow=1: every block on the path
+ *    is made writable top-down; an internal node within 3 slots of full is
+ *    split (after trying to push into its siblings) before descending into it
+ *    for an insert, and one under half full is rebalanced for a delete.
+ *  - A leaf without room for an insert first pushes items into its right
+ *    sibling, then its left one (push_leaf_right/left, both within the same
+ *    parent), and only then splits by item count at mid = (nritems + 1) / 2,
+ *    moving mid to the insertion slot when the new item would not fit, or
+ *    starting an empty leaf when it is appended (split_leaf).
+ *  - After a delete, a leaf under a third full is emptied into its siblings
+ *    where they have room; an empty leaf is removed from its parent.
+ * When a split changes the path the search simply starts again from the
+ * root: the second walk finds every block already copied, so it costs no
+ * extra copies, only time.
+ *
+ * Simplification (docs/model.md): internal nodes under a quarter full merge
+ * into a sibling when they fit; btrfs's balance_level also moves pointers
+ * between two half-empty nodes. Deletes are rare in the workloads cowsim
+ * replays, and internal nodes are a few percent of the blocks.
+ */
+#include "btree.h"
+
+#include <string.h>
+
+#include "blockstore.h"
+#include "constants.h"
+#include "refs.h"
+#include "transaction.h"
+
+static uint32_t nodesize_of(const struct transaction *txn)
+{
+	return blockstore_nodesize(txn->store);
+}
+
+uint32_t btree_leaf_capacity(uint32_t nodesize)
+{
+	return btrfs_leaf_data_size(nodesize);
+}
+
+uint32_t btree_node_capacity(uint32_t nodesize)
+{
+	return btrfs_nodeptrs_per_block(nodesize);
+}
+
+static inline uint32_t item_bytes(const struct btree_item *item)
+{
+	return BTRFS_ITEM_HEADER_SIZE + item->size;
+}
+
+static uint32_t leaf_free_space(const struct transaction *txn, const struct tree_block *leaf)
+{
+	return btree_leaf_capacity(nodesize_of(txn)) - leaf->leaf_bytes;
+}
+
+static uint32_t leaf_space_used(const struct tree_block *leaf, uint32_t start, uint32_t count)
+{
+	uint32_t bytes = 0;
+	for (uint32_t i = start; i < start + count; i++)
+		bytes += item_bytes(&leaf->items[i]);
+	return bytes;
+}
+
+static const struct btree_key *block_first_key(const struct tree_block *block)
+{
+	return block->level ? &block->children[0].key : &block->items[0].key;
+}
+
+static void ensure_capacity(struct tree_block *block, uint32_t slots)
+{
+	if (slots <= block->capacity)
+		return;
+	uint32_t capacity = MAX(slots, block->capacity ? block->capacity * 2 : 8u);
+	size_t width = block->level ? sizeof(struct btree_child) : sizeof(struct btree_item);
+	block->items = g_realloc(block->items, capacity * width);
+	block->capacity = capacity;
+}
+
+/* --- searching within one block -------------------------------------- */
+
+/* The first slot whose key is >= key; *exact when it is equal. */
+static uint32_t leaf_find_slot(const struct tree_block *leaf, const struct btree_key *key, bool *exact)
+{
+	uint32_t low = 0, high = leaf->nritems;
+	while (low < high) {
+		uint32_t mid = low + (high - low) / 2;
+		int cmp = btree_key_compare(&leaf->items[mid].key, key);
+		if (cmp < 0)
+			low = mid + 1;
+		else if (cmp > 0)
+			high = mid;
+		else {
+			*exact = true;
+			return mid;
+		}
+	}
+	*exact = false;
+	return low;
+}
+
+/* The child whose range holds key: the last slot with key <= key, or 0. */
+static uint32_t node_find_slot(const struct tree_block *node, const struct btree_key *key)
+{
+	uint32_t low = 0, high = node->nritems;
+	while (low < high) {
+		uint32_t mid = low + (high - low) / 2;
+		if (btree_key_compare(&node->children[mid].key, key) <= 0)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	return low ? low - 1 : 0;
+}
+
+/* --- copy-on-write ----------------------------------------------------- */
+
+/*
+ * should_cow_block(): a block the running transaction wrote is private to it
+ * and changes in place; any older block may be on disk in the last committed
+ * tree, or shared with a snapshot, and must be copied first.
+ */
+static bool should_cow_block(const struct transaction *txn, const struct tree_block *block)
+{
+	return block->generation != txn->transid;
+}
+
+static struct tree_block *copy_block(struct transaction *txn, uint64_t tree_id, const struct tree_block *buf)
+{
+	struct tree_block *cow = blockstore_alloc_block(txn->store, tree_id, buf->level, txn->transid);
+	size_t width = buf->level ? sizeof(struct btree_child) : sizeof(struct btree_item);
+	cow->nritems = buf->nritems;
+	cow->leaf_bytes = buf->leaf_bytes;
+	cow->capacity = MAX(buf->nritems, 1u);
+	cow->items = g_malloc(cow->capacity * width);
+	memcpy(cow->items, buf->items, buf->nritems * width);
+	refs_block_created(txn, cow);
+	txn->blocks_dirty++;
+	return cow;
+}
+
+/* Make path->nodes[level] writable, pointing its parent (or the root) at the
+ * copy. The parent, if any, must already be writable. */
+static struct tree_block *cow_path_block(struct btree *tree, struct transaction *txn,
+					 struct btree_path *path, unsigned level)
+{
+	struct tree_block *buf = path->nodes[level];
+	if (!should_cow_block(txn, buf))
+		return buf;
+	struct tree_block *cow = copy_block(txn, tree->id, buf);
+	txn->stats.blocks_cowed++;
+	if (level + 1 < path->levels) {
+		struct tree_block *parent = path->nodes[level + 1];
+		parent->children[path->slots[level + 1]].block = cow;
+	} else {
+		tree->root = cow;
+		tree->root_dirty = true;
+	}
+	path->nodes[level] = cow;
+	refs_update_for_cow(txn, tree->id, buf, cow);
+	return cow;
+}
+
+/* COW a sibling of path->nodes[level] found at parent slot `slot`. */
+static struct tree_block *cow_sibling(struct btree *tree, struct transaction *txn,
+				      struct btree_path *path, unsigned level, uint32_t slot)
+{
+	struct tree_block *parent = path->nodes[level + 1];
+	struct tree_block *buf = parent->children[slot].block;
+	if (!should_cow_block(txn, buf))
+		return buf;
+	struct tree_block *cow = copy_block(txn, tree->id, buf);
+	txn->stats.blocks_cowed++;
+	parent->children[slot].block = cow;
+	refs_update_for_cow(txn, tree->id, buf, cow);
+	return cow;
+}
+
+/* A changed first key of path->nodes[level] propagates up (fixup_low_keys). */
+static void fixup_low_keys(struct btree_path *path, unsigned level, const struct btree_key *key)
+{
+	for (unsigned l = level + 1; l < path->levels; l++) {
+		path->nodes[l]->children[path->slots[l]].key = *key;
+		if (path->slots[l] != 0)
+			break;
+	}
+}
+
+/* --- pointers in internal nodes --------------------------------------- */
+
+static void node_insert_ptr(struct tree_block *node, uint32_t slot, const struct btree_key *key,
+			    struct tree_block *child)
+{
+	ensure_capacity(node, node->nritems + 1);
+	memmove(&node->children[slot + 1], &node->children[slot],
+		(node->nritems - slot) * sizeof(struct btree_child));
+	node->children[slot].key = *key;
+	node->children[slot].block = child;
+	node->nritems++;
+}
+
+static void node_remove_ptr(struct tree_block *node, uint32_t slot)
+{
+	memmove(&node->children[slot], &node->children[slot + 1],
+		(node->nritems - slot - 1) * sizeof(struct btree_child));
+	node->nritems--;
+}
+
+/* Free a block that no longer holds anything (its items moved elsewhere). */
+static void free_emptied_block(struct transaction *txn, struct tree_block *block)
+{
+	block->nritems = 0;
+	block->leaf_bytes = 0;
+	refs_drop_block(txn, block, false);
+}
+
+/* insert_new_root(): the tree grows one level above path->nodes[level]. */
+static void insert_new_root(struct btree *tree, struct transaction *txn, struct btree_path *path, unsigned level)
+{
+	struct tree_block *old = path->nodes[level];
+	struct tree_block *root = blockstore_alloc_block(txn->store, tree->id, old->level + 1, txn->transid);
+	refs_block_created(txn, root);
+	txn->blocks_dirty++;
+	node_insert_ptr(root, 0, block_first_key(old), old);
+	tree->root = root;
+	tree->root_dirty = true;
+	path->nodes[level + 1] = root;
+	path->slots[level + 1] = 0;
+	path->levels = level + 2;
+}
+
+/* --- internal node split and balance ------------------------------------ */
+
+/* Move `count` pointers from the front of src to the end of dst. */
+static void node_move_front_to_left(struct tree_block *dst, struct tree_block *src, uint32_t count)
+{
+	ensure_capacity(dst, dst->nritems + count);
+	memcpy(&dst->children[dst->nritems], src->children, count * sizeof(struct btree_child));
+	dst->nritems += count;
+	memmove(src->children, &src->children[count], (src->nritems - count) * sizeof(struct btree_child));
+	src->nritems -= count;
+}
+
+/* Move `count` pointers from the end of src to the front of dst. */
+static void node_move_back_to_right(struct tree_block *dst, struct tree_block *src, uint32_t count)
+{
+	ensure_capacity(dst, dst->nritems + count);
+	memmove(&dst->children[count], dst->children, dst->nritems * sizeof(struct btree_child));
+	memcpy(dst->children, &src->children[src->nritems - count], count * sizeof(struct btree_child));
+	dst->nritems += count;
+	src->nritems -= count;
+}
+
+/*
+ * push_nodes_for_insert(): before splitting a nearly full node, give some of
+ * its pointers to the left sibling (all it can take, leaving 8) or the right
+ * one (at most half). Returns true when the node now has room.
+ */
+static bool push_nodes_for_insert(struct btree *tree, struct transaction *txn, struct btree_path *path,
+				  unsigned level)
+{
+	uint32_t capacity = btree_node_capacity(nodesize_of(txn));
+	struct tree_block *parent = path->nodes[level + 1];
+	uint32_t pslot = path->slots[level + 1];
+	struct tree_block *mid = path->nodes[level];
+
+	if (pslot > 0 && parent->children[pslot - 1].block->nritems < capacity - 1 && mid->nritems > 8) {
+		struct tree_block *left = cow_sibling(tree, txn, path, level, pslot - 1);
+		uint32_t push = MIN(capacity - left->nritems, mid->nritems - 8);
+		node_move_front_to_left(left, mid, push);
+		parent->children[pslot].key = *block_first_key(mid);
+		if (path->slots[level] < push) {
+			path->nodes[level] = left;
+			path->slots[level] += left->nritems - push;
+			path->slots[level + 1]--;
+		} else {
+			path->slots[level] -= push;
+		}
+		return true;
+	}
+	if (pslot + 1 < parent->nritems && parent->children[pslot + 1].block->nritems < capacity - 1 &&
+	    mid->nritems >= 4) {
+		struct tree_block *right = cow_sibling(tree, txn, path, level, pslot + 1);
+		uint32_t push = MIN(capacity - right->nritems, mid->nritems / 2 + 1);
+		if (push >= mid->nritems)
+			return false;
+		node_move_back_to_right(right, mid, push);
+		parent->children[pslot + 1].key = *block_first_key(right);
+		if (path->slots[level] >= mid->nritems) {
+			path->slots[level] -= mid->nritems;
+			path->nodes[level] = right;
+			path->slots[level + 1]++;
+		}
+		return true;
+	}
+	return false;
+}
+
+/* split_node(): make room in path->nodes[level] for one more pointer; the
+ * path follows the key into whichever node now holds it. */
+static void split_node(struct btree *tree, struct transaction *txn, struct btree_path *path, unsigned level)
+{
+	if (level + 1 >= path->levels)
+		insert_new_root(tree, txn, path, level);
+	else if (push_nodes_for_insert(tree, txn, path, level))
+		return;
+	struct tree_block *c = path->nodes[level];
+	struct tree_block *parent = path->nodes[level + 1];
+	uint32_t mid = (c->nritems + 1) / 2;
+	struct tree_block *split = blockstore_alloc_block(txn->store, tree->id, c->level, txn->transid);
+	refs_block_created(txn, split);
+	txn->blocks_dirty++;
+	ensure_capacity(split, c->nritems - mid);
+	memcpy(split->children, &c->children[mid], (c->nritems - mid) * sizeof(struct btree_child));
+	split->nritems = c->nritems - mid;
+	c->nritems = mid;
+	node_insert_ptr(parent, path->slots[level + 1] + 1, block_first_key(split), split);
+	if (path->slots[level] >= mid) {
+		path->nodes[level] = split;
+		path->slots[level] -= mid;
+		path->slots[level + 1]++;
+	}
+}
+
+/* Merge a node under a quarter full into a sibling that can take it all,
+ * or collapse a root that has one child. Returns true when the tree changed. */
+static bool balance_node(struct btree *tree, struct transaction *txn, struct btree_path *path, unsigned level)
+{
+	struct tree_block *mid = path->nodes[level];
+	uint32_t capacity = btree_node_capacity(nodesize_of(txn));
+	if (level + 1 >= path->levels) {
+		if (mid->nritems != 1)
+			return false;
+		struct tree_block *child = mid->children[0].block;
+		tree->root = child;
+		tree->root_dirty = true;
+		free_emptied_block(txn, mid);
+		return true;
+	}
+	if (mid->nritems >= capacity / 4)
+		return false;
+	struct tree_block *parent = path->nodes[level + 1];
+	uint32_t pslot = path->slots[level + 1];
+	if (pslot > 0 && parent->children[pslot - 1].block->nritems + mid->nritems <= capacity) {
+		struct tree_block *left = cow_sibling(tree, txn, path, level, pslot - 1);
+		node_move_front_to_left(left, mid, mid->nritems);
+		node_remove_ptr(parent, pslot);
+		free_emptied_block(txn, mid);
+		return true;
+	}
+	if (pslot + 1 < parent->nritems && parent->children[pslot + 1].block->nritems + mid->nritems <= capacity) {
+		struct tree_block *right = cow_sibling(tree, txn, path, level, pslot + 1);
+		node_move_back_to_right(right, mid, mid->nritems);
+		parent->children[pslot + 1].key = *block_first_key(right);
+		node_remove_ptr(parent, pslot);
+		free_emptied_block(txn, mid);
+		return true;
+	}
+	return false;
+}
+
+/* --- leaf push and split ---------------------------------------------- */
+
+/* Move items [start, start+count) of src to dst at slot `at`. */
+static void leaf_move_items(struct tree_block *dst, uint32_t at, struct tree_block *src, uint32_t start,
+			    uint32_t count)
+{
+	uint32_t bytes = leaf_space_used(src, start, count);
+	ensure_capacity(dst, dst->nritems + count);
+	memmove(&dst->items[at + count], &dst->items[at], (dst->nritems - at) * sizeof(struct btree_item));
+	memcpy(&dst->items[at], &src->items[start], count * sizeof(struct btree_item));
+	dst->nritems += count;
+	dst->leaf_bytes += bytes;
+	memmove(&src->items[start], &src->items[start + count],
+		(src->nritems - start - count) * sizeof(struct btree_item));
+	src->nritems -= count;
+	src->leaf_bytes -= bytes;
+}
+
+/*
+ * __push_leaf_right(): how many items from the end of `left` fit in
+ * free_space of the right sibling. When not emptying, items before the
+ * insertion slot stay, and the slot itself moves only if the leaves end up
+ * no less balanced. data_size is the room the pending insert needs.
+ */
+static uint32_t count_push_right(const struct tree_block *left, uint32_t slot, uint32_t data_size,
+				 uint32_t free_space, uint32_t left_free, bool empty, uint32_t min_slot)
+{
+	uint32_t nr = empty ? 0 : MAX(1u, min_slot);
+	uint32_t push_items = 0, push_space = 0;
+	if (slot >= left->nritems)
+		push_space += data_size;
+	for (int64_t i = (int64_t)left->nritems - 1; i >= (int64_t)nr; i--) {
+		if (!empty && push_items > 0) {
+			if (slot > i)
+				break;
+			if (slot == i && left_free + push_space * 2 > free_space)
+				break;
+		}
+		if (slot == i)
+			push_space += data_size;
+		uint32_t bytes = item_bytes(&left->items[i]);
+		if (bytes + push_space > free_space)
+			break;
+		push_items++;
+		push_space += bytes;
+	}
+	return push_items;
+}
+
+/* push_leaf_right(): 0 when items moved (or the insert moved right), 1 when
+ * nothing could move. */
+static int push_leaf_right(struct btree *tree, struct transaction *txn, struct btree_path *path,
+			   uint32_t min_data_size, uint32_t data_size, bool empty, uint32_t min_slot)
+{
+	if (path->levels < 2)
+		return 1;
+	struct tree_block *parent = path->nodes[1];
+	uint32_t pslot = path->slots[1];
+	if (pslot + 1 >= parent->nritems)
+		return 1;
+	if (leaf_free_space(txn, parent->children[pslot + 1].block) < data_size)
+		return 1;
+	struct tree_block *right = cow_sibling(tree, txn, path, 0, pslot + 1);
+	struct tree_block *left = path->nodes[0];
+	uint32_t free_space = leaf_free_space(txn, right);
+	if (free_space < data_size)
+		return 1;
+	uint32_t slot = path->slots[0];
+	if (slot == left->nritems && !empty) {
+		/* The new key sorts after everything here and the right leaf has
+		 * room: insert there and leave this leaf untouched. */
+		path->nodes[0] = right;
+		path->slots[0] = 0;
+		path->slots[1]++;
+		return 0;
+	}
+	uint32_t push = count_push_right(left, slot, min_data_size, free_space,
+					 leaf_free_space(txn, left), empty, min_slot);
+	if (!push)
+		return 1;
+	uint32_t remaining = left->nritems - push;
+	leaf_move_items(right, 0, left, remaining, push);
+	parent->children[pslot + 1].key = right->items[0].key;
+	if (slot >= remaining) {
+		path->nodes[0] = right;
+		path->slots[0] = slot - remaining;
+		path->slots[1]++;
+	}
+	return 0;
+}
+
+static uint32_t count_push_left(const struct tree_block *right, uint32_t slot, uint32_t data_size,
+				uint32_t free_space, uint32_t right_free, bool empty, uint32_t max_slot)
+{
+	uint32_t nr = empty ? MIN(right->nritems, max_slot) : MIN(right->nritems - 1, max_slot);
+	uint32_t push_items = 0, push_space = 0;
+	for (uint32_t i = 0; i < nr; i++) {
+		if (!empty && push_items > 0) {
+			if (slot < i)
+				break;
+			if (slot == i && right_free + push_space * 2 > free_space)
+				break;
+		}
+		if (slot == i)
+			push_space += data_size;
+		uint32_t bytes = item_bytes(&right->items[i]);
+		if (bytes + push_space > free_space)
+			break;
+		push_items++;
+		push_space += bytes;
+	}
+	return push_items;
+}
+
+static int push_leaf_left(struct btree *tree, struct transaction *txn, struct btree_path *path,
+			  uint32_t min_data_size, uint32_t data_size, bool empty, uint32_t max_slot)
+{
+	if (path->levels < 2)
+		return 1;
+	struct tree_block *parent = path->nodes[1];
+	uint32_t pslot = path->slots[1];
+	struct tree_block *right = path->nodes[0];
+	if (pslot == 0 || right->nritems == 0)
+		return 1;
+	if (leaf_free_space(txn, parent->children[pslot - 1].block) < data_size)
+		return 1;
+	struct tree_block *left = cow_sibling(tree, txn, path, 0, pslot - 1);
+	uint32_t free_space = leaf_free_space(txn, left);
+	if (free_space < data_size)
+		return 1;
+	uint32_t slot = path->slots[0];
+	uint32_t push = count_push_left(right, slot, min_data_size, free_space,
+					leaf_free_space(txn, right), empty, max_slot);
+	if (!push)
+		return 1;
+	uint32_t left_before = left->nritems;
+	leaf_move_items(left, left->nritems, right, 0, push);
+	if (right->nritems) {
+		struct btree_key first = right->items[0].key;
+		fixup_low_keys(path, 0, &first);
+	}
+	if (slot < push) {
+		path->nodes[0] = left;
+		path->slots[0] = left_before + slot;
+		path->slots[1]--;
+	} else {
+		path->slots[0] = slot - push;
+	}
+	return 0;
+}
+
+/* A new empty leaf at parent slot `at`, becoming the path's leaf. */
+static struct tree_block *insert_empty_leaf(struct btree *tree, struct transaction *txn,
+					    struct btree_path *path, uint32_t at, const struct btree_key *key)
+{
+	struct tree_block *leaf = blockstore_alloc_block(txn->store, tree->id, 0, txn->transid);
+	refs_block_created(txn, leaf);
+	txn->blocks_dirty++;
+	node_insert_ptr(path->nodes[1], at, key, leaf);
+	path->nodes[0] = leaf;
+	path->slots[0] = 0;
+	path->slots[1] = at;
+	return leaf;
+}
+
+/* copy_for_split(): items [mid, nritems) go to a new right leaf. */
+static void split_leaf_at(struct btree *tree, struct transaction *txn, struct btree_path *path, uint32_t mid)
+{
+	struct tree_block *left = path->nodes[0];
+	uint32_t slot = path->slots[0];
+	struct tree_block *right = blockstore_alloc_block(txn->store, tree->id, 0, txn->transid);
+	refs_block_created(txn, right);
+	txn->blocks_dirty++;
+	leaf_move_items(right, 0, left, mid, left->nritems - mid);
+	node_insert_ptr(path->nodes[1], path->slots[1] + 1, &right->items[0].key, right);
+	if (slot >= mid) {
+		path->nodes[0] = right;
+		path->slots[0] = slot - mid;
+		path->slots[1]++;
+	}
+}
+
+/*
+ * split_leaf(): make room for data_size bytes (item header included) at
+ * path->slots[0]. The leaf and its parent are writable; the parent has a
+ * free slot (the search split it on the way down).
+ */
+static void split_leaf(struct btree *tree, struct transaction *txn, const struct btree_key *key,
+		       struct btree_path *path, uint32_t data_size, bool extend)
+{
+	uint32_t capacity = btree_leaf_capacity(nodesize_of(txn));
+	if (path->levels < 2)
+		insert_new_root(tree, txn, path, 0);
+	else if (data_size) {
+		struct tree_block *l = path->nodes[0];
+		uint32_t slot = path->slots[0];
+		uint32_t needed = data_size;
+		if (slot < l->nritems)
+			needed -= MIN(needed, leaf_free_space(txn, l));
+		if (push_leaf_right(tree, txn, path, needed, needed, false, 0)) {
+			needed = data_size;
+			if (slot > 0)
+				needed -= MIN(needed, leaf_free_space(txn, path->nodes[0]));
+			push_leaf_left(tree, txn, path, needed, needed, false, UINT32_MAX);
+		}
+		if (leaf_free_space(txn, path->nodes[0]) >= data_size)
+			return;
+	}
+	for (int round = 0; round < 2; round++) {
+		struct tree_block *l = path->nodes[0];
+		uint32_t slot = path->slots[0], nritems = l->nritems;
+		uint32_t mid = (nritems + 1) / 2;
+		bool empty_leaf = false, again = false;
+		if (mid <= slot) {
+			if (nritems == 1 || leaf_space_used(l, mid, nritems - mid) + data_size > capacity) {
+				if (slot >= nritems)
+					empty_leaf = true;
+				else {
+					mid = slot;
+					again = mid != nritems &&
+						leaf_space_used(l, mid, nritems - mid) + data_size > capacity;
+				}
+			}
+		} else if (leaf_space_used(l, 0, mid) + data_size > capacity) {
+			if (!extend && data_size && slot == 0)
+				empty_leaf = true;
+			else if ((extend || !data_size) && slot == 0)
+				mid = 1;
+			else {
+				mid = slot;
+				again = mid != nritems && leaf_space_used(l, mid, nritems - mid) + data_size > capacity;
+			}
+		}
+		if (empty_leaf) {
+			uint32_t at = mid <= slot ? path->slots[1] + 1 : path->slots[1];
+			insert_empty_leaf(tree, txn, path, at, key);
+			if (at == 0)
+				fixup_low_keys(path, 0, key);
+			return;
+		}
+		split_leaf_at(tree, txn, path, mid);
+		if (!again || leaf_free_space(txn, path->nodes[0]) >= data_size)
+			return;
+	}
+}
+
+/* --- the search ------------------------------------------------------- */
+
+enum search_intent { SEARCH_CHANGE = 0, SEARCH_INSERT = 1, SEARCH_DELETE = -1 };
+
+/*
+ * btrfs_search_slot(cow=1): returns true when the key exists. On return
+ * every block on the path is writable and, for SEARCH_INSERT, the leaf has
+ * ins_len bytes free.
+ */
+static bool btree_search(struct btree *tree, struct transaction *txn, const struct btree_key *key,
+			 enum search_intent intent, uint32_t ins_len, struct btree_path *path)
+{
+	uint32_t node_capacity = btree_node_capacity(nodesize_of(txn));
+again:
+	path->levels = tree->root->level + 1;
+	path->nodes[path->levels - 1] = tree->root;
+	for (int level = path->levels - 1; level >= 0; level--) {
+		struct tree_block *b = cow_path_block(tree, txn, path, (unsigned)level);
+		if (level > 0) {
+			path->slots[level] = node_find_slot(b, key);
+			if (intent == SEARCH_INSERT && b->nritems >= node_capacity - 3) {
+				/* As setup_nodes_for_search: split (or push) once and go on
+				 * down whichever half now holds the key. */
+				split_node(tree, txn, path, (unsigned)level);
+				b = path->nodes[level];
+			}
+			uint32_t slot = path->slots[level];
+			if (intent == SEARCH_DELETE && b->nritems < node_capacity / 2 &&
+			    balance_node(tree, txn, path, (unsigned)level))
+				goto again;
+			path->nodes[level - 1] = b->children[slot].block;
+			continue;
+		}
+		bool exact;
+		path->slots[0] = leaf_find_slot(b, key, &exact);
+		if (intent == SEARCH_INSERT && leaf_free_space(txn, b) < ins_len) {
+			split_leaf(tree, txn, key, path, ins_len, exact);
+			/* The split may have moved the slot; find it again in the new leaf. */
+			path->slots[0] = leaf_find_slot(path->nodes[0], key, &exact);
+			if (leaf_free_space(txn, path->nodes[0]) < ins_len)
+				goto again;
+		}
+		return exact;
+	}
+	g_assert_not_reached();
+}
+
+/* --- public operations -------------------------------------------------- */
+
+void btree_init(struct btree *tree, struct transaction *txn, uint64_t id)
+{
+	memset(tree, 0, sizeof(*tree));
+	tree->id = id;
+	tree->root = blockstore_alloc_block(txn->store, id, 0, txn->transid);
+	refs_block_created(txn, tree->root);
+	txn->blocks_dirty++;
+	tree->root_dirty = true;
+}
+
+bool btree_lookup(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
+{
+	struct tree_block *b = tree->root;
+	path->levels = b->level + 1;
+	for (;;) {
+		path->nodes[b->level] = b;
+		if (!b->level) {
+			bool exact;
+			path->slots[0] = leaf_find_slot(b, key, &exact);
+			return exact;
+		}
+		uint32_t slot = node_find_slot(b, key);
+		path->slots[b->level] = slot;
+		b = b->children[slot].block;
+	}
+}
+
+/* The rightmost item of the subtree under `b`. */
+static const struct btree_item *last_item_below(const struct tree_block *b)
+{
+	while (b->level)
+		b = b->children[b->nritems - 1].block;
+	return b->nritems ? &b->items[b->nritems - 1] : NULL;
+}
+
+const struct btree_item *btree_lookup_le(const struct btree *tree, const struct btree_key *key)
+{
+	struct btree_path path;
+	if (btree_lookup(tree, key, &path))
+		return btree_path_item(&path);
+	if (path.slots[0] > 0)
+		return &path.nodes[0]->items[path.slots[0] - 1];
+	/* The predecessor is the last item of the nearest subtree to the left. */
+	for (unsigned level = 1; level < path.levels; level++) {
+		const struct tree_block *node = path.nodes[level];
+		uint32_t slot = path.slots[level];
+		if (slot > 0)
+			return last_item_below(node->children[slot - 1].block);
+	}
+	return NULL;
+}
+
+struct btree_item *btree_lookup_for_write(struct btree *tree, struct transaction *txn,
+					  const struct btree_key *key)
+{
+	struct btree_path path;
+	if (!btree_search(tree, txn, key, SEARCH_CHANGE, 0, &path))
+		return NULL;
+	return btree_path_item(&path);
+}
+
+static void leaf_insert_at(struct btree_path *path, const struct btree_key *key, uint32_t size,
+			   const union item_payload *payload)
+{
+	struct tree_block *leaf = path->nodes[0];
+	uint32_t slot = path->slots[0];
+	ensure_capacity(leaf, leaf->nritems + 1);
+	memmove(&leaf->items[slot + 1], &leaf->items[slot], (leaf->nritems - slot) * sizeof(struct btree_item));
+	struct btree_item *item = &leaf->items[slot];
+	item->key = *key;
+	item->size = size;
+	if (payload)
+		item->payload = *payload;
+	else
+		memset(&item->payload, 0, sizeof(item->payload));
+	leaf->nritems++;
+	leaf->leaf_bytes += item_bytes(item);
+	if (slot == 0)
+		fixup_low_keys(path, 0, key);
+}
+
+struct btree_item *btree_insert_item(struct btree *tree, struct transaction *txn, const struct btree_key *key,
+				     uint32_t size, const union item_payload *payload)
+{
+	struct btree_path path;
+	uint32_t need = BTRFS_ITEM_HEADER_SIZE + size;
+	g_assert(need <= btree_leaf_capacity(nodesize_of(txn)));
+	bool exists = btree_search(tree, txn, key, SEARCH_INSERT, need, &path);
+	g_assert(!exists);
+	leaf_insert_at(&path, key, size, payload);
+	return btree_path_item(&path);
+}
+
+struct btree_item *btree_resize_item(struct btree *tree, struct transaction *txn, const struct btree_key *key,
+				     uint32_t new_size)
+{
+	struct btree_path path;
+	struct btree_item *item;
+	if (!btree_lookup(tree, key, &path))
+		return NULL;
+	uint32_t old_size = btree_path_item(&path)->size;
+	if (new_size > old_size) {
+		if (!btree_search(tree, txn, key, SEARCH_INSERT, new_size - old_size, &path))
+			return NULL;
+	} else if (!btree_search(tree, txn, key, SEARCH_CHANGE, 0, &path)) {
+		return NULL;
+	}
+	item = btree_path_item(&path);
+	path.nodes[0]->leaf_bytes = path.nodes[0]->leaf_bytes - item->size + new_size;
+	item->size = new_size;
+	return item;
+}
+
+/* Remove the pointer at path->nodes[level] slot `slot`; a node left empty
+ * (never the root) leaves its own parent the same way (btrfs del_ptr). */
+static void remove_ptr_and_prune(struct transaction *txn, struct btree_path *path, unsigned level, uint32_t slot)
+{
+	for (;;) {
+		struct tree_block *node = path->nodes[level];
+		node_remove_ptr(node, slot);
+		if (node->nritems == 0 && level + 1 < path->levels) {
+			free_emptied_block(txn, node);
+			slot = path->slots[++level];
+			continue;
+		}
+		if (slot == 0 && node->nritems)
+			fixup_low_keys(path, level, &node->children[0].key);
+		return;
+	}
+}
+
+/* btrfs_del_items() tail: empty leaves leave the tree, thin ones are
+ * emptied into their siblings where they fit. */
+static void rebalance_after_delete(struct btree *tree, struct transaction *txn, struct btree_path *path)
+{
+	struct tree_block *leaf = path->nodes[0];
+	if (path->levels < 2)
+		return;
+	if (leaf->nritems == 0) {
+		remove_ptr_and_prune(txn, path, 1, path->slots[1]);
+		free_emptied_block(txn, leaf);
+		return;
+	}
+	if (leaf->leaf_bytes >= btree_leaf_capacity(nodesize_of(txn)) / 3)
+		return;
+	push_leaf_left(tree, txn, path, 1, 1, true, UINT32_MAX);
+	if (path->nodes[0] == leaf && leaf->nritems)
+		push_leaf_right(tree, txn, path, 1, 1, true, 0);
+	if (leaf->nritems == 0) {
+		struct tree_block *parent = path->nodes[1];
+		for (uint32_t s = 0; s < parent->nritems; s++) {
+			if (parent->children[s].block == leaf) {
+				path->slots[1] = s;
+				remove_ptr_and_prune(txn, path, 1, s);
+				break;
+			}
+		}
+		free_emptied_block(txn, leaf);
+	}
+}
+
+bool btree_delete_item(struct btree *tree, struct transaction *txn, const struct btree_key *key)
+{
+	struct btree_path path;
+	if (!btree_search(tree, txn, key, SEARCH_DELETE, 0, &path))
+		return false;
+	struct tree_block *leaf = path.nodes[0];
+	uint32_t slot = path.slots[0];
+	struct btree_item *item = &leaf->items[slot];
+	leaf->leaf_bytes -= item_bytes(item);
+	memmove(item, item + 1, (leaf->nritems - slot - 1) * sizeof(struct btree_item));
+	leaf->nritems--;
+	if (slot == 0 && leaf->nritems)
+		fixup_low_keys(&path, 0, &leaf->items[0].key);
+	rebalance_after_delete(tree, txn, &path);
+	return true;
+}
+
+static uint64_t visit_block(const struct tree_block *b, const struct btree_key *first,
+			    const struct btree_key *last, btree_visit_fn cb, void *opaque, bool *stop)
+{
+	uint64_t visited = 0;
+	if (!b->level) {
+		bool exact;
+		for (uint32_t i = leaf_find_slot(b, first, &exact); i < b->nritems && !*stop; i++) {
+			if (btree_key_compare(&b->items[i].key, last) > 0) {
+				*stop = true;
+				break;
+			}
+			visited++;
+			if (!cb(&b->items[i], opaque))
+				*stop = true;
+		}
+		return visited;
+	}
+	for (uint32_t s = node_find_slot(b, first); s < b->nritems && !*stop; s++) {
+		if (btree_key_compare(&b->children[s].key, last) > 0)
+			break;
+		visited += visit_block(b->children[s].block, first, last, cb, opaque, stop);
+	}
+	return visited;
+}
+
+uint64_t btree_visit_range(const struct btree *tree, const struct btree_key *first, const struct btree_key *last,
+			   btree_visit_fn cb, void *opaque)
+{
+	bool stop = false;
+	return visit_block(tree->root, first, last, cb, opaque, &stop);
+}

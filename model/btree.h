@@ -1,0 +1,209 @@
+/*
+ * model/btree.h - the copy-on-write B-tree, as btrfs's ctree.c runs it.
+ *
+ * A tree is a root pointer to a tree_block. Leaves hold items, internal nodes
+ * hold (key, child) pointers. Items have a key and a byte size but no payload
+ * bytes: only the few fields the model reads (timestamps, extent references)
+ * live in a small union beside the key.
+ *
+ *   leaf (nodesize bytes, as on disk)
+ *   +--------+--------+--------+--     --+---------+---------+--------+
+ *   | header | item 0 | item 1 |  free   | data 1  | data 0  |        |
+ *   |  101   |   25   |   25   |  space  | size 1  | size 0  |        |
+ *   +--------+--------+--------+--     --+---------+---------+--------+
+ *   a leaf fits while 101 + sum(25 + size) <= nodesize
+ *
+ *   node:  | header 101 | key ptr 33 | key ptr 33 | ... |   (nodesize-101)/33 slots
+ *
+ * Invariants (btree_check names them):
+ *  B1 keys strictly increase within a block and across the whole tree;
+ *  B2 a parent's key for a child equals the child's first key;
+ *  B3 all leaves are at the same depth; a node at level L points at level L-1;
+ *  B4 leaf bytes never exceed nodesize - 101; node slots never exceed
+ *     (nodesize - 101) / 33; only a root may be empty or hold one child;
+ *  B5 a block's generation is at most its parent's (COW writes child first).
+ *
+ * Copy-on-write: every function that changes a tree takes the running
+ * transaction, walks down from the root and makes each block on the path
+ * writable with cow_block(): a block the transaction already wrote changes in
+ * place (should_cow_block), any other is copied to a new address, its parent
+ * is pointed at the copy, and refs.c is told so it can move references
+ * (update_ref_for_cow). The old block loses the path's reference.
+ */
+#ifndef COWSIM_MODEL_BTREE_H
+#define COWSIM_MODEL_BTREE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <glib.h>
+
+struct transaction;
+struct data_extent;
+
+/* btrfs_disk_key, in CPU order; compared objectid, type, offset. */
+struct btree_key {
+	uint64_t objectid;
+	uint64_t offset;
+	uint8_t type;
+};
+
+static inline int btree_key_compare(const struct btree_key *a, const struct btree_key *b)
+{
+	if (a->objectid != b->objectid)
+		return a->objectid < b->objectid ? -1 : 1;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	if (a->offset != b->offset)
+		return a->offset < b->offset ? -1 : 1;
+	return 0;
+}
+
+/* The fields of an item the model reads. Which member is live follows from
+ * key.type. Times are simulated nanoseconds since the epoch. */
+union item_payload {
+	struct {
+		int64_t atime, mtime, ctime;
+		uint64_t size;            /* i_size, bytes */
+		uint32_t nlink;
+		uint32_t mode;
+	} inode;
+	struct {
+		uint64_t location;        /* inode number, or subvolume id */
+		uint64_t index;           /* the entry's DIR_INDEX offset */
+		const char *name;         /* interned by the filesystem, not owned */
+		uint16_t name_len;
+		uint8_t file_type;        /* BTRFS_FT_*: 1 file, 2 dir, 7 symlink */
+		bool location_is_root;    /* the entry is a subvolume */
+	} dir;
+	struct {
+		struct data_extent *extent; /* NULL for inline data */
+		uint64_t num_bytes;       /* bytes of the file this item maps */
+	} file_extent;
+	struct {
+		uint64_t count;           /* names held by an INODE_REF item */
+	} ref;
+	uint64_t value;                   /* anything else a tree needs one number for */
+};
+
+struct btree_item {
+	struct btree_key key;
+	uint32_t size;                    /* item data bytes, excluding the 25-byte header */
+	union item_payload payload;
+};
+
+struct btree_child {
+	struct btree_key key;
+	struct tree_block *block;
+};
+
+/* Flags on a tree block. */
+enum {
+	/* refs.c: the children of this block hold SHARED backrefs keyed by its
+	 * address instead of TREE_BLOCK_REF by owner (BTRFS_BLOCK_FLAG_FULL_BACKREF). */
+	TREE_BLOCK_FULL_BACKREF = 1u << 0,
+	/* The block's refcount reached zero; it waits for the commit. */
+	TREE_BLOCK_FREED = 1u << 1,
+	/* refs.c has queued this block's extent-tree record for the commit. */
+	TREE_BLOCK_REFS_DIRTY = 1u << 2,
+};
+
+struct tree_block {
+	uint64_t bytenr;                  /* logical address */
+	uint64_t owner;                   /* tree id that allocated it */
+	uint64_t generation;              /* transaction that wrote it */
+	uint32_t tree_refs;               /* TREE_BLOCK_REF backrefs: parents and roots owned by a tree */
+	uint32_t shared_refs;             /* SHARED_BLOCK_REF backrefs: FULL_BACKREF parents */
+	uint32_t nritems;
+	uint32_t capacity;                /* slots allocated in items/children */
+	uint32_t leaf_bytes;              /* leaf: sum of 25 + size over items */
+	uint8_t level;                    /* 0 = leaf */
+	uint8_t flags;
+	uint32_t extent_item_refs;        /* refs.c: refs in the extent item as last written */
+	union {
+		struct btree_item *items;   /* level 0 */
+		struct btree_child *children; /* level > 0 */
+	};
+};
+
+static inline uint32_t tree_block_refs(const struct tree_block *block)
+{
+	return block->tree_refs + block->shared_refs;
+}
+
+/* One tree: a root pointer and the facts btrfs keeps in its root item. */
+struct btree {
+	uint64_t id;                      /* tree objectid: 5, 256+, 2 for extent ... */
+	struct tree_block *root;
+	uint64_t last_snapshot;           /* transaction of the last snapshot of this tree */
+	bool root_dirty;                  /* root item must be rewritten at commit */
+};
+
+/* A position found by btree_search: the leaf and the slot where the key is or
+ * would be inserted. Valid until the tree changes. */
+struct btree_path {
+	struct tree_block *nodes[8];
+	uint32_t slots[8];
+	uint8_t levels;                   /* nodes[0] is the leaf, nodes[levels-1] the root */
+};
+
+/* An empty tree with one empty leaf owned by `id`. */
+void btree_init(struct btree *tree, struct transaction *txn, uint64_t id);
+
+/* Read-only lookup: true and *path at the item when the key exists, false
+ * and *path at the insertion point otherwise. No block is copied. */
+bool btree_lookup(const struct btree *tree, const struct btree_key *key, struct btree_path *path);
+static inline struct btree_item *btree_path_item(const struct btree_path *path)
+{
+	return &path->nodes[0]->items[path->slots[0]];
+}
+
+/* The item with the largest key <= key, or NULL. Read-only. */
+const struct btree_item *btree_lookup_le(const struct btree *tree, const struct btree_key *key);
+
+/* Writable lookup: COWs the path to the item and returns it for change in
+ * place (same size), or NULL when the key is absent (the path is still
+ * COWed, as btrfs_search_slot with cow=1 does). */
+struct btree_item *btree_lookup_for_write(struct btree *tree, struct transaction *txn,
+					  const struct btree_key *key);
+
+/* Insert an item; the key must not exist. Splits or pushes leaves as
+ * btrfs's split_leaf does. Returns the stored item, valid until the next
+ * change to the tree. */
+struct btree_item *btree_insert_item(struct btree *tree, struct transaction *txn,
+				     const struct btree_key *key, uint32_t size,
+				     const union item_payload *payload);
+
+/* Change an existing item's size in place (btrfs_extend_item /
+ * btrfs_truncate_item); grows by splitting the leaf when it must. */
+struct btree_item *btree_resize_item(struct btree *tree, struct transaction *txn,
+				     const struct btree_key *key, uint32_t new_size);
+
+/* Delete an existing item; rebalances a leaf that falls under a third full
+ * and frees empty blocks. Returns false when the key is absent. */
+bool btree_delete_item(struct btree *tree, struct transaction *txn, const struct btree_key *key);
+
+/* Iterate items with keys in [first, last]; the callback must not change the
+ * tree. Returns the number of items visited; stops early when cb returns false. */
+typedef bool (*btree_visit_fn)(const struct btree_item *item, void *opaque);
+uint64_t btree_visit_range(const struct btree *tree, const struct btree_key *first,
+			   const struct btree_key *last, btree_visit_fn cb, void *opaque);
+
+/* Block capacity rules, in bytes/slots. */
+uint32_t btree_leaf_capacity(uint32_t nodesize);
+uint32_t btree_node_capacity(uint32_t nodesize);
+
+/* B1-B5 for one tree. Fills *error with the first violation in the form
+ * "corrupt <what>: tree N block B, <reason>". */
+bool btree_check(const struct btree *tree, uint32_t nodesize, GError **error);
+/* Print the tree as btrfs print-tree does, for failing tests. */
+void btree_dump(const struct btree *tree, FILE *out);
+
+/* Counts for reports and tests. */
+struct btree_stats {
+	uint64_t leaves, nodes, items, leaf_bytes;
+	uint8_t height;
+};
+void btree_stats(const struct btree *tree, struct btree_stats *stats);
+
+#endif

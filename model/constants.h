@@ -1,0 +1,196 @@
+/*
+ * model/constants.h - every number that mirrors btrfs, in one place.
+ *
+ * Sizes are those of the packed on-disk structures; each cites the struct in
+ * btrfs-progs kernel-shared/uapi/btrfs_tree.h (the kernel's
+ * include/uapi/linux/btrfs_tree.h is the same file) or the function in
+ * kernel-shared/ctree.h, ctree.c, extent-tree.c that uses it. Numbers that were
+ * measured rather than read say so, with the command in docs/.
+ */
+#ifndef COWSIM_MODEL_CONSTANTS_H
+#define COWSIM_MODEL_CONSTANTS_H
+
+#include <stdint.h>
+
+/* --- block geometry ---------------------------------------------------- */
+
+/* struct btrfs_header: csum 32, fsid 16, bytenr 8, flags 8, chunk_tree_uuid 16,
+ * generation 8, owner 8, nritems 4, level 1 = 101 bytes. */
+#define BTRFS_HEADER_SIZE 101u
+/* struct btrfs_item: btrfs_disk_key 17 + offset 4 + size 4 = 25 bytes. */
+#define BTRFS_ITEM_HEADER_SIZE 25u
+/* struct btrfs_key_ptr: btrfs_disk_key 17 + blockptr 8 + generation 8 = 33. */
+#define BTRFS_KEY_PTR_SIZE 33u
+/* struct btrfs_disk_key: objectid 8, type 1, offset 8. */
+#define BTRFS_DISK_KEY_SIZE 17u
+
+/* mkfs.btrfs: -n accepts 4096..65536, powers of two; default 16384
+ * (btrfs-progs mkfs/main.c, BTRFS_MKFS_DEFAULT_NODE_SIZE). */
+#define BTRFS_MIN_NODESIZE 4096u
+#define BTRFS_MAX_NODESIZE 65536u
+#define BTRFS_DEFAULT_NODESIZE 16384u
+#define BTRFS_SECTORSIZE 4096u
+
+/* ctree.h BTRFS_MAX_LEVEL: a tree has at most 8 levels. */
+#define BTRFS_MAX_LEVEL 8u
+
+/* BTRFS_LEAF_DATA_SIZE(fs_info) = nodesize - sizeof(struct btrfs_header). */
+static inline uint32_t btrfs_leaf_data_size(uint32_t nodesize)
+{
+	return nodesize - BTRFS_HEADER_SIZE;
+}
+
+/* BTRFS_NODEPTRS_PER_BLOCK = (nodesize - header) / sizeof(btrfs_key_ptr):
+ * 493 at 16 KiB. */
+static inline uint32_t btrfs_nodeptrs_per_block(uint32_t nodesize)
+{
+	return btrfs_leaf_data_size(nodesize) / BTRFS_KEY_PTR_SIZE;
+}
+
+/* BTRFS_MAX_EXTENT_ITEM_SIZE = (BTRFS_LEAF_DATA_SIZE >> 4) - sizeof(btrfs_item):
+ * the largest an extent/metadata item grows with inline backrefs before
+ * further refs become keyed items (extent-tree.c, setup_inline_extent_backref
+ * callers; 992 bytes at 16 KiB). */
+static inline uint32_t btrfs_max_extent_item_size(uint32_t nodesize)
+{
+	return (btrfs_leaf_data_size(nodesize) >> 4) - BTRFS_ITEM_HEADER_SIZE;
+}
+
+/* --- item sizes (bytes of item data, without the 25-byte item header) -- */
+
+/* struct btrfs_inode_item: generation, transid, size, nbytes, block_group,
+ * nlink, uid, gid, mode, rdev, flags, sequence, reserved[4], and four
+ * btrfs_timespec (atime, ctime, mtime, otime; 12 bytes each) = 160. */
+#define BTRFS_INODE_ITEM_SIZE 160u
+/* struct btrfs_inode_ref: index 8 + name_len 2, then the name. */
+#define BTRFS_INODE_REF_SIZE 10u
+/* struct btrfs_inode_extref: parent 8 + index 8 + name_len 2, then the name. */
+#define BTRFS_INODE_EXTREF_SIZE 18u
+/* struct btrfs_dir_item: location key 17 + transid 8 + data_len 2 +
+ * name_len 2 + type 1 = 30, then the name (DIR_ITEM and DIR_INDEX alike). */
+#define BTRFS_DIR_ITEM_SIZE 30u
+/* struct btrfs_file_extent_item: 53 bytes for a regular extent; an inline
+ * extent stores its data from offsetof(disk_bytenr) = 21 on. */
+#define BTRFS_FILE_EXTENT_REGULAR_SIZE 53u
+#define BTRFS_FILE_EXTENT_INLINE_HEADER 21u
+/* struct btrfs_extent_item: refs 8 + generation 8 + flags 8. */
+#define BTRFS_EXTENT_ITEM_SIZE 24u
+/* struct btrfs_extent_inline_ref: type 1 + offset 8. TREE_BLOCK_REF and
+ * SHARED_BLOCK_REF are exactly this. */
+#define BTRFS_INLINE_REF_SIZE 9u
+/* inline EXTENT_DATA_REF: type 1 + struct btrfs_extent_data_ref (root 8,
+ * objectid 8, offset 8, count 4) = 29. */
+#define BTRFS_INLINE_DATA_REF_SIZE 29u
+/* inline SHARED_DATA_REF: type 1 + parent 8 + struct btrfs_shared_data_ref
+ * (count 4) = 13. */
+#define BTRFS_INLINE_SHARED_DATA_REF_SIZE 13u
+/* keyed backrefs: TREE_BLOCK_REF and SHARED_BLOCK_REF carry no data,
+ * EXTENT_DATA_REF the 28-byte btrfs_extent_data_ref, SHARED_DATA_REF the
+ * 4-byte count. */
+#define BTRFS_KEYED_DATA_REF_SIZE 28u
+#define BTRFS_KEYED_SHARED_DATA_REF_SIZE 4u
+/* struct btrfs_root_item, including the v2 fields (uuid, otime, ...). */
+#define BTRFS_ROOT_ITEM_SIZE 439u
+/* struct btrfs_root_ref: dirid 8 + sequence 8 + name_len 2, then the name. */
+#define BTRFS_ROOT_REF_SIZE 18u
+/* UUID tree item: one u64 subvolume id per uuid key (uuid-tree.c). */
+#define BTRFS_UUID_ITEM_SIZE 8u
+/* struct btrfs_free_space_info: extent_count 4 + flags 4. */
+#define BTRFS_FREE_SPACE_INFO_SIZE 8u
+/* struct btrfs_dev_extent: chunk_tree 8, chunk_objectid 8, chunk_offset 8,
+ * length 8, chunk_tree_uuid 16. */
+#define BTRFS_DEV_EXTENT_SIZE 48u
+/* struct btrfs_block_group_item (in the extent tree without the
+ * block-group-tree feature): used 8, chunk_objectid 8, flags 8. */
+#define BTRFS_BLOCK_GROUP_ITEM_SIZE 24u
+/* crc32c: 4 bytes of checksum per data sector (btrfs_super_csum_size). */
+#define BTRFS_CSUM_SIZE 4u
+
+/* BTRFS_NAME_LEN: a name is at most 255 bytes. */
+#define BTRFS_NAME_LEN 255u
+/* BTRFS_MAX_INLINE_DATA_SIZE is leaf data size minus the item header and the
+ * inline header; the mount option max_inline defaults to 2048
+ * (BTRFS_DEFAULT_MAX_INLINE) and inline data is also below one sector. */
+#define BTRFS_DEFAULT_MAX_INLINE 2048u
+/* BTRFS_MAX_EXTENT_SIZE: an uncompressed data extent is at most 128 MiB. */
+#define BTRFS_MAX_EXTENT_SIZE (128ull << 20)
+
+/* --- key types (btrfs_tree.h), in their sort order --------------------- */
+enum btrfs_key_type {
+	BTRFS_INODE_ITEM_KEY = 1,
+	BTRFS_INODE_REF_KEY = 12,
+	BTRFS_INODE_EXTREF_KEY = 13,
+	BTRFS_XATTR_ITEM_KEY = 24,
+	BTRFS_ORPHAN_ITEM_KEY = 48,
+	BTRFS_DIR_ITEM_KEY = 84,
+	BTRFS_DIR_INDEX_KEY = 96,
+	BTRFS_EXTENT_DATA_KEY = 108,
+	BTRFS_EXTENT_CSUM_KEY = 128,
+	BTRFS_ROOT_ITEM_KEY = 132,
+	BTRFS_ROOT_BACKREF_KEY = 144,
+	BTRFS_ROOT_REF_KEY = 156,
+	BTRFS_EXTENT_ITEM_KEY = 168,
+	BTRFS_METADATA_ITEM_KEY = 169,
+	BTRFS_TREE_BLOCK_REF_KEY = 176,
+	BTRFS_EXTENT_DATA_REF_KEY = 178,
+	BTRFS_SHARED_BLOCK_REF_KEY = 182,
+	BTRFS_SHARED_DATA_REF_KEY = 184,
+	BTRFS_BLOCK_GROUP_ITEM_KEY = 192,
+	BTRFS_FREE_SPACE_INFO_KEY = 198,
+	BTRFS_FREE_SPACE_EXTENT_KEY = 199,
+	BTRFS_DEV_EXTENT_KEY = 204,
+	BTRFS_DEV_ITEM_KEY = 216,
+	BTRFS_UUID_KEY_SUBVOL = 251,
+};
+
+/* --- tree ids (btrfs_tree.h *_OBJECTID) --------------------------------- */
+#define BTRFS_ROOT_TREE_OBJECTID 1ull
+#define BTRFS_EXTENT_TREE_OBJECTID 2ull
+#define BTRFS_DEV_TREE_OBJECTID 4ull
+#define BTRFS_FS_TREE_OBJECTID 5ull
+#define BTRFS_ROOT_TREE_DIR_OBJECTID 6ull
+#define BTRFS_CSUM_TREE_OBJECTID 7ull
+#define BTRFS_UUID_TREE_OBJECTID 9ull
+#define BTRFS_FREE_SPACE_TREE_OBJECTID 10ull
+#define BTRFS_FIRST_FREE_OBJECTID 256ull
+#define BTRFS_DATA_RELOC_TREE_OBJECTID ((uint64_t)-9)
+#define BTRFS_EXTENT_CSUM_OBJECTID ((uint64_t)-10)
+/* The side-table policy's atime tree (not in btrfs): a free tree id. */
+#define COWSIM_ATIME_TREE_OBJECTID ((uint64_t)-20)
+
+/* --- space -------------------------------------------------------------- */
+
+/* Chunk sizes (volumes.c, btrfs_create_chunk / calc_chunk_size): metadata
+ * block groups are 256 MiB on a filesystem under 50 GiB, 1 GiB above; data
+ * 1 GiB (capped at 10% of the device). mkfs makes an 8 MiB data chunk, a
+ * 256 MiB metadata chunk and an 8 MiB system chunk (measured: fi df on a
+ * fresh 4 GiB image, docs/btrfs-ground-truth.md). */
+#define BTRFS_METADATA_CHUNK_SMALL (256ull << 20)
+#define BTRFS_METADATA_CHUNK_LARGE (1ull << 30)
+#define BTRFS_METADATA_CHUNK_THRESHOLD (50ull << 30)
+#define BTRFS_DATA_CHUNK_SIZE (1ull << 30)
+#define BTRFS_MKFS_DATA_CHUNK (8ull << 20)
+#define BTRFS_MKFS_SYSTEM_CHUNK (8ull << 20)
+/* The first 1 MiB of every device is never allocated (BTRFS_DEVICE_RANGE_RESERVED). */
+#define BTRFS_DEVICE_RANGE_RESERVED (1ull << 20)
+
+/* Global reserve (block-rsv.c, btrfs_update_global_block_rsv): the bytes used
+ * by the extent, csum and free-space trees, at least a floor, at most
+ * 512 MiB. The floor comes from btrfs_calc_insert_metadata_size() over a few
+ * items and scales with nodesize; measured as 5767168 bytes = 352 nodes at
+ * 16 KiB on a fresh filesystem (`btrfs fi df -b`, GlobalReserve). */
+#define BTRFS_GLOBAL_RESERVE_FLOOR_NODES 352ull
+#define BTRFS_GLOBAL_RESERVE_MAX (512ull << 20)
+/* A transaction handle reserves calc_insert_metadata_size(n) =
+ * nodesize * BTRFS_MAX_LEVEL * 2 per item it will change (ctree.h). */
+#define BTRFS_RESERVE_NODES_PER_ITEM (BTRFS_MAX_LEVEL * 2u)
+
+/* --- time --------------------------------------------------------------- */
+/* fs/btrfs/disk-io.c BTRFS_DEFAULT_COMMIT_INTERVAL: 30 s. */
+#define BTRFS_DEFAULT_COMMIT_INTERVAL_NS (30ll * 1000000000ll)
+/* fs/fs-writeback.c dirtytime_expire_interval: 12 h. */
+#define LINUX_DIRTYTIME_EXPIRE_NS (12ll * 3600ll * 1000000000ll)
+/* fs/inode.c relatime_need_update: an atime a day old is refreshed. */
+#define LINUX_RELATIME_MAX_AGE_NS (24ll * 3600ll * 1000000000ll)
+
+#endif

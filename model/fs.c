@@ -1,0 +1,447 @@
+/*
+ * model/fs.c - the filesystem's trees, transactions, clock and reports.
+ *
+ * What mkfs.btrfs leaves (measured: docs/btrfs-ground-truth.md) and the
+ * model builds in fs_new(): one leaf each for the root, extent, dev, fs (5),
+ * csum, uuid, free-space and data-reloc trees: 8 blocks, 131072 bytes of
+ * Metadata used at 16 KiB; the chunk tree lives in the system chunk.
+ *
+ * A commit (btrfs_commit_transaction) here:
+ *   1. writes back queued file data (delalloc);
+ *   2. rewrites the ROOT_ITEM of every tree whose root block moved;
+ *   3. runs the reference changes into the extent tree (refs_commit);
+ *   4. updates the free-space tree and the dev tree for changed chunks;
+ *   repeating 2-4 until nothing changes, since each step copies blocks of
+ *   the trees the others write; then
+ *   5. unpins the freed addresses and starts the next transaction.
+ */
+#include "model_error.h"
+#include "fs_internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "blockstore.h"
+
+void fs_config_init(struct fs_config *config)
+{
+	*config = (struct fs_config){
+		.nodesize = BTRFS_DEFAULT_NODESIZE,
+		.device_size = 4ull << 30,
+		.max_inline = BTRFS_DEFAULT_MAX_INLINE,
+		.commit_interval_ns = BTRFS_DEFAULT_COMMIT_INTERVAL_NS,
+		.start_time_ns = 1354320000ll * 1000000000ll, /* 2012-12-01, the seed mails' month */
+		.atime = { .mode = ATIME_RELATIME },
+		.delayed_writeback = true,
+	};
+}
+
+void fs_attributes_init(struct fs_attributes *attributes)
+{
+	*attributes = (struct fs_attributes){ .mode = 0644, .atime = INT64_MIN, .mtime = INT64_MIN,
+					      .ctime = INT64_MIN };
+}
+
+struct subvolume *fs_subvolume(const struct fs *fs, uint64_t id)
+{
+	return g_hash_table_lookup(fs->subvolume_by_id, &id);
+}
+
+struct subvolume *fs_add_subvolume(struct fs *fs, uint64_t id, const char *path)
+{
+	struct subvolume *sv = g_new0(struct subvolume, 1);
+	sv->id = id;
+	sv->path = g_strdup(path);
+	g_ptr_array_add(fs->subvolumes, sv);
+	g_hash_table_insert(fs->subvolume_by_id, &sv->id, sv);
+	return sv;
+}
+
+static void free_subvolume(gpointer data)
+{
+	struct subvolume *sv = data;
+	g_free(sv->path);
+	g_free(sv);
+}
+
+int fs_reserve(struct fs *fs, unsigned items)
+{
+	if (blockstore_overcommitted(fs->store))
+		return -EROFS;
+	if (blockstore_reserve(fs->store, items)) {
+		fs->counters.enospc_events++;
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+void fs_release(struct fs *fs)
+{
+	blockstore_release(fs->store);
+	fs->counters.operations++;
+}
+
+/* The trees btrfs keeps outside the subvolumes, for walking them all. */
+static unsigned global_trees(struct fs *fs, struct btree **trees)
+{
+	unsigned n = 0;
+	trees[n++] = &fs->root_tree;
+	trees[n++] = &fs->extent_tree;
+	trees[n++] = &fs->dev_tree;
+	trees[n++] = &fs->csum_tree;
+	trees[n++] = &fs->uuid_tree;
+	trees[n++] = &fs->free_space_tree;
+	trees[n++] = &fs->data_reloc_tree;
+	return n;
+}
+
+static struct btree_item *insert_simple(struct fs *fs, struct btree *tree, uint64_t objectid, uint8_t type,
+					uint64_t offset, uint32_t size)
+{
+	struct btree_key key = { objectid, offset, type };
+	return btree_insert_item(tree, &fs->txn, &key, size, NULL);
+}
+
+static void insert_root_item(struct fs *fs, uint64_t id)
+{
+	insert_simple(fs, &fs->root_tree, id, BTRFS_ROOT_ITEM_KEY, 0, BTRFS_ROOT_ITEM_SIZE);
+}
+
+/* The root directory of a new subvolume tree (inode 256, its ".." ref). */
+static void make_root_dir(struct fs *fs, struct btree *tree)
+{
+	union item_payload payload = { .inode = { .atime = fs->clock_ns, .mtime = fs->clock_ns,
+						  .ctime = fs->clock_ns, .nlink = 1, .mode = S_IFDIR | 0755 } };
+	struct btree_key key = { FS_ROOT_DIR_INODE, 0, BTRFS_INODE_ITEM_KEY };
+	btree_insert_item(tree, &fs->txn, &key, BTRFS_INODE_ITEM_SIZE, &payload);
+	union item_payload ref = { .ref = { .count = 1 } };
+	key = (struct btree_key){ FS_ROOT_DIR_INODE, FS_ROOT_DIR_INODE, BTRFS_INODE_REF_KEY };
+	btree_insert_item(tree, &fs->txn, &key, BTRFS_INODE_REF_SIZE + 2, &ref);
+}
+
+static void mkfs(struct fs *fs)
+{
+	btree_init(&fs->root_tree, &fs->txn, BTRFS_ROOT_TREE_OBJECTID);
+	btree_init(&fs->extent_tree, &fs->txn, BTRFS_EXTENT_TREE_OBJECTID);
+	btree_init(&fs->dev_tree, &fs->txn, BTRFS_DEV_TREE_OBJECTID);
+	btree_init(&fs->csum_tree, &fs->txn, BTRFS_CSUM_TREE_OBJECTID);
+	btree_init(&fs->uuid_tree, &fs->txn, BTRFS_UUID_TREE_OBJECTID);
+	btree_init(&fs->free_space_tree, &fs->txn, BTRFS_FREE_SPACE_TREE_OBJECTID);
+	btree_init(&fs->data_reloc_tree, &fs->txn, BTRFS_DATA_RELOC_TREE_OBJECTID);
+	struct subvolume *top = fs_add_subvolume(fs, FS_TOP_SUBVOLUME, "/");
+	btree_init(&top->tree, &fs->txn, FS_TOP_SUBVOLUME);
+	top->highest_inode = FS_ROOT_DIR_INODE;
+	make_root_dir(fs, &top->tree);
+	make_root_dir(fs, &fs->data_reloc_tree);
+
+	uint64_t ids[] = { BTRFS_EXTENT_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID, BTRFS_FS_TREE_OBJECTID,
+			   BTRFS_CSUM_TREE_OBJECTID, BTRFS_UUID_TREE_OBJECTID, BTRFS_FREE_SPACE_TREE_OBJECTID,
+			   BTRFS_DATA_RELOC_TREE_OBJECTID };
+	for (unsigned i = 0; i < G_N_ELEMENTS(ids); i++)
+		insert_root_item(fs, ids[i]);
+	/* The root tree's directory (objectid 6) with its "default" entry. */
+	insert_simple(fs, &fs->root_tree, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_INODE_ITEM_KEY, 0, BTRFS_INODE_ITEM_SIZE);
+	insert_simple(fs, &fs->root_tree, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_INODE_REF_KEY,
+		      BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_INODE_REF_SIZE + 2);
+	insert_simple(fs, &fs->root_tree, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_DIR_ITEM_KEY,
+		      fs_name_hash("default", 7), BTRFS_DIR_ITEM_SIZE + 7);
+	/* The dev tree's device stats item; DEV_EXTENTs come with the chunks. */
+	insert_simple(fs, &fs->dev_tree, 0, 249 /* PERSISTENT_ITEM */, 1, 40);
+	/* The uuid tree names the top-level subvolume. */
+	insert_simple(fs, &fs->uuid_tree, 0x5eed, BTRFS_UUID_KEY_SUBVOL, FS_TOP_SUBVOLUME, BTRFS_UUID_ITEM_SIZE);
+}
+
+struct fs *fs_new(const struct fs_config *config, GError **error)
+{
+	if (config->max_inline > btrfs_leaf_data_size(config->nodesize) - BTRFS_ITEM_HEADER_SIZE -
+				     BTRFS_FILE_EXTENT_INLINE_HEADER) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_INVALID,
+			    "max_inline %u: larger than an item can be at nodesize %u", config->max_inline,
+			    config->nodesize);
+		return NULL;
+	}
+	struct blockstore_config store_config = { .nodesize = config->nodesize,
+						  .device_size = config->device_size,
+						  .metadata_dup = !config->metadata_single };
+	struct blockstore *store = blockstore_new(&store_config, error);
+	if (!store)
+		return NULL;
+	struct fs *fs = g_new0(struct fs, 1);
+	fs->config = *config;
+	fs->store = store;
+	fs->refs = refs_new(&fs->extent_tree, fs_data_extent_freed, fs);
+	fs->txn = (struct transaction){ .transid = 1, .store = store, .refs = fs->refs };
+	fs->subvolumes = g_ptr_array_new_with_free_func(free_subvolume);
+	fs->subvolume_by_id = g_hash_table_new(g_int64_hash, g_int64_equal);
+	fs->names = g_string_chunk_new(1 << 16);
+	fs->pending_writes = g_array_new(FALSE, FALSE, sizeof(struct pending_write));
+	fs->free_space_written = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+	fs->clock_ns = fs->last_commit_ns = config->start_time_ns;
+	fs->next_subvolume_id = BTRFS_FIRST_FREE_OBJECTID;
+	mkfs(fs);
+	fs_commit(fs);
+	fs->counters = (struct fs_counters){ 0 };
+	return fs;
+}
+
+/* Every block of every tree, each once, freed bottom-up at the end. */
+static void collect_blocks(struct tree_block *block, GHashTable *seen)
+{
+	if (!g_hash_table_add(seen, block))
+		return;
+	if (block->level)
+		for (uint32_t i = 0; i < block->nritems; i++)
+			collect_blocks(block->children[i].block, seen);
+}
+
+void fs_free(struct fs *fs)
+{
+	if (!fs)
+		return;
+	g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
+	struct btree *trees[8];
+	unsigned n = global_trees(fs, trees);
+	for (unsigned i = 0; i < n; i++)
+		collect_blocks(trees[i]->root, seen);
+	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
+		struct subvolume *sv = fs->subvolumes->pdata[i];
+		if (!sv->deleted)
+			collect_blocks(sv->tree.root, seen);
+	}
+	GHashTableIter iter;
+	gpointer key;
+	g_hash_table_iter_init(&iter, seen);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		struct tree_block *block = key;
+		g_free(block->items);
+		g_free(block);
+	}
+	refs_free(fs->refs);
+	blockstore_free(fs->store);
+	g_ptr_array_unref(fs->subvolumes);
+	g_hash_table_unref(fs->subvolume_by_id);
+	g_string_chunk_free(fs->names);
+	g_array_unref(fs->pending_writes);
+	g_array_unref(fs->free_space_written);
+	g_free(fs);
+}
+
+/* --- commit ---------------------------------------------------------- */
+
+static bool update_root_item(struct fs *fs, struct btree *tree)
+{
+	if (!tree->root_dirty)
+		return false;
+	tree->root_dirty = false;
+	struct btree_key key = { tree->id, 0, BTRFS_ROOT_ITEM_KEY };
+	btree_lookup_for_write(&fs->root_tree, &fs->txn, &key);
+	return true;
+}
+
+static bool update_root_items(struct fs *fs)
+{
+	bool changed = false;
+	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
+		struct subvolume *sv = fs->subvolumes->pdata[i];
+		if (!sv->deleted)
+			changed |= update_root_item(fs, &sv->tree);
+	}
+	struct btree *trees[8];
+	unsigned n = global_trees(fs, trees);
+	for (unsigned i = 1; i < n; i++) /* the root tree's root is in the superblock */
+		changed |= update_root_item(fs, trees[i]);
+	fs->root_tree.root_dirty = false;
+	return changed;
+}
+
+/*
+ * The free-space tree keeps, per block group, a FREE_SPACE_INFO and its free
+ * extents; the model keeps the info item and one extent item per block group
+ * and rewrites them whenever the group's usage changed (docs/model.md: an
+ * approximation that undercounts items on a fragmented group). New chunks
+ * also get their DEV_EXTENT items (two for DUP metadata).
+ */
+static bool update_chunk_trees(struct fs *fs)
+{
+	unsigned count;
+	const struct chunk *chunks = blockstore_chunks(fs->store, &count);
+	bool changed = false;
+	for (unsigned i = 0; i < count; i++) {
+		const struct chunk *c = &chunks[i];
+		struct btree_key info = { c->start, c->length, BTRFS_FREE_SPACE_INFO_KEY };
+		struct btree_key extent = { c->start, c->length, BTRFS_FREE_SPACE_EXTENT_KEY };
+		if (i >= fs->free_space_written->len) {
+			uint64_t used = c->used;
+			btree_insert_item(&fs->free_space_tree, &fs->txn, &info, BTRFS_FREE_SPACE_INFO_SIZE, NULL);
+			btree_insert_item(&fs->free_space_tree, &fs->txn, &extent, 0, NULL);
+			g_array_append_val(fs->free_space_written, used);
+			for (unsigned copy = 0; copy < (c->data || fs->config.metadata_single ? 1u : 2u); copy++)
+				insert_simple(fs, &fs->dev_tree, 1, BTRFS_DEV_EXTENT_KEY,
+					      c->start * 2 + copy * c->length, BTRFS_DEV_EXTENT_SIZE);
+			changed = true;
+			continue;
+		}
+		uint64_t *written = &g_array_index(fs->free_space_written, uint64_t, i);
+		if (*written != c->used) {
+			btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &info);
+			btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &extent);
+			*written = c->used;
+			changed = true;
+		}
+	}
+	return changed;
+}
+
+int fs_commit(struct fs *fs)
+{
+	fs_flush_writeback(fs, NULL);
+	bool changed;
+	do {
+		changed = update_root_items(fs);
+		refs_commit(fs->refs, &fs->txn);
+		changed |= update_chunk_trees(fs);
+		changed |= refs_pending(fs->refs);
+	} while (changed);
+	fs->counters.blocks_written += fs->txn.blocks_dirty;
+	fs->txn.blocks_dirty = 0;
+	blockstore_commit(fs->store);
+	fs->txn.transid++;
+	fs->counters.commits++;
+	fs->last_commit_ns = fs->clock_ns;
+	return blockstore_overcommitted(fs->store) ? -ENOSPC : 0;
+}
+
+int fs_sync(struct fs *fs)
+{
+	return fs_commit(fs);
+}
+
+int fs_set_clock(struct fs *fs, int64_t now_ns)
+{
+	if (now_ns < fs->clock_ns)
+		return -EINVAL;
+	fs->clock_ns = now_ns;
+	bool dirty = fs->txn.blocks_dirty || fs->pending_writes->len;
+	if (dirty && now_ns - fs->last_commit_ns >= fs->config.commit_interval_ns)
+		return fs_commit(fs);
+	if (!dirty)
+		fs->last_commit_ns = MAX(fs->last_commit_ns, now_ns - fs->config.commit_interval_ns);
+	return 0;
+}
+
+int64_t fs_clock(const struct fs *fs)
+{
+	return fs->clock_ns;
+}
+
+void fs_set_atime_options(struct fs *fs, const struct atime_options *options)
+{
+	fs->config.atime = *options;
+}
+
+const struct atime_options *fs_atime_options(const struct fs *fs)
+{
+	return &fs->config.atime;
+}
+
+/* --- access time --------------------------------------------------------- */
+
+static int access_inode(struct fs *fs, const struct inode_location *where, bool *updated)
+{
+	const struct btree_item *item = fs_inode_item(where->subvolume, where->inode);
+	bool is_dir = fs_mode_is_dir(item->payload.inode.mode);
+	struct atime_times times = { item->payload.inode.atime, item->payload.inode.mtime, item->payload.inode.ctime };
+	if (updated)
+		*updated = false;
+	if (!atime_needs_update(&fs->config.atime, is_dir, &times, fs->clock_ns)) {
+		fs->counters.atime_skipped++;
+		return 0;
+	}
+	if (where->subvolume->readonly) {
+		fs->counters.atime_readonly++;
+		fs->counters.atime_skipped++;
+		return 0;
+	}
+	if (fs_reserve(fs, 1)) {
+		fs->counters.atime_enospc++;
+		fs->counters.failed_reads++;
+		return -ENOSPC;
+	}
+	fs_inode_item_for_write(fs, where)->payload.inode.atime = fs->clock_ns;
+	fs->counters.atime_updates++;
+	fs_release(fs);
+	if (updated)
+		*updated = true;
+	return 0;
+}
+
+int fs_read(struct fs *fs, const char *path, bool *atime_updated)
+{
+	struct inode_location where;
+	int ret = fs_resolve(fs, path, &where);
+	if (ret)
+		return ret;
+	const struct btree_item *item = fs_inode_item(where.subvolume, where.inode);
+	if (fs_mode_is_dir(item->payload.inode.mode))
+		return -EISDIR;
+	return access_inode(fs, &where, atime_updated);
+}
+
+int fs_readdir(struct fs *fs, const char *path, bool *atime_updated)
+{
+	struct inode_location where;
+	int ret = fs_resolve(fs, path, &where);
+	if (ret)
+		return ret;
+	const struct btree_item *item = fs_inode_item(where.subvolume, where.inode);
+	if (!fs_mode_is_dir(item->payload.inode.mode))
+		return -ENOTDIR;
+	return access_inode(fs, &where, atime_updated);
+}
+
+/* --- reports and checks -------------------------------------------------- */
+
+void fs_report(const struct fs *fs, struct fs_report *report)
+{
+	blockstore_report(fs->store, &report->space);
+	report->counters = fs->counters;
+	report->counters.blocks_cowed = fs->txn.stats.blocks_cowed;
+	report->counters.blocks_freed = fs->txn.stats.blocks_freed;
+	report->clock_ns = fs->clock_ns;
+	report->transid = fs->txn.transid;
+}
+
+static unsigned all_trees(struct fs *fs, struct btree ***out)
+{
+	struct btree **trees = g_new(struct btree *, 8 + fs->subvolumes->len);
+	unsigned n = global_trees(fs, trees);
+	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
+		struct subvolume *sv = fs->subvolumes->pdata[i];
+		if (!sv->deleted)
+			trees[n++] = &sv->tree;
+	}
+	*out = trees;
+	return n;
+}
+
+bool fs_check(struct fs *fs, GError **error)
+{
+	g_autofree struct btree **trees = NULL;
+	unsigned n = all_trees(fs, &trees);
+	uint32_t nodesize = blockstore_nodesize(fs->store);
+	for (unsigned i = 0; i < n; i++)
+		if (!btree_check(trees[i], nodesize, error))
+			return false;
+	g_autoptr(GHashTable) live = g_hash_table_new(NULL, NULL);
+	if (!refs_check(fs->refs, trees, n, live, error))
+		return false;
+	return blockstore_check(fs->store, live, error);
+}
+
+void fs_dump(const struct fs *fs, FILE *out)
+{
+	g_autofree struct btree **trees = NULL;
+	unsigned n = all_trees((struct fs *)fs, &trees);
+	for (unsigned i = 0; i < n; i++)
+		btree_dump(trees[i], out);
+}

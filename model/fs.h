@@ -1,0 +1,148 @@
+/*
+ * model/fs.h - the filesystem: subvolumes, inodes, directories, files,
+ * snapshots, transactions and the space report.
+ *
+ * This is the model's front door. Paths are absolute within the mounted
+ * filesystem ("/" is the top-level subvolume, id 5); a snapshot is a
+ * directory entry that leads into another subvolume. Every call returns 0 or
+ * a negative errno (-ENOENT, -EEXIST, -ENOTDIR, -EISDIR, -ENOTEMPTY,
+ * -ENOSPC, -EROFS, -EINVAL, -ENAMETOOLONG, -EXDEV, -EMLINK, -EFBIG) and
+ * changes nothing when it fails, except -ENOSPC met by an atime update inside
+ * a read, which fs_read reports through its result.
+ *
+ * Which items each operation writes, as btrfs does (see docs/model.md):
+ *   create: INODE_ITEM, INODE_REF; DIR_ITEM + DIR_INDEX in the parent; the
+ *           data as one inline EXTENT_DATA (small files) or regular extents,
+ *           an EXTENT_ITEM each in the extent tree and checksums in the csum
+ *           tree; the parent's inode item (size, times).
+ *   read:   the inode item's atime, when the mount's rule says so.
+ *   snapshot: a copy of the source root, one reference more on each of its
+ *           children; ROOT_ITEM, ROOT_REF, ROOT_BACKREF in the root tree; the
+ *           directory entry in the destination's parent; a commit on each side.
+ * Time only moves with fs_set_clock(); a commit happens every commit_interval
+ * of simulated time and on fs_sync().
+ */
+#ifndef COWSIM_MODEL_FS_H
+#define COWSIM_MODEL_FS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <glib.h>
+
+#include "atime.h"
+#include "blockstore.h"
+
+/* Where the atime of an inode is kept (the design alternatives of issue 4
+ * build on this; `inline` is btrfs). */
+enum atime_store {
+	ATIME_STORE_INLINE = 0,       /* in the inode item, as btrfs does */
+	ATIME_STORE_SIDE_TABLE,       /* in a separate tree keyed by inode */
+};
+
+struct fs_config {
+	uint32_t nodesize;            /* bytes, default 16384 */
+	uint64_t device_size;         /* bytes */
+	bool metadata_single;         /* profile single instead of DUP */
+	uint32_t max_inline;          /* bytes, default 2048 */
+	int64_t commit_interval_ns;   /* default 30 s */
+	int64_t start_time_ns;        /* the clock at mkfs */
+	struct atime_options atime;
+	/* Data reaches the trees at writeback (the next commit), as btrfs's
+	 * delalloc does, rather than at write(): true by default. */
+	bool delayed_writeback;
+};
+
+void fs_config_init(struct fs_config *config);
+
+/* What a create or mkdir sets; a time of INT64_MIN means "now". */
+struct fs_attributes {
+	uint32_t mode;
+	uint32_t uid, gid;
+	int64_t atime, mtime, ctime;
+};
+void fs_attributes_init(struct fs_attributes *attributes);
+
+struct fs_counters {
+	uint64_t operations;
+	uint64_t atime_updates;       /* inode items whose atime was written */
+	uint64_t atime_skipped;       /* accesses the mount's rule did not record */
+	uint64_t atime_readonly;      /* accesses in read-only snapshots (not recorded) */
+	uint64_t atime_enospc;        /* atime updates that met ENOSPC */
+	uint64_t failed_reads;        /* reads failed because their atime update met ENOSPC */
+	uint64_t enospc_events;       /* operations refused with ENOSPC */
+	uint64_t commits;
+	uint64_t blocks_cowed;
+	uint64_t blocks_allocated;
+	uint64_t blocks_freed;
+	uint64_t blocks_written;      /* tree blocks written at commits */
+	uint64_t data_bytes_written;
+};
+
+struct fs_report {
+	struct space_report space;
+	struct fs_counters counters;
+	int64_t clock_ns;
+	uint64_t transid;
+};
+
+struct subvolume_usage {
+	uint64_t id;
+	char *path;                   /* where it was created, e.g. "/snap1" */
+	bool readonly;
+	uint64_t exclusive_bytes;     /* metadata + data reachable only from it */
+	uint64_t shared_bytes;        /* reachable from it and another subvolume */
+	uint64_t referenced_bytes;
+};
+
+struct fs;
+
+struct fs *fs_new(const struct fs_config *config, GError **error);
+void fs_free(struct fs *fs);
+typedef struct fs Filesystem;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Filesystem, fs_free)
+
+int fs_mkdir(struct fs *fs, const char *path, const struct fs_attributes *attributes);
+int fs_create(struct fs *fs, const char *path, uint64_t size, const struct fs_attributes *attributes);
+int fs_symlink(struct fs *fs, const char *target, const char *path, const struct fs_attributes *attributes);
+int fs_link(struct fs *fs, const char *existing, const char *path);
+int fs_write(struct fs *fs, const char *path, uint64_t offset, uint64_t length);
+int fs_truncate(struct fs *fs, const char *path, uint64_t size);
+int fs_unlink(struct fs *fs, const char *path);
+int fs_rmdir(struct fs *fs, const char *path);
+int fs_rename(struct fs *fs, const char *from, const char *to);
+/* settime: utimensat() with explicit times; INT64_MIN leaves one as it is. */
+int fs_settime(struct fs *fs, const char *path, int64_t atime, int64_t mtime);
+
+/* A read or a directory listing: the access updates atime per the mount's
+ * rule and the store. *atime_updated tells whether it did (may be NULL).
+ * -ENOSPC means the read itself failed because its atime update could not
+ * get space (btrfs of 2012); the counters say which. */
+int fs_read(struct fs *fs, const char *path, bool *atime_updated);
+int fs_readdir(struct fs *fs, const char *path, bool *atime_updated);
+int fs_stat(struct fs *fs, const char *path);
+int fs_fsync(struct fs *fs, const char *path);
+
+int fs_snapshot(struct fs *fs, const char *source, const char *dest, bool readonly);
+int fs_delete_snapshot(struct fs *fs, const char *path);
+
+/* Moves the clock (never back); commits when the interval has passed. */
+int fs_set_clock(struct fs *fs, int64_t now_ns);
+int64_t fs_clock(const struct fs *fs);
+int fs_sync(struct fs *fs);
+void fs_set_atime_options(struct fs *fs, const struct atime_options *options);
+const struct atime_options *fs_atime_options(const struct fs *fs);
+
+void fs_report(const struct fs *fs, struct fs_report *report);
+/* Per subvolume exclusive and shared bytes, as qgroups count them. The caller
+ * frees the array with fs_subvolume_usage_free(). */
+GArray *fs_subvolume_usage(const struct fs *fs);
+void fs_subvolume_usage_free(GArray *usage);
+
+/* All invariants: every tree (btree_check), references (refs_check), space
+ * (blockstore_check). Returns false with the first violation in *error. */
+bool fs_check(struct fs *fs, GError **error);
+/* Print every tree, for failing tests. */
+void fs_dump(const struct fs *fs, FILE *out);
+
+#endif

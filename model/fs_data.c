@@ -1,0 +1,334 @@
+/*
+ * model/fs_data.c - file data: extents, checksums and writeback.
+ *
+ * A file's data is mapped by EXTENT_DATA items keyed (inode, 108, file
+ * offset). Small files keep their bytes inline in the item (21 + size bytes,
+ * when the whole file is at most max_inline and below one sector, as
+ * cow_file_range_inline decides); others point at data extents of at most
+ * 128 MiB, each with an EXTENT_ITEM in the extent tree and 4 bytes of
+ * checksum per 4 KiB sector in the csum tree:
+ *
+ *   csum tree: (EXTENT_CSUM_OBJECTID, 128, bytenr) -> 4 * sectors bytes;
+ *   an item grows while its sectors are contiguous, up to a leaf's worth.
+ *
+ * Writes reach the trees at writeback, not at write(): btrfs's delalloc
+ * inserts the file extent items when the dirty pages are written, which
+ * during a long copy happens in batches as space reservations flush
+ * delalloc (measured: items land ~110 inodes after their file was created,
+ * docs/btrfs-ground-truth.md). The model queues writes and flushes the queue
+ * every FS_WRITEBACK_BATCH files and at each commit.
+ */
+#include "fs_internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "blockstore.h"
+
+/* Files per writeback flush during a copy; with batches of 220 the mean lag
+ * between a file's creation and its extent items is 110 files, as measured. */
+#define FS_WRITEBACK_BATCH 220u
+
+static uint64_t round_up_sector(uint64_t bytes)
+{
+	return (bytes + BTRFS_SECTORSIZE - 1) & ~(uint64_t)(BTRFS_SECTORSIZE - 1);
+}
+
+static uint32_t max_csum_item_size(uint32_t nodesize)
+{
+	/* MAX_CSUM_ITEMS: (leaf data - 2 item headers) / csum size - 1. */
+	return ((btrfs_leaf_data_size(nodesize) - 2 * BTRFS_ITEM_HEADER_SIZE) / BTRFS_CSUM_SIZE - 1) *
+	       BTRFS_CSUM_SIZE;
+}
+
+static uint64_t csum_item_end(const struct btree_item *item)
+{
+	return item->key.offset + (uint64_t)(item->size / BTRFS_CSUM_SIZE) * BTRFS_SECTORSIZE;
+}
+
+static void csum_add(struct fs *fs, uint64_t bytenr, uint64_t bytes)
+{
+	uint32_t limit = max_csum_item_size(blockstore_nodesize(fs->store));
+	while (bytes) {
+		struct btree_key key = { BTRFS_EXTENT_CSUM_OBJECTID, bytenr, BTRFS_EXTENT_CSUM_KEY };
+		const struct btree_item *prev = btree_lookup_le(&fs->csum_tree, &key);
+		if (prev && prev->key.objectid == BTRFS_EXTENT_CSUM_OBJECTID && csum_item_end(prev) == bytenr &&
+		    prev->size < limit) {
+			uint64_t room = (limit - prev->size) / BTRFS_CSUM_SIZE * BTRFS_SECTORSIZE;
+			uint64_t take = MIN(room, bytes);
+			struct btree_key prev_key = prev->key;
+			uint32_t size = prev->size + (uint32_t)(take / BTRFS_SECTORSIZE * BTRFS_CSUM_SIZE);
+			btree_resize_item(&fs->csum_tree, &fs->txn, &prev_key, size);
+			bytenr += take;
+			bytes -= take;
+			continue;
+		}
+		uint64_t take = MIN(bytes, (uint64_t)limit / BTRFS_CSUM_SIZE * BTRFS_SECTORSIZE);
+		btree_insert_item(&fs->csum_tree, &fs->txn, &key, (uint32_t)(take / BTRFS_SECTORSIZE * BTRFS_CSUM_SIZE),
+				  NULL);
+		bytenr += take;
+		bytes -= take;
+	}
+}
+
+/* Remove the checksums of [start, end): whole items go, items that stick out
+ * are cut, an item covering both sides is split in two. */
+static void csum_remove(struct fs *fs, uint64_t start, uint64_t end)
+{
+	for (;;) {
+		struct btree_key probe = { BTRFS_EXTENT_CSUM_OBJECTID, end - 1, BTRFS_EXTENT_CSUM_KEY };
+		const struct btree_item *item = btree_lookup_le(&fs->csum_tree, &probe);
+		if (!item || item->key.objectid != BTRFS_EXTENT_CSUM_OBJECTID || csum_item_end(item) <= start)
+			return;
+		struct btree_key key = item->key;
+		uint64_t item_start = key.offset, item_end = csum_item_end(item);
+		uint32_t per_sector = BTRFS_CSUM_SIZE;
+		btree_delete_item(&fs->csum_tree, &fs->txn, &key);
+		if (item_start < start) {
+			key.offset = item_start;
+			btree_insert_item(&fs->csum_tree, &fs->txn, &key,
+					  (uint32_t)((start - item_start) / BTRFS_SECTORSIZE) * per_sector, NULL);
+		}
+		if (item_end > end) {
+			key.offset = end;
+			btree_insert_item(&fs->csum_tree, &fs->txn, &key,
+					  (uint32_t)((item_end - end) / BTRFS_SECTORSIZE) * per_sector, NULL);
+		}
+		if (item_start <= start)
+			return;
+	}
+}
+
+void fs_data_extent_freed(void *opaque, struct transaction *txn, struct data_extent *extent)
+{
+	struct fs *fs = opaque;
+	(void)txn;
+	csum_remove(fs, extent->bytenr, extent->bytenr + extent->num_bytes);
+	blockstore_free_data(fs->store, extent->bytenr, extent->num_bytes);
+}
+
+struct extent_span {
+	struct btree_key key;
+	struct data_extent *extent;
+	uint64_t num_bytes;
+	uint32_t size;
+};
+
+static bool collect_extent(const struct btree_item *item, void *opaque)
+{
+	struct extent_span span = { item->key, item->payload.file_extent.extent, item->payload.file_extent.num_bytes,
+				    item->size };
+	g_array_append_val((GArray *)opaque, span);
+	return true;
+}
+
+static GArray *file_extents(struct subvolume *sv, uint64_t inode, uint64_t before)
+{
+	GArray *spans = g_array_new(FALSE, FALSE, sizeof(struct extent_span));
+	struct btree_key first = { inode, 0, BTRFS_EXTENT_DATA_KEY };
+	struct btree_key last = { inode, before ? before - 1 : 0, BTRFS_EXTENT_DATA_KEY };
+	if (before)
+		btree_visit_range(&sv->tree, &first, &last, collect_extent, spans);
+	return spans;
+}
+
+static void insert_file_extent(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t offset,
+			       struct data_extent *extent, uint64_t num_bytes, uint32_t size)
+{
+	struct btree_key key = { inode, offset, BTRFS_EXTENT_DATA_KEY };
+	union item_payload payload = { .file_extent = { .extent = extent, .num_bytes = num_bytes } };
+	btree_insert_item(&sv->tree, &fs->txn, &key, size, &payload);
+}
+
+/* btrfs_drop_extents(): no file extent item maps [start, end) afterwards.
+ * Items inside go (dropping their extent's reference), items across an edge
+ * are cut, an item across both edges becomes two, both referencing its
+ * extent. */
+void fs_drop_extents(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t start, uint64_t end)
+{
+	g_autoptr(GArray) spans = file_extents(sv, inode, end);
+	for (unsigned i = 0; i < spans->len; i++) {
+		struct extent_span *s = &g_array_index(spans, struct extent_span, i);
+		uint64_t s_start = s->key.offset, s_end = s->key.offset + s->num_bytes;
+		if (s_end <= start || s_start >= end)
+			continue;
+		bool keep_head = s_start < start && s->extent, keep_tail = s_end > end && s->extent;
+		if (keep_tail) {
+			insert_file_extent(fs, sv, inode, end, s->extent, s_end - end, s->size);
+			refs_data_add(&fs->txn, s->extent, false);
+		}
+		if (keep_head) {
+			struct btree_item *item = btree_lookup_for_write(&sv->tree, &fs->txn, &s->key);
+			item->payload.file_extent.num_bytes = start - s_start;
+			continue;
+		}
+		btree_delete_item(&sv->tree, &fs->txn, &s->key);
+		if (s->extent)
+			refs_data_drop(&fs->txn, s->extent, false);
+	}
+}
+
+static bool fits_inline(const struct fs *fs, uint64_t offset, uint64_t length, uint64_t file_size)
+{
+	return offset == 0 && length == file_size && file_size <= fs->config.max_inline &&
+	       file_size < BTRFS_SECTORSIZE && file_size > 0;
+}
+
+/* Write [offset, offset + length) now: new extents replace what was there. */
+static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t offset, uint64_t length)
+{
+	const struct btree_item *item = fs_inode_item(sv, inode);
+	if (!item)
+		return 0; /* unlinked before writeback */
+	uint64_t file_size = item->payload.inode.size;
+	if (offset >= file_size)
+		return 0;
+	length = MIN(length, file_size - offset);
+	g_autoptr(GArray) spans = file_extents(sv, inode, 1);
+	bool was_inline = spans->len && !g_array_index(spans, struct extent_span, 0).extent;
+	if (was_inline) {
+		/* An inline file that changes is rewritten whole. */
+		length = offset + length;
+		offset = 0;
+	}
+	if (fits_inline(fs, offset, length, file_size)) {
+		fs_drop_extents(fs, sv, inode, 0, UINT64_MAX);
+		insert_file_extent(fs, sv, inode, 0, NULL, file_size,
+				   BTRFS_FILE_EXTENT_INLINE_HEADER + (uint32_t)file_size);
+		fs->counters.data_bytes_written += file_size;
+		return 0;
+	}
+	uint64_t start = offset & ~(uint64_t)(BTRFS_SECTORSIZE - 1);
+	uint64_t end = round_up_sector(offset + length);
+	fs_drop_extents(fs, sv, inode, start, end);
+	for (uint64_t at = start; at < end;) {
+		uint64_t bytes = MIN(end - at, BTRFS_MAX_EXTENT_SIZE), bytenr;
+		if (blockstore_alloc_data(fs->store, bytes, &bytenr))
+			return -ENOSPC;
+		struct data_extent *extent = refs_data_extent_new(&fs->txn, bytenr, bytes);
+		insert_file_extent(fs, sv, inode, at, extent, bytes, BTRFS_FILE_EXTENT_REGULAR_SIZE);
+		csum_add(fs, bytenr, bytes);
+		fs->counters.data_bytes_written += bytes;
+		at += bytes;
+	}
+	return 0;
+}
+
+int fs_write_range(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t offset, uint64_t length)
+{
+	if (!fs->config.delayed_writeback)
+		return fs_write_range_now(fs, sv, inode, offset, length);
+	struct pending_write w = { sv, inode, offset, length };
+	g_array_append_val(fs->pending_writes, w);
+	if (fs->pending_writes->len >= FS_WRITEBACK_BATCH)
+		fs_flush_writeback(fs, NULL);
+	return 0;
+}
+
+/* Write back the queued data, all of it or one inode's. A write that meets
+ * ENOSPC at writeback is lost, as a writeback error is, and counted. */
+void fs_flush_writeback(struct fs *fs, const struct inode_location *only)
+{
+	g_autoptr(GArray) queue = fs->pending_writes;
+	fs->pending_writes = g_array_new(FALSE, FALSE, sizeof(struct pending_write));
+	for (unsigned i = 0; i < queue->len; i++) {
+		struct pending_write *w = &g_array_index(queue, struct pending_write, i);
+		if (only && (w->subvolume != only->subvolume || w->inode != only->inode)) {
+			g_array_append_val(fs->pending_writes, *w);
+			continue;
+		}
+		if (!w->subvolume->deleted && fs_write_range_now(fs, w->subvolume, w->inode, w->offset, w->length))
+			fs->counters.enospc_events++;
+	}
+}
+
+static bool collect_key(const struct btree_item *item, void *opaque)
+{
+	g_array_append_val((GArray *)opaque, item->key);
+	return true;
+}
+
+/* Every item of an inode goes; its extents lose their references. */
+void fs_delete_inode_items(struct fs *fs, struct subvolume *sv, uint64_t inode)
+{
+	fs_drop_extents(fs, sv, inode, 0, UINT64_MAX);
+	g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(struct btree_key));
+	struct btree_key first = { inode, 0, 0 };
+	struct btree_key last = { inode, UINT64_MAX, 255 };
+	btree_visit_range(&sv->tree, &first, &last, collect_key, keys);
+	for (unsigned i = 0; i < keys->len; i++)
+		btree_delete_item(&sv->tree, &fs->txn, &g_array_index(keys, struct btree_key, i));
+}
+
+static int resolve_regular(struct fs *fs, const char *path, struct inode_location *where)
+{
+	int ret = fs_resolve(fs, path, where);
+	if (ret)
+		return ret;
+	const struct btree_item *item = fs_inode_item(where->subvolume, where->inode);
+	if (fs_mode_is_dir(item->payload.inode.mode))
+		return -EISDIR;
+	if (!S_ISREG(item->payload.inode.mode))
+		return -EINVAL;
+	return where->subvolume->readonly ? -EROFS : 0;
+}
+
+int fs_write(struct fs *fs, const char *path, uint64_t offset, uint64_t length)
+{
+	struct inode_location where;
+	int ret = resolve_regular(fs, path, &where);
+	if (ret)
+		return ret;
+	if (offset > UINT64_MAX - length || offset + length > (UINT64_MAX >> 1))
+		return -EFBIG;
+	if (!length)
+		return 0;
+	if ((ret = fs_reserve(fs, 4)))
+		return ret;
+	struct btree_item *inode = fs_inode_item_for_write(fs, &where);
+	inode->payload.inode.size = MAX(inode->payload.inode.size, offset + length);
+	inode->payload.inode.mtime = inode->payload.inode.ctime = fs->clock_ns;
+	ret = fs_write_range(fs, where.subvolume, where.inode, offset, length);
+	fs_release(fs);
+	return ret;
+}
+
+int fs_truncate(struct fs *fs, const char *path, uint64_t size)
+{
+	struct inode_location where;
+	int ret = resolve_regular(fs, path, &where);
+	if (ret)
+		return ret;
+	if (size > (UINT64_MAX >> 1))
+		return -EFBIG;
+	if ((ret = fs_reserve(fs, 4)))
+		return ret;
+	fs_flush_writeback(fs, &where);
+	struct btree_item *inode = fs_inode_item_for_write(fs, &where);
+	uint64_t old_size = inode->payload.inode.size;
+	inode->payload.inode.size = size;
+	inode->payload.inode.mtime = inode->payload.inode.ctime = fs->clock_ns;
+	if (size < old_size) {
+		g_autoptr(GArray) spans = file_extents(where.subvolume, where.inode, 1);
+		bool is_inline = spans->len && !g_array_index(spans, struct extent_span, 0).extent;
+		if (is_inline && size) {
+			struct extent_span *s = &g_array_index(spans, struct extent_span, 0);
+			btree_resize_item(&where.subvolume->tree, &fs->txn, &s->key,
+					  BTRFS_FILE_EXTENT_INLINE_HEADER + (uint32_t)size)->payload.file_extent.num_bytes = size;
+		} else {
+			fs_drop_extents(fs, where.subvolume, where.inode, round_up_sector(size), UINT64_MAX);
+		}
+	}
+	fs_release(fs);
+	return 0;
+}
+
+int fs_fsync(struct fs *fs, const char *path)
+{
+	struct inode_location where;
+	int ret = fs_resolve(fs, path, &where);
+	if (ret)
+		return ret;
+	fs_flush_writeback(fs, &where);
+	return 0;
+}

@@ -1,0 +1,99 @@
+/*
+ * model/fs_internal.h - what the fs_*.c files share; not part of the contract.
+ */
+#ifndef COWSIM_MODEL_FS_INTERNAL_H
+#define COWSIM_MODEL_FS_INTERNAL_H
+
+#include <sys/stat.h>
+
+#include "btree.h"
+#include "constants.h"
+#include "fs.h"
+#include "refs.h"
+#include "transaction.h"
+
+#define FS_TOP_SUBVOLUME BTRFS_FS_TREE_OBJECTID
+#define FS_ROOT_DIR_INODE BTRFS_FIRST_FREE_OBJECTID
+
+/* btrfs dir item file types (BTRFS_FT_*). */
+enum { FT_REG_FILE = 1, FT_DIR = 2, FT_SYMLINK = 7 };
+
+struct subvolume {
+	uint64_t id;
+	struct btree tree;
+	uint64_t highest_inode;       /* the last inode number handed out */
+	bool readonly;
+	bool deleted;
+	char *path;                   /* where it was made, for reports */
+};
+
+/* Data waiting for writeback (delalloc): inserted at the next commit. */
+struct pending_write {
+	struct subvolume *subvolume;
+	uint64_t inode;
+	uint64_t offset, length;
+};
+
+struct fs {
+	struct fs_config config;
+	struct blockstore *store;
+	struct refs *refs;
+	struct transaction txn;
+	struct btree root_tree, extent_tree, csum_tree, free_space_tree, dev_tree, uuid_tree, data_reloc_tree;
+	GPtrArray *subvolumes;        /* struct subvolume *, by creation; owns them */
+	GHashTable *subvolume_by_id;  /* id -> struct subvolume * */
+	GStringChunk *names;          /* every name a directory entry points at */
+	GArray *pending_writes;       /* struct pending_write */
+	GArray *free_space_written;   /* uint64 per chunk: used, as the free-space tree last said */
+	unsigned dev_extents_written; /* chunks with DEV_EXTENT items */
+	int64_t clock_ns;
+	int64_t last_commit_ns;
+	uint64_t next_subvolume_id;
+	struct fs_counters counters;
+};
+
+/* An inode, wherever it lives. */
+struct inode_location {
+	struct subvolume *subvolume;
+	uint64_t inode;
+};
+
+/* A path's last component and the directory that holds it. */
+struct name_location {
+	struct inode_location dir;
+	const char *name;
+	uint16_t name_len;
+};
+
+/* fs_namespace.c */
+uint32_t fs_name_hash(const char *name, size_t length);
+int fs_resolve(struct fs *fs, const char *path, struct inode_location *out);
+int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out);
+const struct btree_item *fs_inode_item(const struct subvolume *subvolume, uint64_t inode);
+struct btree_item *fs_inode_item_for_write(struct fs *fs, const struct inode_location *where);
+const struct btree_item *fs_dir_lookup(const struct subvolume *subvolume, uint64_t dir, const char *name,
+				       uint16_t name_len);
+int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t location, bool location_is_root,
+		     uint8_t file_type);
+void fs_remove_dir_entry(struct fs *fs, const struct name_location *at);
+
+/* fs_data.c */
+int fs_write_range(struct fs *fs, struct subvolume *subvolume, uint64_t inode, uint64_t offset, uint64_t length);
+void fs_drop_extents(struct fs *fs, struct subvolume *subvolume, uint64_t inode, uint64_t start, uint64_t end);
+void fs_flush_writeback(struct fs *fs, const struct inode_location *only);
+void fs_data_extent_freed(void *opaque, struct transaction *txn, struct data_extent *extent);
+void fs_delete_inode_items(struct fs *fs, struct subvolume *subvolume, uint64_t inode);
+
+/* fs.c */
+int fs_commit(struct fs *fs);
+int fs_reserve(struct fs *fs, unsigned items);
+void fs_release(struct fs *fs);
+struct subvolume *fs_subvolume(const struct fs *fs, uint64_t id);
+struct subvolume *fs_add_subvolume(struct fs *fs, uint64_t id, const char *path);
+
+static inline bool fs_mode_is_dir(uint32_t mode)
+{
+	return S_ISDIR(mode);
+}
+
+#endif

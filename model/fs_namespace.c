@@ -1,0 +1,502 @@
+/*
+ * model/fs_namespace.c - paths, directory entries and the name operations.
+ *
+ * A directory's entries live in its own key range of its subvolume's tree:
+ *
+ *   (dir, DIR_ITEM 84, crc32c(name))   30 + name   found by name
+ *   (dir, DIR_INDEX 96, index)         30 + name   readdir order
+ *
+ * and each inode names its parents with (inode, INODE_REF 12, parent),
+ * 10 + name per name held. An entry whose location is a subvolume leads
+ * into that subvolume's root directory (inode 256).
+ *
+ * Hash collisions: btrfs packs colliding names into one DIR_ITEM; the model
+ * moves the colliding entry to the next free hash value instead (a 2^-32
+ * event per pair of names in one directory; docs/model.md).
+ */
+#include "fs_internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* crc32c (Castagnoli), as btrfs_name_hash() = crc32c(~1, name). */
+static uint32_t crc32c_table[256];
+
+static void crc32c_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+		crc32c_table[i] = c;
+	}
+}
+
+uint32_t fs_name_hash(const char *name, size_t length)
+{
+	static gsize initialised;
+	if (g_once_init_enter(&initialised)) {
+		crc32c_init();
+		g_once_init_leave(&initialised, 1);
+	}
+	uint32_t crc = ~1u;
+	for (size_t i = 0; i < length; i++)
+		crc = crc32c_table[(crc ^ (uint8_t)name[i]) & 0xff] ^ (crc >> 8);
+	return crc;
+}
+
+const struct btree_item *fs_inode_item(const struct subvolume *subvolume, uint64_t inode)
+{
+	struct btree_key key = { inode, 0, BTRFS_INODE_ITEM_KEY };
+	struct btree_path path;
+	return btree_lookup(&subvolume->tree, &key, &path) ? btree_path_item(&path) : NULL;
+}
+
+struct btree_item *fs_inode_item_for_write(struct fs *fs, const struct inode_location *where)
+{
+	struct btree_key key = { where->inode, 0, BTRFS_INODE_ITEM_KEY };
+	return btree_lookup_for_write(&where->subvolume->tree, &fs->txn, &key);
+}
+
+struct dir_match {
+	const char *name;
+	uint16_t name_len;
+	const struct btree_item *found;
+};
+
+static bool match_name(const struct btree_item *item, void *opaque)
+{
+	struct dir_match *m = opaque;
+	if (item->payload.dir.name_len == m->name_len && !memcmp(item->payload.dir.name, m->name, m->name_len)) {
+		m->found = item;
+		return false;
+	}
+	return true;
+}
+
+/* The DIR_ITEM for `name` in `dir`: at its hash, or a few slots past it
+ * when a collision moved it (see the top of the file). */
+const struct btree_item *fs_dir_lookup(const struct subvolume *subvolume, uint64_t dir, const char *name,
+				       uint16_t name_len)
+{
+	uint32_t hash = fs_name_hash(name, name_len);
+	struct btree_key first = { dir, hash, BTRFS_DIR_ITEM_KEY };
+	struct btree_key last = { dir, (uint64_t)hash + 8, BTRFS_DIR_ITEM_KEY };
+	struct dir_match m = { name, name_len, NULL };
+	btree_visit_range(&subvolume->tree, &first, &last, match_name, &m);
+	return m.found;
+}
+
+static int step_into(struct fs *fs, struct inode_location *at, const char *name, size_t length)
+{
+	if (length > BTRFS_NAME_LEN)
+		return -ENAMETOOLONG;
+	const struct btree_item *inode = fs_inode_item(at->subvolume, at->inode);
+	if (!inode)
+		return -ENOENT;
+	if (!fs_mode_is_dir(inode->payload.inode.mode))
+		return -ENOTDIR;
+	const struct btree_item *entry = fs_dir_lookup(at->subvolume, at->inode, name, (uint16_t)length);
+	if (!entry)
+		return -ENOENT;
+	if (entry->payload.dir.location_is_root) {
+		struct subvolume *next = fs_subvolume(fs, entry->payload.dir.location);
+		if (!next || next->deleted)
+			return -ENOENT;
+		at->subvolume = next;
+		at->inode = FS_ROOT_DIR_INODE;
+	} else {
+		at->inode = entry->payload.dir.location;
+	}
+	return 0;
+}
+
+/* Walks the components of path[0, end). */
+static int walk(struct fs *fs, const char *path, size_t end, struct inode_location *out)
+{
+	if (path[0] != '/')
+		return -EINVAL;
+	out->subvolume = fs_subvolume(fs, FS_TOP_SUBVOLUME);
+	out->inode = FS_ROOT_DIR_INODE;
+	size_t i = 0;
+	while (i < end) {
+		while (i < end && path[i] == '/')
+			i++;
+		size_t start = i;
+		while (i < end && path[i] != '/')
+			i++;
+		size_t length = i - start;
+		if (!length || (length == 1 && path[start] == '.'))
+			continue;
+		if (length == 2 && path[start] == '.' && path[start + 1] == '.')
+			return -EINVAL;
+		int ret = step_into(fs, out, path + start, length);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int fs_resolve(struct fs *fs, const char *path, struct inode_location *out)
+{
+	return walk(fs, path, strlen(path), out);
+}
+
+int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out)
+{
+	size_t end = strlen(path);
+	while (end > 1 && path[end - 1] == '/')
+		end--;
+	size_t slash = end;
+	while (slash > 0 && path[slash - 1] != '/')
+		slash--;
+	size_t length = end - slash;
+	if (!length || (length == 1 && path[slash] == '.') || (length == 2 && !strncmp(path + slash, "..", 2)))
+		return -EINVAL;
+	if (length > BTRFS_NAME_LEN)
+		return -ENAMETOOLONG;
+	int ret = walk(fs, path, slash, &out->dir);
+	if (ret)
+		return ret;
+	const struct btree_item *dir = fs_inode_item(out->dir.subvolume, out->dir.inode);
+	if (!dir)
+		return -ENOENT;
+	if (!fs_mode_is_dir(dir->payload.inode.mode))
+		return -ENOTDIR;
+	out->name = path + slash;
+	out->name_len = (uint16_t)length;
+	return 0;
+}
+
+/* The next DIR_INDEX of a directory: one past the largest in use, as btrfs
+ * recomputes index_cnt (btrfs_set_inode_index_count); 2 in an empty one. */
+static uint64_t next_dir_index(const struct subvolume *subvolume, uint64_t dir)
+{
+	struct btree_key key = { dir, UINT64_MAX, BTRFS_DIR_INDEX_KEY };
+	const struct btree_item *last = btree_lookup_le(&subvolume->tree, &key);
+	if (last && last->key.objectid == dir && last->key.type == BTRFS_DIR_INDEX_KEY)
+		return last->key.offset + 1;
+	return 2;
+}
+
+static uint64_t free_hash_slot(const struct subvolume *subvolume, uint64_t dir, uint32_t hash)
+{
+	struct btree_path path;
+	for (uint64_t offset = hash;; offset++) {
+		struct btree_key key = { dir, offset, BTRFS_DIR_ITEM_KEY };
+		if (!btree_lookup(&subvolume->tree, &key, &path))
+			return offset;
+	}
+}
+
+static void touch_dir(struct fs *fs, const struct inode_location *dir, int64_t size_change)
+{
+	struct btree_item *inode = fs_inode_item_for_write(fs, dir);
+	inode->payload.inode.size = (uint64_t)((int64_t)inode->payload.inode.size + size_change);
+	inode->payload.inode.mtime = inode->payload.inode.ctime = fs->clock_ns;
+}
+
+int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t location, bool location_is_root,
+		     uint8_t file_type)
+{
+	struct subvolume *sv = at->dir.subvolume;
+	union item_payload payload = { .dir = {
+		.location = location,
+		.index = next_dir_index(sv, at->dir.inode),
+		.name = g_string_chunk_insert_len(fs->names, at->name, at->name_len),
+		.name_len = at->name_len,
+		.file_type = file_type,
+		.location_is_root = location_is_root,
+	} };
+	uint32_t size = BTRFS_DIR_ITEM_SIZE + at->name_len;
+	struct btree_key item_key = { at->dir.inode, free_hash_slot(sv, at->dir.inode,
+							fs_name_hash(at->name, at->name_len)), BTRFS_DIR_ITEM_KEY };
+	struct btree_key index_key = { at->dir.inode, payload.dir.index, BTRFS_DIR_INDEX_KEY };
+	btree_insert_item(&sv->tree, &fs->txn, &item_key, size, &payload);
+	btree_insert_item(&sv->tree, &fs->txn, &index_key, size, &payload);
+	touch_dir(fs, &at->dir, 2 * (int64_t)at->name_len);
+	return 0;
+}
+
+void fs_remove_dir_entry(struct fs *fs, const struct name_location *at)
+{
+	struct subvolume *sv = at->dir.subvolume;
+	const struct btree_item *entry = fs_dir_lookup(sv, at->dir.inode, at->name, at->name_len);
+	g_assert(entry);
+	struct btree_key item_key = entry->key;
+	struct btree_key index_key = { at->dir.inode, entry->payload.dir.index, BTRFS_DIR_INDEX_KEY };
+	btree_delete_item(&sv->tree, &fs->txn, &item_key);
+	btree_delete_item(&sv->tree, &fs->txn, &index_key);
+	touch_dir(fs, &at->dir, -2 * (int64_t)at->name_len);
+}
+
+/* INODE_REF (inode, 12, parent): one item per parent, 10 + name per name. */
+static void add_inode_ref(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t parent, uint16_t name_len)
+{
+	struct btree_key key = { inode, parent, BTRFS_INODE_REF_KEY };
+	struct btree_path path;
+	uint32_t bytes = BTRFS_INODE_REF_SIZE + name_len;
+	if (btree_lookup(&sv->tree, &key, &path)) {
+		uint32_t size = btree_path_item(&path)->size + bytes;
+		btree_resize_item(&sv->tree, &fs->txn, &key, size)->payload.ref.count++;
+		return;
+	}
+	union item_payload payload = { .ref = { .count = 1 } };
+	btree_insert_item(&sv->tree, &fs->txn, &key, bytes, &payload);
+}
+
+static void remove_inode_ref(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t parent,
+			     uint16_t name_len)
+{
+	struct btree_key key = { inode, parent, BTRFS_INODE_REF_KEY };
+	struct btree_path path;
+	if (!btree_lookup(&sv->tree, &key, &path))
+		return;
+	const struct btree_item *ref = btree_path_item(&path);
+	if (ref->payload.ref.count <= 1) {
+		btree_delete_item(&sv->tree, &fs->txn, &key);
+		return;
+	}
+	uint32_t size = ref->size - (BTRFS_INODE_REF_SIZE + name_len);
+	btree_resize_item(&sv->tree, &fs->txn, &key, size)->payload.ref.count--;
+}
+
+static int64_t time_or_now(int64_t t, int64_t now)
+{
+	return t == INT64_MIN ? now : t;
+}
+
+/* Common checks for a new name: the parent exists, is writable, and the
+ * name is free. */
+static int prepare_new_name(struct fs *fs, const char *path, struct name_location *at)
+{
+	int ret = fs_resolve_parent(fs, path, at);
+	if (ret)
+		return ret;
+	if (at->dir.subvolume->readonly)
+		return -EROFS;
+	if (fs_dir_lookup(at->dir.subvolume, at->dir.inode, at->name, at->name_len))
+		return -EEXIST;
+	return 0;
+}
+
+/* A new inode with its INODE_ITEM, INODE_REF and directory entry. */
+static uint64_t new_inode(struct fs *fs, const struct name_location *at, uint32_t mode, uint64_t size,
+			  const struct fs_attributes *attributes, uint8_t file_type)
+{
+	struct subvolume *sv = at->dir.subvolume;
+	uint64_t inode = ++sv->highest_inode;
+	int64_t now = fs->clock_ns;
+	union item_payload payload = { .inode = {
+		.atime = time_or_now(attributes->atime, now),
+		.mtime = time_or_now(attributes->mtime, now),
+		.ctime = time_or_now(attributes->ctime, now),
+		.size = size,
+		.nlink = 1,
+		.mode = mode,
+	} };
+	struct btree_key key = { inode, 0, BTRFS_INODE_ITEM_KEY };
+	btree_insert_item(&sv->tree, &fs->txn, &key, BTRFS_INODE_ITEM_SIZE, &payload);
+	add_inode_ref(fs, sv, inode, at->dir.inode, at->name_len);
+	fs_add_dir_entry(fs, at, inode, false, file_type);
+	return inode;
+}
+
+int fs_mkdir(struct fs *fs, const char *path, const struct fs_attributes *attributes)
+{
+	struct name_location at;
+	int ret = prepare_new_name(fs, path, &at);
+	if (ret || (ret = fs_reserve(fs, 5)))
+		return ret;
+	new_inode(fs, &at, S_IFDIR | (attributes->mode & 07777), 0, attributes, FT_DIR);
+	fs_release(fs);
+	return 0;
+}
+
+int fs_create(struct fs *fs, const char *path, uint64_t size, const struct fs_attributes *attributes)
+{
+	struct name_location at;
+	int ret = prepare_new_name(fs, path, &at);
+	if (ret || (ret = fs_reserve(fs, 6)))
+		return ret;
+	uint64_t inode = new_inode(fs, &at, S_IFREG | (attributes->mode & 07777), size, attributes, FT_REG_FILE);
+	if (size)
+		ret = fs_write_range(fs, at.dir.subvolume, inode, 0, size);
+	fs_release(fs);
+	return ret;
+}
+
+int fs_symlink(struct fs *fs, const char *target, const char *path, const struct fs_attributes *attributes)
+{
+	struct name_location at;
+	size_t length = strlen(target);
+	if (!length || length >= BTRFS_SECTORSIZE)
+		return -ENAMETOOLONG;
+	int ret = prepare_new_name(fs, path, &at);
+	if (ret || (ret = fs_reserve(fs, 6)))
+		return ret;
+	uint64_t inode = new_inode(fs, &at, S_IFLNK | 0777, length, attributes, FT_SYMLINK);
+	/* btrfs_symlink() writes the target as an inline extent at once. */
+	struct btree_key key = { inode, 0, BTRFS_EXTENT_DATA_KEY };
+	union item_payload payload = { .file_extent = { .extent = NULL, .num_bytes = length } };
+	btree_insert_item(&at.dir.subvolume->tree, &fs->txn, &key,
+			  BTRFS_FILE_EXTENT_INLINE_HEADER + (uint32_t)length, &payload);
+	fs_release(fs);
+	return 0;
+}
+
+int fs_link(struct fs *fs, const char *existing, const char *path)
+{
+	struct inode_location target;
+	struct name_location at;
+	int ret = fs_resolve(fs, existing, &target);
+	if (ret || (ret = prepare_new_name(fs, path, &at)))
+		return ret;
+	const struct btree_item *inode = fs_inode_item(target.subvolume, target.inode);
+	if (fs_mode_is_dir(inode->payload.inode.mode))
+		return -EPERM;
+	if (target.subvolume != at.dir.subvolume)
+		return -EXDEV;
+	if (inode->payload.inode.nlink >= 65535)
+		return -EMLINK;
+	uint8_t type = S_ISLNK(inode->payload.inode.mode) ? FT_SYMLINK : FT_REG_FILE;
+	if ((ret = fs_reserve(fs, 4)))
+		return ret;
+	add_inode_ref(fs, at.dir.subvolume, target.inode, at.dir.inode, at.name_len);
+	fs_add_dir_entry(fs, &at, target.inode, false, type);
+	struct btree_item *item = fs_inode_item_for_write(fs, &target);
+	item->payload.inode.nlink++;
+	item->payload.inode.ctime = fs->clock_ns;
+	fs_release(fs);
+	return 0;
+}
+
+/* Resolve an existing name for removal or rename. */
+static int resolve_existing(struct fs *fs, const char *path, struct name_location *at,
+			    const struct btree_item **entry)
+{
+	int ret = fs_resolve_parent(fs, path, at);
+	if (ret)
+		return ret;
+	*entry = fs_dir_lookup(at->dir.subvolume, at->dir.inode, at->name, at->name_len);
+	if (!*entry)
+		return -ENOENT;
+	if (at->dir.subvolume->readonly)
+		return -EROFS;
+	return 0;
+}
+
+/* Drop one name of a non-directory inode; the inode goes with its last. */
+static void unlink_name(struct fs *fs, const struct name_location *at, uint64_t inode)
+{
+	struct subvolume *sv = at->dir.subvolume;
+	fs_remove_dir_entry(fs, at);
+	remove_inode_ref(fs, sv, inode, at->dir.inode, at->name_len);
+	struct inode_location where = { sv, inode };
+	struct btree_item *item = fs_inode_item_for_write(fs, &where);
+	item->payload.inode.ctime = fs->clock_ns;
+	if (--item->payload.inode.nlink == 0)
+		fs_delete_inode_items(fs, sv, inode);
+}
+
+int fs_unlink(struct fs *fs, const char *path)
+{
+	struct name_location at;
+	const struct btree_item *entry;
+	int ret = resolve_existing(fs, path, &at, &entry);
+	if (ret)
+		return ret;
+	if (entry->payload.dir.file_type == FT_DIR || entry->payload.dir.location_is_root)
+		return -EISDIR;
+	if ((ret = fs_reserve(fs, 6)))
+		return ret;
+	unlink_name(fs, &at, entry->payload.dir.location);
+	fs_release(fs);
+	return 0;
+}
+
+static bool dir_is_empty(const struct subvolume *sv, uint64_t dir)
+{
+	struct btree_key first = { dir, 0, BTRFS_DIR_INDEX_KEY };
+	struct btree_key after = { dir, UINT64_MAX, BTRFS_DIR_INDEX_KEY };
+	const struct btree_item *last = btree_lookup_le(&sv->tree, &after);
+	return !(last && btree_key_compare(&last->key, &first) >= 0);
+}
+
+int fs_rmdir(struct fs *fs, const char *path)
+{
+	struct name_location at;
+	const struct btree_item *entry;
+	int ret = resolve_existing(fs, path, &at, &entry);
+	if (ret)
+		return ret;
+	if (entry->payload.dir.location_is_root)
+		return -EPERM;
+	if (entry->payload.dir.file_type != FT_DIR)
+		return -ENOTDIR;
+	uint64_t inode = entry->payload.dir.location;
+	if (!dir_is_empty(at.dir.subvolume, inode))
+		return -ENOTEMPTY;
+	if ((ret = fs_reserve(fs, 6)))
+		return ret;
+	fs_remove_dir_entry(fs, &at);
+	fs_delete_inode_items(fs, at.dir.subvolume, inode);
+	fs_release(fs);
+	return 0;
+}
+
+int fs_rename(struct fs *fs, const char *from, const char *to)
+{
+	struct name_location src, dst;
+	const struct btree_item *entry;
+	int ret = resolve_existing(fs, from, &src, &entry);
+	if (ret || (ret = fs_resolve_parent(fs, to, &dst)))
+		return ret;
+	if (src.dir.subvolume != dst.dir.subvolume || entry->payload.dir.location_is_root)
+		return -EXDEV;
+	uint64_t inode = entry->payload.dir.location;
+	uint8_t type = entry->payload.dir.file_type;
+	const struct btree_item *existing = fs_dir_lookup(dst.dir.subvolume, dst.dir.inode, dst.name, dst.name_len);
+	if (existing && existing->payload.dir.location == inode)
+		return 0;
+	if (existing && (existing->payload.dir.file_type == FT_DIR || type == FT_DIR))
+		return existing->payload.dir.file_type == FT_DIR ? -EISDIR : -ENOTDIR;
+	if ((ret = fs_reserve(fs, 10)))
+		return ret;
+	if (existing)
+		unlink_name(fs, &dst, existing->payload.dir.location);
+	fs_remove_dir_entry(fs, &src);
+	remove_inode_ref(fs, src.dir.subvolume, inode, src.dir.inode, src.name_len);
+	add_inode_ref(fs, dst.dir.subvolume, inode, dst.dir.inode, dst.name_len);
+	fs_add_dir_entry(fs, &dst, inode, false, type);
+	struct inode_location where = { src.dir.subvolume, inode };
+	fs_inode_item_for_write(fs, &where)->payload.inode.ctime = fs->clock_ns;
+	fs_release(fs);
+	return 0;
+}
+
+int fs_stat(struct fs *fs, const char *path)
+{
+	struct inode_location where;
+	return fs_resolve(fs, path, &where);
+}
+
+int fs_settime(struct fs *fs, const char *path, int64_t atime, int64_t mtime)
+{
+	struct inode_location where;
+	int ret = fs_resolve(fs, path, &where);
+	if (ret)
+		return ret;
+	if (where.subvolume->readonly)
+		return -EROFS;
+	if ((ret = fs_reserve(fs, 1)))
+		return ret;
+	struct btree_item *inode = fs_inode_item_for_write(fs, &where);
+	if (atime != INT64_MIN)
+		inode->payload.inode.atime = atime;
+	if (mtime != INT64_MIN)
+		inode->payload.inode.mtime = mtime;
+	inode->payload.inode.ctime = fs->clock_ns;
+	fs_release(fs);
+	return 0;
+}

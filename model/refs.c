@@ -1,0 +1,468 @@
+/*
+ * model/refs.c - lazy reference counting and the extent tree it feeds.
+ *
+ * The counts live on the blocks and extents (tree_refs, shared_refs,
+ * data_refs); every change queues the block or extent once per pass, and
+ * refs_commit() writes the queued ones into the extent tree in address order,
+ * as btrfs runs its delayed refs at commit. Writing them copies extent-tree
+ * blocks, whose own records then change, so the commit repeats until a pass
+ * queues nothing: by then every extent-tree block on a changed path belongs to
+ * this transaction and changes in place.
+ *
+ * update_ref_for_cow(), the rule that decides who pays when a shared block is
+ * copied (ctree.c; "buf" is the block being copied, "cow" its copy):
+ *
+ *   buf refs | buf owner == copier, no FULL_BACKREF | otherwise
+ *   ---------+--------------------------------------+--------------------------------
+ *     > 1    | children +1 SHARED(buf); buf gets    | children +1 TREE_BLOCK_REF(copier)
+ *            | FULL_BACKREF                         |   through cow
+ *     == 1   | (children move to cow as they are)   | if buf has FULL_BACKREF: children
+ *            |                                      |   +1 via cow, -1 SHARED(buf)
+ *
+ * then buf loses the reference the copier's path held; at zero it is freed.
+ */
+#include "model_error.h"
+#include "refs.h"
+
+#include <string.h>
+
+#include "blockstore.h"
+#include "constants.h"
+#include "transaction.h"
+
+struct refs {
+	struct btree *extent_tree;
+	GPtrArray *dirty_blocks;       /* struct tree_block *, TREE_BLOCK_REFS_DIRTY set */
+	GPtrArray *dirty_data;         /* struct data_extent *, DATA_EXTENT_DIRTY set */
+	GPtrArray *freed_data;         /* extents to release after the commit */
+	GHashTable *live_data;         /* bytenr -> struct data_extent *, the live extents */
+	GArray *chunk_used_written;    /* uint64 per chunk: used as in its BLOCK_GROUP_ITEM */
+	refs_data_freed_fn on_data_freed;
+	void *opaque;
+};
+
+struct refs *refs_new(struct btree *extent_tree, refs_data_freed_fn on_data_freed, void *opaque)
+{
+	struct refs *refs = g_new0(struct refs, 1);
+	refs->extent_tree = extent_tree;
+	refs->dirty_blocks = g_ptr_array_new();
+	refs->dirty_data = g_ptr_array_new();
+	refs->freed_data = g_ptr_array_new_with_free_func(g_free);
+	refs->live_data = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+	refs->chunk_used_written = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+	refs->on_data_freed = on_data_freed;
+	refs->opaque = opaque;
+	return refs;
+}
+
+void refs_free(struct refs *refs)
+{
+	if (!refs)
+		return;
+	g_ptr_array_unref(refs->dirty_blocks);
+	g_ptr_array_unref(refs->dirty_data);
+	g_ptr_array_unref(refs->freed_data);
+	g_hash_table_unref(refs->live_data);
+	g_array_unref(refs->chunk_used_written);
+	g_free(refs);
+}
+
+static void queue_block(struct refs *refs, struct tree_block *block)
+{
+	if (block->flags & TREE_BLOCK_REFS_DIRTY)
+		return;
+	block->flags |= TREE_BLOCK_REFS_DIRTY;
+	g_ptr_array_add(refs->dirty_blocks, block);
+}
+
+static void queue_data(struct refs *refs, struct data_extent *extent)
+{
+	if (extent->flags & DATA_EXTENT_DIRTY)
+		return;
+	extent->flags |= DATA_EXTENT_DIRTY;
+	g_ptr_array_add(refs->dirty_data, extent);
+}
+
+void refs_block_created(struct transaction *txn, struct tree_block *block)
+{
+	block->tree_refs = 1;
+	queue_block(txn->refs, block);
+}
+
+void refs_add_block(struct transaction *txn, struct tree_block *block, bool shared)
+{
+	if (shared)
+		block->shared_refs++;
+	else
+		block->tree_refs++;
+	queue_block(txn->refs, block);
+}
+
+/* One reference less; at zero the block is freed. `release_children` says
+ * whether the references the block itself held go with it (a dropped tree) or
+ * were already moved to a copy (COW). */
+static void drop_block_ref(struct transaction *txn, struct tree_block *block, bool shared, bool release_children)
+{
+	uint32_t *count = shared ? &block->shared_refs : &block->tree_refs;
+	g_assert(*count > 0);
+	(*count)--;
+	queue_block(txn->refs, block);
+	if (tree_block_refs(block))
+		return;
+	if (release_children && block->nritems)
+		refs_dec_children(txn, block, block->flags & TREE_BLOCK_FULL_BACKREF);
+	blockstore_free_block(txn->store, block);
+	txn->stats.blocks_freed++;
+}
+
+void refs_drop_block(struct transaction *txn, struct tree_block *block, bool shared)
+{
+	drop_block_ref(txn, block, shared, true);
+}
+
+static void change_children(struct transaction *txn, struct tree_block *block, bool full_backref, bool add)
+{
+	if (block->level) {
+		for (uint32_t i = 0; i < block->nritems; i++) {
+			struct tree_block *child = block->children[i].block;
+			if (add)
+				refs_add_block(txn, child, full_backref);
+			else
+				refs_drop_block(txn, child, full_backref);
+		}
+		return;
+	}
+	for (uint32_t i = 0; i < block->nritems; i++) {
+		const struct btree_item *item = &block->items[i];
+		if (item->key.type != BTRFS_EXTENT_DATA_KEY || !item->payload.file_extent.extent)
+			continue;
+		if (add)
+			refs_data_add(txn, item->payload.file_extent.extent, full_backref);
+		else
+			refs_data_drop(txn, item->payload.file_extent.extent, full_backref);
+	}
+}
+
+void refs_inc_children(struct transaction *txn, struct tree_block *block, bool full_backref)
+{
+	change_children(txn, block, full_backref, true);
+}
+
+void refs_dec_children(struct transaction *txn, struct tree_block *block, bool full_backref)
+{
+	change_children(txn, block, full_backref, false);
+}
+
+void refs_update_for_cow(struct transaction *txn, uint64_t root_id, struct tree_block *buf, struct tree_block *cow)
+{
+	bool full = buf->flags & TREE_BLOCK_FULL_BACKREF;
+	if (tree_block_refs(buf) > 1) {
+		if (buf->owner == root_id && !full) {
+			refs_inc_children(txn, buf, true);
+			buf->flags |= TREE_BLOCK_FULL_BACKREF;
+			queue_block(txn->refs, buf);
+		} else {
+			refs_inc_children(txn, cow, false);
+		}
+	} else if (full) {
+		refs_inc_children(txn, cow, false);
+		refs_dec_children(txn, buf, true);
+	}
+	drop_block_ref(txn, buf, false, false);
+}
+
+struct data_extent *refs_data_extent_new(struct transaction *txn, uint64_t bytenr, uint64_t num_bytes)
+{
+	struct data_extent *extent = g_new0(struct data_extent, 1);
+	extent->bytenr = bytenr;
+	extent->num_bytes = num_bytes;
+	extent->data_refs = 1;
+	g_hash_table_insert(txn->refs->live_data, &extent->bytenr, extent);
+	queue_data(txn->refs, extent);
+	return extent;
+}
+
+void refs_data_add(struct transaction *txn, struct data_extent *extent, bool shared)
+{
+	if (shared)
+		extent->shared_refs++;
+	else
+		extent->data_refs++;
+	queue_data(txn->refs, extent);
+}
+
+void refs_data_drop(struct transaction *txn, struct data_extent *extent, bool shared)
+{
+	uint32_t *count = shared ? &extent->shared_refs : &extent->data_refs;
+	g_assert(*count > 0);
+	(*count)--;
+	queue_data(txn->refs, extent);
+	if (data_extent_refs(extent))
+		return;
+	extent->flags |= DATA_EXTENT_FREED;
+	g_hash_table_steal(txn->refs->live_data, &extent->bytenr);
+	g_ptr_array_add(txn->refs->freed_data, extent);
+	if (txn->refs->on_data_freed)
+		txn->refs->on_data_freed(txn->refs->opaque, txn, extent);
+}
+
+/* --- extent item sizes --------------------------------------------------- */
+
+uint32_t refs_metadata_item_size(uint32_t nodesize, uint32_t refs, uint32_t *keyed)
+{
+	uint32_t room = (btrfs_max_extent_item_size(nodesize) - BTRFS_EXTENT_ITEM_SIZE) / BTRFS_INLINE_REF_SIZE;
+	uint32_t inline_refs = MIN(refs, room);
+	*keyed = refs - inline_refs;
+	return BTRFS_EXTENT_ITEM_SIZE + inline_refs * BTRFS_INLINE_REF_SIZE;
+}
+
+uint32_t refs_data_item_size(uint32_t nodesize, uint32_t data_refs, uint32_t shared_refs, uint32_t *keyed)
+{
+	uint32_t room = btrfs_max_extent_item_size(nodesize) - BTRFS_EXTENT_ITEM_SIZE;
+	uint32_t inline_data = MIN(data_refs, room / BTRFS_INLINE_DATA_REF_SIZE);
+	room -= inline_data * BTRFS_INLINE_DATA_REF_SIZE;
+	uint32_t inline_shared = MIN(shared_refs, room / BTRFS_INLINE_SHARED_DATA_REF_SIZE);
+	*keyed = (data_refs - inline_data) + (shared_refs - inline_shared);
+	return BTRFS_EXTENT_ITEM_SIZE + inline_data * BTRFS_INLINE_DATA_REF_SIZE +
+	       inline_shared * BTRFS_INLINE_SHARED_DATA_REF_SIZE;
+}
+
+/* --- writing the extent tree -------------------------------------------- */
+
+/* Bring one extent's items to `refs` references of `size` bytes inline and
+ * `keyed` keyed items, from `old_refs` and `old_keyed`. */
+static void write_extent_items(struct refs *refs, struct transaction *txn, const struct btree_key *key,
+			       uint32_t old_refs, uint32_t old_keyed, uint32_t new_refs, uint32_t size,
+			       uint32_t keyed, uint8_t keyed_type, uint32_t keyed_size)
+{
+	struct btree *tree = refs->extent_tree;
+	if (!old_refs && new_refs)
+		btree_insert_item(tree, txn, key, size, NULL);
+	else if (old_refs && !new_refs)
+		btree_delete_item(tree, txn, key);
+	else if (new_refs) {
+		struct btree_path path;
+		if (btree_lookup(tree, key, &path) && btree_path_item(&path)->size != size)
+			btree_resize_item(tree, txn, key, size);
+		else
+			btree_lookup_for_write(tree, txn, key);
+	}
+	if (!new_refs)
+		keyed = 0;
+	for (uint32_t i = keyed; i < old_keyed; i++) {
+		struct btree_key k = { key->objectid, i + 1, keyed_type };
+		btree_delete_item(tree, txn, &k);
+	}
+	for (uint32_t i = old_keyed; i < keyed; i++) {
+		struct btree_key k = { key->objectid, i + 1, keyed_type };
+		btree_insert_item(tree, txn, &k, keyed_size, NULL);
+	}
+}
+
+static void write_block_record(struct refs *refs, struct transaction *txn, struct tree_block *block)
+{
+	uint32_t nodesize = blockstore_nodesize(txn->store);
+	uint32_t new_refs = (block->flags & TREE_BLOCK_FREED) ? 0 : tree_block_refs(block);
+	uint32_t old_keyed, keyed;
+	refs_metadata_item_size(nodesize, block->extent_item_refs, &old_keyed);
+	uint32_t size = refs_metadata_item_size(nodesize, new_refs, &keyed);
+	struct btree_key key = { block->bytenr, block->level, BTRFS_METADATA_ITEM_KEY };
+	block->flags &= ~TREE_BLOCK_REFS_DIRTY;
+	if (!block->extent_item_refs && !new_refs)
+		return;
+	write_extent_items(refs, txn, &key, block->extent_item_refs, old_keyed, new_refs, size, keyed,
+			   BTRFS_TREE_BLOCK_REF_KEY, 0);
+	block->extent_item_refs = new_refs;
+}
+
+static void write_data_record(struct refs *refs, struct transaction *txn, struct data_extent *extent)
+{
+	uint32_t nodesize = blockstore_nodesize(txn->store);
+	uint32_t new_refs = data_extent_refs(extent), keyed;
+	uint32_t size = refs_data_item_size(nodesize, extent->data_refs, extent->shared_refs, &keyed);
+	struct btree_key key = { extent->bytenr, extent->num_bytes, BTRFS_EXTENT_ITEM_KEY };
+	extent->flags &= ~DATA_EXTENT_DIRTY;
+	if (!extent->item_refs && !new_refs)
+		return;
+	write_extent_items(refs, txn, &key, extent->item_refs, extent->keyed_items, new_refs, size, keyed,
+			   BTRFS_EXTENT_DATA_REF_KEY, BTRFS_KEYED_DATA_REF_SIZE);
+	extent->item_refs = new_refs;
+	extent->keyed_items = new_refs ? keyed : 0;
+}
+
+static int compare_block_address(gconstpointer a, gconstpointer b)
+{
+	const struct tree_block *x = *(struct tree_block *const *)a, *y = *(struct tree_block *const *)b;
+	return x->bytenr < y->bytenr ? -1 : x->bytenr > y->bytenr;
+}
+
+static int compare_data_address(gconstpointer a, gconstpointer b)
+{
+	const struct data_extent *x = *(struct data_extent *const *)a, *y = *(struct data_extent *const *)b;
+	return x->bytenr < y->bytenr ? -1 : x->bytenr > y->bytenr;
+}
+
+/* BLOCK_GROUP_ITEM (chunk start, 192, length) in the extent tree: written
+ * whenever the chunk's used bytes changed. Returns true when it wrote any. */
+static bool write_block_group_items(struct refs *refs, struct transaction *txn)
+{
+	unsigned count;
+	const struct chunk *chunks = blockstore_chunks(txn->store, &count);
+	bool wrote = false;
+	for (unsigned i = 0; i < count; i++) {
+		struct btree_key key = { chunks[i].start, chunks[i].length, BTRFS_BLOCK_GROUP_ITEM_KEY };
+		if (i >= refs->chunk_used_written->len) {
+			uint64_t used = chunks[i].used;
+			btree_insert_item(refs->extent_tree, txn, &key, BTRFS_BLOCK_GROUP_ITEM_SIZE, NULL);
+			g_array_append_val(refs->chunk_used_written, used);
+			wrote = true;
+			continue;
+		}
+		uint64_t *written = &g_array_index(refs->chunk_used_written, uint64_t, i);
+		if (*written == chunks[i].used)
+			continue;
+		btree_lookup_for_write(refs->extent_tree, txn, &key);
+		*written = chunks[i].used;
+		wrote = true;
+	}
+	return wrote;
+}
+
+bool refs_pending(const struct refs *refs)
+{
+	return refs->dirty_blocks->len || refs->dirty_data->len;
+}
+
+uint64_t refs_commit(struct refs *refs, struct transaction *txn)
+{
+	uint64_t written = 0;
+	for (;;) {
+		if (!refs->dirty_blocks->len && !refs->dirty_data->len && !write_block_group_items(refs, txn))
+			break;
+		g_autoptr(GPtrArray) blocks = refs->dirty_blocks;
+		g_autoptr(GPtrArray) data = refs->dirty_data;
+		refs->dirty_blocks = g_ptr_array_new();
+		refs->dirty_data = g_ptr_array_new();
+		g_ptr_array_sort(blocks, compare_block_address);
+		g_ptr_array_sort(data, compare_data_address);
+		for (unsigned i = 0; i < blocks->len; i++)
+			write_block_record(refs, txn, blocks->pdata[i]);
+		for (unsigned i = 0; i < data->len; i++)
+			write_data_record(refs, txn, data->pdata[i]);
+		written += blocks->len + data->len;
+	}
+	g_ptr_array_set_size(refs->freed_data, 0);
+	return written;
+}
+
+/* --- checking ------------------------------------------------------------ */
+
+struct expected_refs {
+	uint32_t tree_refs, shared_refs;
+};
+
+static bool check_fail(GError **error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static bool check_fail(GError **error, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	g_set_error_literal(error, MODEL_ERROR, MODEL_ERROR_CORRUPT, msg);
+	return false;
+}
+
+static struct expected_refs *expected_for(GHashTable *expected, const void *key)
+{
+	struct expected_refs *e = g_hash_table_lookup(expected, key);
+	if (!e) {
+		e = g_new0(struct expected_refs, 1);
+		g_hash_table_insert(expected, (gpointer)key, e);
+	}
+	return e;
+}
+
+/* Count, once per reachable block, the references it holds to its children. */
+static void count_references(struct tree_block *block, GHashTable *live, GHashTable *expected_blocks,
+			     GHashTable *expected_data)
+{
+	if (g_hash_table_contains(live, block))
+		return;
+	g_hash_table_add(live, block);
+	bool full = block->flags & TREE_BLOCK_FULL_BACKREF;
+	for (uint32_t i = 0; i < block->nritems; i++) {
+		if (block->level) {
+			struct tree_block *child = block->children[i].block;
+			struct expected_refs *e = expected_for(expected_blocks, child);
+			if (full)
+				e->shared_refs++;
+			else
+				e->tree_refs++;
+			count_references(child, live, expected_blocks, expected_data);
+			continue;
+		}
+		const struct btree_item *item = &block->items[i];
+		if (item->key.type != BTRFS_EXTENT_DATA_KEY || !item->payload.file_extent.extent)
+			continue;
+		struct expected_refs *e = expected_for(expected_data, item->payload.file_extent.extent);
+		if (full)
+			e->shared_refs++;
+		else
+			e->tree_refs++;
+	}
+}
+
+static bool check_blocks(GHashTable *live, GHashTable *expected_blocks, GError **error)
+{
+	GHashTableIter iter;
+	gpointer key;
+	g_hash_table_iter_init(&iter, live);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		const struct tree_block *block = key;
+		const struct expected_refs *e = g_hash_table_lookup(expected_blocks, block);
+		if (block->tree_refs != e->tree_refs || block->shared_refs != e->shared_refs)
+			return check_fail(error,
+					  "corrupt refs: block %" G_GUINT64_FORMAT " owner %" G_GUINT64_FORMAT
+					  ", counts tree %u shared %u, references found tree %u shared %u",
+					  block->bytenr, block->owner, block->tree_refs, block->shared_refs,
+					  e->tree_refs, e->shared_refs);
+	}
+	return true;
+}
+
+static bool check_data(const struct refs *refs, GHashTable *expected_data, GError **error)
+{
+	if (g_hash_table_size(expected_data) != g_hash_table_size(refs->live_data))
+		return check_fail(error, "corrupt refs: %u data extents referenced, %u live",
+				  g_hash_table_size(expected_data), g_hash_table_size(refs->live_data));
+	GHashTableIter iter;
+	gpointer key, value;
+	g_hash_table_iter_init(&iter, expected_data);
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		const struct data_extent *extent = key;
+		const struct expected_refs *e = value;
+		if (extent->flags & DATA_EXTENT_FREED)
+			return check_fail(error, "corrupt refs: data extent %" G_GUINT64_FORMAT ", reachable but freed",
+					  extent->bytenr);
+		if (extent->data_refs != e->tree_refs || extent->shared_refs != e->shared_refs)
+			return check_fail(error,
+					  "corrupt refs: data extent %" G_GUINT64_FORMAT
+					  ", counts data %u shared %u, references found data %u shared %u",
+					  extent->bytenr, extent->data_refs, extent->shared_refs, e->tree_refs,
+					  e->shared_refs);
+	}
+	return true;
+}
+
+bool refs_check(const struct refs *refs, struct btree *const *trees, unsigned ntrees, GHashTable *live,
+		GError **error)
+{
+	g_autoptr(GHashTable) expected_blocks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	g_autoptr(GHashTable) expected_data = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	for (unsigned t = 0; t < ntrees; t++) {
+		/* The root item holds one TREE_BLOCK_REF on the root block. */
+		expected_for(expected_blocks, trees[t]->root)->tree_refs++;
+		count_references(trees[t]->root, live, expected_blocks, expected_data);
+	}
+	return check_blocks(live, expected_blocks, error) && check_data(refs, expected_data, error);
+}

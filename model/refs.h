@@ -1,0 +1,120 @@
+/*
+ * model/refs.h - reference counts and the extent tree's backrefs.
+ *
+ * btrfs counts references to every tree block and data extent in the extent
+ * tree, lazily (Rodeh, "B-trees, Shadowing, and Clones", ACM TOS 2008): a
+ * snapshot only adds one reference to each child of the copied root; the
+ * counts move down the tree when shared blocks are copied. This module keeps
+ * the counts on the blocks and extents themselves (the truth the checker
+ * audits) and, at commit, writes them into the extent tree as btrfs's delayed
+ * refs do, so that the extent tree grows and is copied like any other tree.
+ *
+ * Backrefs, and the bytes each costs in an extent item (constants.h):
+ *
+ *   tree block  METADATA_ITEM (bytenr, 169, level) 24 + 9 per inline ref
+ *               TREE_BLOCK_REF(root)    a parent owned by `root`, or the root item
+ *               SHARED_BLOCK_REF(parent) a FULL_BACKREF parent
+ *   data extent EXTENT_ITEM (bytenr, 168, bytes) 24 + per inline ref:
+ *               EXTENT_DATA_REF(root, inode, offset) 29, SHARED_DATA_REF(parent) 13
+ *
+ * Refs past BTRFS_MAX_EXTENT_ITEM_SIZE become keyed items of their own.
+ *
+ * Invariants (refs_check):
+ *  R1 a block's tree_refs equals the roots plus non-FULL_BACKREF parents that
+ *     point at it; its shared_refs equals the FULL_BACKREF parents;
+ *  R2 a data extent's data_refs and shared_refs equal the file extent items in
+ *     non-FULL and FULL leaves that point at it;
+ *  R3 no reachable block or extent is freed; every freed one has zero refs.
+ *
+ * Approximations (docs/model.md): each reference is its own backref (btrfs
+ * merges EXTENT_DATA_REFs of one inode and offset into one with a count);
+ * when refs overflow an item, data refs are kept inline before shared ones.
+ */
+#ifndef COWSIM_MODEL_REFS_H
+#define COWSIM_MODEL_REFS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+
+#include "btree.h"
+
+struct transaction;
+
+enum {
+	DATA_EXTENT_FREED = 1u << 0,
+	DATA_EXTENT_DIRTY = 1u << 1,
+};
+
+struct data_extent {
+	uint64_t bytenr;
+	uint64_t num_bytes;           /* on disk, a multiple of the sector size */
+	uint32_t data_refs;           /* EXTENT_DATA_REF backrefs */
+	uint32_t shared_refs;         /* SHARED_DATA_REF backrefs */
+	uint32_t item_refs;           /* refs in the extent tree as last written */
+	uint32_t keyed_items;         /* keyed backref items as last written */
+	uint8_t flags;
+};
+
+static inline uint32_t data_extent_refs(const struct data_extent *extent)
+{
+	return extent->data_refs + extent->shared_refs;
+}
+
+/* Called when a data extent's last reference goes, before its item is
+ * deleted: the filesystem drops its checksums and frees its space. */
+typedef void (*refs_data_freed_fn)(void *opaque, struct transaction *txn, struct data_extent *extent);
+
+struct refs;
+
+struct refs *refs_new(struct btree *extent_tree, refs_data_freed_fn on_data_freed, void *opaque);
+void refs_free(struct refs *refs);
+
+/* A block just allocated for `tree_id`: one TREE_BLOCK_REF from its parent or
+ * root item. */
+void refs_block_created(struct transaction *txn, struct tree_block *block);
+
+/* update_ref_for_cow(): `buf` is being copied to `cow` by tree `root_id`.
+ * Moves references of their children as btrfs does, then drops the path's
+ * reference to `buf` (freeing it when that was the last). */
+void refs_update_for_cow(struct transaction *txn, uint64_t root_id,
+			 struct tree_block *buf, struct tree_block *cow);
+
+/* The children of `block` gain (or lose) one reference each: SHARED by
+ * `block`'s address when full_backref, TREE_BLOCK_REF by owner otherwise.
+ * For a leaf the children are the data extents its file extent items map. */
+void refs_inc_children(struct transaction *txn, struct tree_block *block, bool full_backref);
+void refs_dec_children(struct transaction *txn, struct tree_block *block, bool full_backref);
+
+/* Drop one reference to a block, from a root or a non-FULL parent when
+ * !shared, from a FULL_BACKREF parent when shared. At zero the block is freed
+ * and, when it still had children (a tree being dropped), they lose the
+ * references it held. */
+void refs_drop_block(struct transaction *txn, struct tree_block *block, bool shared);
+void refs_add_block(struct transaction *txn, struct tree_block *block, bool shared);
+
+/* Data extents. new: one EXTENT_DATA_REF, from the file extent item the
+ * caller is inserting into a leaf of its own tree. */
+struct data_extent *refs_data_extent_new(struct transaction *txn, uint64_t bytenr, uint64_t num_bytes);
+void refs_data_add(struct transaction *txn, struct data_extent *extent, bool shared);
+void refs_data_drop(struct transaction *txn, struct data_extent *extent, bool shared);
+
+/* Write every changed count into the extent tree, repeating while the
+ * extent tree's own copies change counts, as btrfs runs delayed refs at
+ * commit. Returns the number of extent items written. */
+uint64_t refs_commit(struct refs *refs, struct transaction *txn);
+
+/* True while counts changed since the last refs_commit(). */
+bool refs_pending(const struct refs *refs);
+
+/* The extent item size for a count of refs (inline part) and how many keyed
+ * items the rest takes: exposed for tests and docs. */
+uint32_t refs_metadata_item_size(uint32_t nodesize, uint32_t refs, uint32_t *keyed);
+uint32_t refs_data_item_size(uint32_t nodesize, uint32_t data_refs, uint32_t shared_refs, uint32_t *keyed);
+
+/* R1-R3 over all `trees` (every live root, the extent tree included).
+ * `live` is filled with every reachable block (key and value the block). */
+bool refs_check(const struct refs *refs, struct btree *const *trees, unsigned ntrees,
+		GHashTable *live, GError **error);
+
+#endif

@@ -1,0 +1,156 @@
+/*
+ * sim/cmd_gen.c - `cowsim gen NAME [options]`: write a generated trace.
+ *
+ * How it works: look the scenario up in workloads' table (tracegen.h), build
+ * a GOptionContext from exactly the options that scenario takes plus -o and
+ * --help, parse, check, and run the scenario through a trace_writer over
+ * stdout or over a temporary file next to -o FILE.  The temporary file is
+ * renamed onto FILE only after the whole trace was written, flushed and
+ * fsynced, so a failed generation leaves FILE as it was (nothing half-written).
+ *
+ * Exit status (sim/commands.h): 0 written; 2 bad arguments or unreadable
+ * input tree (a message on stderr); 1 the output could not be written.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "commands.h"
+#include "trace.h"
+#include "tracegen.h"
+
+static void print_scenarios(FILE *out)
+{
+	fprintf(out, "usage: cowsim gen NAME [OPTIONS] [-o FILE]\n\n"
+		     "Write a cowsim trace (docs/trace-format.md) to stdout or FILE.\n\nscenarios:\n");
+	for (const struct tracegen_scenario *s = tracegen_scenarios; s->name; s++)
+		fprintf(out, "  %-16s %s\n", s->name, s->summary);
+	fprintf(out, "\n'cowsim gen NAME --help' lists the options of NAME.\n");
+}
+
+/* Parse argv (argv[0] = NAME) into params; *help set when --help was given. */
+static bool parse_options(const struct tracegen_scenario *scenario, struct tracegen_params *params,
+			  int argc, char **argv, gboolean *help, char **help_text, GError **error)
+{
+	GOptionEntry common[] = {
+		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &params->output,
+		  "Write the trace to FILE (atomically) instead of stdout", "FILE" },
+		{ "help", 'h', 0, G_OPTION_ARG_NONE, help, "Show the options of this scenario", NULL },
+		G_OPTION_ENTRY_NULL,
+	};
+	g_autofree GOptionEntry *entries = tracegen_option_entries(scenario, params);
+	g_autofree char *prgname = g_strdup_printf("cowsim gen %s", scenario->name);
+	g_autoptr(GOptionContext) context = g_option_context_new(NULL);
+
+	g_set_prgname(prgname); /* the "Usage:" line of --help */
+	g_option_context_set_summary(context, scenario->summary);
+	g_option_context_set_help_enabled(context, FALSE);
+	g_option_context_set_description(context, scenario->description);
+	g_option_context_add_main_entries(context, common, NULL);
+	g_option_context_add_main_entries(context, entries, NULL);
+	bool ok = g_option_context_parse(context, &argc, &argv, error);
+	*help_text = g_option_context_get_help(context, TRUE, NULL);
+	return ok;
+}
+
+/* Write the trace into a temporary file beside PATH, then rename it onto PATH. */
+static int write_atomically(const struct tracegen_scenario *scenario, const struct tracegen_params *params,
+			    GError **error)
+{
+	g_autofree char *tmp = g_strdup_printf("%s.tmp-XXXXXX", params->output);
+	int fd = g_mkstemp(tmp);
+	if (fd < 0) {
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: cannot create: %s", tmp, g_strerror(errno));
+		return EXIT_RUN_FAILED;
+	}
+	mode_t mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask); /* mkstemp makes 0600; give the mode a plain open would */
+	FILE *out = fdopen(fd, "w");
+	g_autoptr(trace_writer) writer = trace_writer_new(out);
+	bool ok = tracegen_run(scenario, params, writer, error);
+	if (ok && fsync(fd) != 0) {
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: fsync: %s", tmp, g_strerror(errno));
+		ok = false;
+	}
+	if (fclose(out) != 0 && ok) {
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: close: %s", tmp, g_strerror(errno));
+		ok = false;
+	}
+	if (ok && g_rename(tmp, params->output) != 0) {
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: cannot rename onto %s: %s", tmp,
+			    params->output, g_strerror(errno));
+		ok = false;
+	}
+	if (!ok)
+		g_unlink(tmp);
+	return ok ? EXIT_OK : -1;
+}
+
+static int write_stdout(const struct tracegen_scenario *scenario, const struct tracegen_params *params,
+			GError **error)
+{
+	g_autoptr(trace_writer) writer = trace_writer_new(stdout);
+	return tracegen_run(scenario, params, writer, error) ? EXIT_OK : -1;
+}
+
+/* Output errors are a failed run; everything else is bad input. */
+static int status_of(const GError *error)
+{
+	return error && error->domain == TRACE_ERROR && error->code == TRACE_ERROR_IO ? EXIT_RUN_FAILED
+										 : EXIT_BAD_INPUT;
+}
+
+static int run_scenario(const struct tracegen_scenario *scenario, int argc, char **argv)
+{
+	struct tracegen_params params;
+	g_autoptr(GError) error = NULL;
+	g_autofree char *help_text = NULL;
+	gboolean help = FALSE;
+	int status;
+
+	tracegen_params_init(&params);
+	if (!parse_options(scenario, &params, argc, argv, &help, &help_text, &error) ||
+	    (!help && !tracegen_params_check(scenario, &params, &error))) {
+		fprintf(stderr, "cowsim gen %s: %s\n(see 'cowsim gen %s --help')\n", scenario->name,
+			error->message, scenario->name);
+		tracegen_params_clear(&params);
+		return EXIT_BAD_INPUT;
+	}
+	if (help) {
+		fputs(help_text, stdout);
+		tracegen_params_clear(&params);
+		return EXIT_OK;
+	}
+	status = params.output ? write_atomically(scenario, &params, &error) : write_stdout(scenario, &params, &error);
+	if (status != EXIT_OK) {
+		fprintf(stderr, "cowsim gen %s: %s\n", scenario->name, error ? error->message : "failed");
+		status = status_of(error);
+	}
+	tracegen_params_clear(&params);
+	return status;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_scenarios(stderr);
+		return EXIT_BAD_INPUT;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		print_scenarios(stdout);
+		return EXIT_OK;
+	}
+	const struct tracegen_scenario *scenario = tracegen_find(argv[1]);
+	if (!scenario) {
+		fprintf(stderr, "cowsim gen: unknown scenario '%s'\n\n", argv[1]);
+		print_scenarios(stderr);
+		return EXIT_BAD_INPUT;
+	}
+	return run_scenario(scenario, argc - 1, argv + 1);
+}

@@ -1,0 +1,142 @@
+/*
+ * sim/cmd_plot.c - `cowsim plot`: draw CSV files with results/plot.py.
+ *
+ * How it works
+ *   The drawing is done by results/plot.py under Debian's /usr/bin/python3
+ *   (python3-matplotlib).  This command only finds the script, runs it with
+ *   the arguments passed through unchanged, and returns its exit status:
+ *
+ *     cowsim plot A.csv -o out --x mark
+ *       -> /usr/bin/python3 .../plot.py A.csv -o out --x mark
+ *          (COWSIM_PLOT_PROG="cowsim plot" so its messages name this command)
+ *
+ *   The script is looked for, in order: $COWSIM_PLOT_SCRIPT; next to the
+ *   running binary (plot.py, then ../share/cowsim/plot.py, where meson
+ *   installs it); COWSIM_SOURCE_ROOT/results/plot.py (the build defines the
+ *   macro, so a binary in the build tree uses the source's script).
+ *   $COWSIM_PYTHON replaces /usr/bin/python3.
+ *
+ * Invariants
+ *   L1  The arguments reach plot.py exactly as given (no re-parsing here,
+ *       except a leading --help/-h, which works without Python).
+ *   L2  Exit status: plot.py's own (0, 1 write failed, 2 bad input); 77 when
+ *       no Python or no script is found; 1 if Python died from a signal.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "commands.h"
+
+#define PLOT_PYTHON "/usr/bin/python3"
+
+static void plot_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: cowsim plot CSV [CSV...] -o OUT [--x op_index|time_s|mark]\n"
+		"                   [--y COLUMN] [--labels A,B,...] [--title T] [--ratio]\n"
+		"                   [--measured CSV]...\n\n"
+		"Draws one curve per CSV (from 'cowsim run --csv' or 'btrfs-replay --csv') of\n"
+		"the --y column (default metadata_used, byte columns in MiB) against --x, and\n"
+		"writes OUT.png and OUT.svg (the SVG is byte-for-byte reproducible).\n\n"
+		"  -o OUT          output path without extension\n"
+		"  --x AXIS        op_index (default), time_s, or mark: the labelled rows\n"
+		"                  (after_copy, after_snapshots, ...) as categories\n"
+		"  --y COLUMN      any column of the CSV\n"
+		"  --labels A,B    legend labels, one per CSV (default: file names)\n"
+		"  --title T       plot title\n"
+		"  --ratio         divide each curve by its first value (space amplification)\n"
+		"  --measured CSV  overlay measured points (btrfs-replay) as markers\n\n"
+		"Needs %s with python3-matplotlib; exits 2 on a missing file or column.\n",
+		PLOT_PYTHON);
+}
+
+static gboolean is_readable(const char *path)
+{
+	return path && access(path, R_OK) == 0;
+}
+
+/* The path of plot.py (see the search order above), or NULL. */
+static char *find_plot_script(void)
+{
+	const char *env = g_getenv("COWSIM_PLOT_SCRIPT");
+	if (env && *env)
+		return is_readable(env) ? g_strdup(env) : NULL;
+
+	g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+	if (exe) {
+		g_autofree char *dir = g_path_get_dirname(exe);
+		g_autofree char *beside = g_build_filename(dir, "plot.py", NULL);
+		if (is_readable(beside))
+			return g_steal_pointer(&beside);
+		g_autofree char *shared = g_build_filename(dir, "..", "share", "cowsim", "plot.py", NULL);
+		if (is_readable(shared))
+			return g_steal_pointer(&shared);
+	}
+#ifdef COWSIM_SOURCE_ROOT
+	if (is_readable(COWSIM_SOURCE_ROOT "/results/plot.py"))
+		return g_strdup(COWSIM_SOURCE_ROOT "/results/plot.py");
+#endif
+	return NULL;
+}
+
+/* Maps a wait status to the command's exit status (L2). */
+static int exit_status_of(int wait_status)
+{
+	if (WIFEXITED(wait_status))
+		return WEXITSTATUS(wait_status);
+	if (WIFSIGNALED(wait_status))
+		fprintf(stderr, "cowsim plot: python died from signal %d\n", WTERMSIG(wait_status));
+	return EXIT_RUN_FAILED;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		plot_usage(stdout);
+		return EXIT_OK;
+	}
+	const char *python = g_getenv("COWSIM_PYTHON");
+	if (!python || !*python)
+		python = PLOT_PYTHON;
+	if (access(python, X_OK) != 0) {
+		fprintf(stderr, "cowsim plot: cannot run %s: %s (install python3-matplotlib)\n",
+			python, g_strerror(errno));
+		return EXIT_SKIPPED;
+	}
+	g_autofree char *script = find_plot_script();
+	if (!script) {
+		fprintf(stderr, "cowsim plot: plot.py not found (looked at $COWSIM_PLOT_SCRIPT, "
+				"next to the binary, ../share/cowsim/"
+#ifdef COWSIM_SOURCE_ROOT
+				", " COWSIM_SOURCE_ROOT "/results/"
+#endif
+				")\n");
+		return EXIT_SKIPPED;
+	}
+
+	g_autoptr(GPtrArray) args = g_ptr_array_new();
+	g_ptr_array_add(args, (char *)python);
+	g_ptr_array_add(args, script);
+	for (int i = 1; i < argc; i++)
+		g_ptr_array_add(args, argv[i]); /* L1 */
+	g_ptr_array_add(args, NULL);
+
+	g_auto(GStrv) envp = g_get_environ();
+	envp = g_environ_setenv(envp, "COWSIM_PLOT_PROG", "cowsim plot", TRUE);
+
+	g_autoptr(GError) error = NULL;
+	int wait_status = 0;
+	fflush(stdout);
+	fflush(stderr);
+	if (!g_spawn_sync(NULL, (char **)args->pdata, envp, G_SPAWN_CHILD_INHERITS_STDIN, NULL,
+			  NULL, NULL, NULL, &wait_status, &error)) {
+		fprintf(stderr, "cowsim plot: cannot run %s: %s\n", python, error->message);
+		return EXIT_SKIPPED;
+	}
+	return exit_status_of(wait_status);
+}

@@ -1,0 +1,155 @@
+/*
+ * sim/options.c - parsing the model's command-line options.
+ */
+#include "options.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "constants.h"
+
+#define OPTIONS_ERROR (options_error_quark())
+static G_DEFINE_QUARK(cowsim-options-error-quark, options_error)
+
+bool options_parse_size(const char *what, const char *text, uint64_t *bytes, GError **error)
+{
+	char *end;
+	errno = 0;
+	double value = g_ascii_strtod(text, &end);
+	double scale = 1;
+	switch (g_ascii_toupper(*end)) {
+	case 'K': scale = 1024.0; end++; break;
+	case 'M': scale = 1024.0 * 1024; end++; break;
+	case 'G': scale = 1024.0 * 1024 * 1024; end++; break;
+	case 'T': scale = 1024.0 * 1024 * 1024 * 1024; end++; break;
+	default: break;
+	}
+	if (*end == 'i' || *end == 'B')
+		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
+	double result = value * scale;
+	if (end == text || *end || errno || !isfinite(result) || result < 0 || result >= 18446744073709551616.0) {
+		g_set_error(error, OPTIONS_ERROR, 0, "%s '%s': not a size (bytes, or a number with K, M, G or T)",
+			    what, text);
+		return false;
+	}
+	*bytes = (uint64_t)result;
+	return true;
+}
+
+void options_add_model_entries(GOptionContext *context, struct model_option_text *t)
+{
+	const GOptionEntry entries[] = {
+		{ "nodesize", 'n', 0, G_OPTION_ARG_STRING, &t->nodesize,
+		  "tree block size: 4K, 8K, 16K (default), 32K or 64K", "BYTES" },
+		{ "device-size", 's', 0, G_OPTION_ARG_STRING, &t->device_size,
+		  "size of the modeled device (default 4G)", "BYTES" },
+		{ "metadata", 'm', 0, G_OPTION_ARG_STRING, &t->metadata_profile,
+		  "metadata profile: dup (default on one device) or single", "PROFILE" },
+		{ "mount", 'o', 0, G_OPTION_ARG_STRING, &t->mount,
+		  "mount options: strictatime|relatime|noatime, [,nodiratime][,lazytime] (default relatime)", "OPTS" },
+		{ "policy", 'p', 0, G_OPTION_ARG_STRING, &t->policy,
+		  "where atime lives and when it is written: inline (btrfs, default)", "NAME" },
+		{ "max-inline", 0, 0, G_OPTION_ARG_STRING, &t->max_inline,
+		  "largest file kept inline in the tree (default 2048)", "BYTES" },
+		{ "commit-interval", 0, 0, G_OPTION_ARG_STRING, &t->commit_interval,
+		  "seconds of simulated time between commits (default 30)", "SECONDS" },
+		{ "immediate-writeback", 0, 0, G_OPTION_ARG_NONE, &t->immediate_writeback,
+		  "insert file data at write() instead of at writeback (btrfs delalloc)", NULL },
+		{ NULL },
+	};
+	GOptionGroup *group = g_option_group_new("model", "Model options:", "Show the model options", NULL, NULL);
+	g_option_group_add_entries(group, entries);
+	g_option_context_add_group(context, group);
+}
+
+static bool parse_nodesize(const char *text, struct fs_config *config, GError **error)
+{
+	uint64_t bytes;
+	if (!options_parse_size("--nodesize", text, &bytes, error))
+		return false;
+	if (bytes < BTRFS_MIN_NODESIZE || bytes > BTRFS_MAX_NODESIZE || (bytes & (bytes - 1))) {
+		g_set_error(error, OPTIONS_ERROR, 0,
+			    "--nodesize %s: must be a power of two from 4K to 64K, as mkfs.btrfs -n accepts", text);
+		return false;
+	}
+	config->nodesize = (uint32_t)bytes;
+	return true;
+}
+
+static bool parse_mount(const char *text, struct fs_config *config, GError **error)
+{
+	const char *bad;
+	int bad_length;
+	if (!atime_parse_options(text, &config->atime, &bad, &bad_length)) {
+		g_set_error(error, OPTIONS_ERROR, 0,
+			    "--mount %s: unknown option '%.*s' (known: strictatime, relatime, noatime, "
+			    "nodiratime, diratime, lazytime)", text, bad_length, bad);
+		return false;
+	}
+	return true;
+}
+
+static bool parse_commit_interval(const char *text, struct fs_config *config, GError **error)
+{
+	char *end;
+	double seconds = g_ascii_strtod(text, &end);
+	if (end == text || *end || !(seconds > 0) || seconds > 1e6) {
+		g_set_error(error, OPTIONS_ERROR, 0, "--commit-interval %s: seconds, above 0", text);
+		return false;
+	}
+	config->commit_interval_ns = (int64_t)(seconds * 1e9);
+	return true;
+}
+
+bool options_model_config(const struct model_option_text *t, struct fs_config *config, GError **error)
+{
+	fs_config_init(config);
+	config->start_time_ns = 0; /* traces set the clock with `clock @TIME` */
+	if (t->nodesize && !parse_nodesize(t->nodesize, config, error))
+		return false;
+	if (t->device_size && !options_parse_size("--device-size", t->device_size, &config->device_size, error))
+		return false;
+	if (t->metadata_profile) {
+		if (!strcmp(t->metadata_profile, "single"))
+			config->metadata_single = true;
+		else if (strcmp(t->metadata_profile, "dup")) {
+			g_set_error(error, OPTIONS_ERROR, 0, "--metadata %s: dup or single", t->metadata_profile);
+			return false;
+		}
+	}
+	if (t->mount && !parse_mount(t->mount, config, error))
+		return false;
+	if (t->policy && strcmp(t->policy, "inline")) {
+		g_set_error(error, OPTIONS_ERROR, 0, "--policy %s: unknown policy (known: inline)", t->policy);
+		return false;
+	}
+	if (t->max_inline) {
+		uint64_t bytes;
+		if (!options_parse_size("--max-inline", t->max_inline, &bytes, error))
+			return false;
+		if (bytes > BTRFS_SECTORSIZE - 1) {
+			g_set_error(error, OPTIONS_ERROR, 0, "--max-inline %s: at most %u (one sector less one byte)",
+				    t->max_inline, BTRFS_SECTORSIZE - 1);
+			return false;
+		}
+		config->max_inline = (uint32_t)bytes;
+	}
+	if (t->commit_interval && !parse_commit_interval(t->commit_interval, config, error))
+		return false;
+	config->delayed_writeback = !t->immediate_writeback;
+	return true;
+}
+
+void options_model_text_clear(struct model_option_text *t)
+{
+	g_free(t->nodesize);
+	g_free(t->device_size);
+	g_free(t->metadata_profile);
+	g_free(t->mount);
+	g_free(t->policy);
+	g_free(t->max_inline);
+	g_free(t->commit_interval);
+	memset(t, 0, sizeof(*t));
+}

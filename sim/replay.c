@@ -1,0 +1,262 @@
+/*
+ * sim/replay.c - trace operations applied to the model.
+ *
+ * Mapping (docs/trace-format.md has the trace side):
+ *   mkdir/create/symlink/link/write/truncate/unlink/rmdir/rename -> fs_*;
+ *   read -> fs_read (atime per the mount and policy), readdir -> fs_readdir,
+ *   stat -> fs_stat (no atime), settime -> fs_settime (utimensat),
+ *   snapshot/delete-snapshot -> fs_snapshot/fs_delete_snapshot,
+ *   clock -> fs_set_clock (commits every commit interval), sync -> fs_sync,
+ *   mark -> fs_sync then a row, remount -> new atime options.
+ * A read whose atime update met ENOSPC fails in the model's counters but is
+ * not an error of the trace; any other refused op stops the run with the
+ * trace's file and line, unless keep_going.
+ */
+#include "replay.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trace.h"
+
+#define REPLAY_ERROR (replay_error_quark())
+static G_DEFINE_QUARK(cowsim-replay-error-quark, replay_error)
+
+static int64_t op_time(const struct trace_op *op, uint32_t bit, int64_t value)
+{
+	return (op->times_given & bit) ? value : INT64_MIN;
+}
+
+static void op_attributes(const struct trace_op *op, struct fs_attributes *a)
+{
+	fs_attributes_init(a);
+	a->mode = op->mode;
+	a->uid = op->uid;
+	a->gid = op->gid;
+	a->atime = op_time(op, TRACE_TIME_ATIME, op->atime_ns);
+	a->mtime = op_time(op, TRACE_TIME_MTIME, op->mtime_ns);
+	a->ctime = op_time(op, TRACE_TIME_CTIME, op->ctime_ns);
+}
+
+static int apply_remount(struct fs *fs, const char *options)
+{
+	struct atime_options atime = *fs_atime_options(fs);
+	const char *bad;
+	int bad_length;
+	if (!atime_parse_options(options, &atime, &bad, &bad_length))
+		return -EINVAL;
+	fs_set_atime_options(fs, &atime);
+	return 0;
+}
+
+/* Applies one op; returns 0 or a negative errno. */
+static int apply_op(struct fs *fs, const struct trace_op *op)
+{
+	struct fs_attributes a;
+	switch (op->kind) {
+	case TRACE_MKDIR:
+		op_attributes(op, &a);
+		return fs_mkdir(fs, op->path, &a);
+	case TRACE_CREATE:
+		op_attributes(op, &a);
+		return fs_create(fs, op->path, op->size, &a);
+	case TRACE_WRITE:
+		return fs_write(fs, op->path, op->offset, op->length);
+	case TRACE_TRUNCATE:
+		return fs_truncate(fs, op->path, op->size);
+	case TRACE_READ: {
+		int ret = fs_read(fs, op->path, NULL);
+		return ret == -ENOSPC ? 0 : ret; /* counted as a failed read */
+	}
+	case TRACE_STAT:
+		return fs_stat(fs, op->path);
+	case TRACE_READDIR: {
+		int ret = fs_readdir(fs, op->path, NULL);
+		return ret == -ENOSPC ? 0 : ret;
+	}
+	case TRACE_RENAME:
+		return fs_rename(fs, op->path, op->path2);
+	case TRACE_LINK:
+		return fs_link(fs, op->path, op->path2);
+	case TRACE_SYMLINK:
+		op_attributes(op, &a);
+		return fs_symlink(fs, op->path2, op->path, &a);
+	case TRACE_UNLINK:
+		return fs_unlink(fs, op->path);
+	case TRACE_RMDIR:
+		return fs_rmdir(fs, op->path);
+	case TRACE_SNAPSHOT:
+		return fs_snapshot(fs, op->path, op->path2, op->readonly);
+	case TRACE_DELETE_SNAPSHOT:
+		return fs_delete_snapshot(fs, op->path);
+	case TRACE_SETTIME:
+		return fs_settime(fs, op->path, op_time(op, TRACE_TIME_ATIME, op->atime_ns),
+				  op_time(op, TRACE_TIME_MTIME, op->mtime_ns));
+	case TRACE_FSYNC:
+		return fs_fsync(fs, op->path);
+	case TRACE_CLOCK: {
+		int64_t now = op->clock_relative ? fs_clock(fs) + op->clock_ns : op->clock_ns;
+		return fs_set_clock(fs, now);
+	}
+	case TRACE_SYNC:
+	case TRACE_MARK:
+		return fs_sync(fs);
+	case TRACE_REMOUNT:
+		return apply_remount(fs, op->path2);
+	}
+	return -EINVAL;
+}
+
+static const char *op_error_text(const struct trace_op *op, int ret)
+{
+	if (op->kind == TRACE_CLOCK && ret == -EINVAL)
+		return "the clock cannot move backwards";
+	if (op->kind == TRACE_REMOUNT && ret == -EINVAL)
+		return "unknown mount option";
+	return g_strerror(-ret);
+}
+
+struct progress {
+	bool enabled;
+	double started, last;
+};
+
+static double wall_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void progress_tick(struct progress *p, uint64_t ops, uint64_t line)
+{
+	if (!p->enabled || (ops & 4095))
+		return;
+	double now = wall_seconds();
+	if (now - p->last < 0.5 || now - p->started < 1.0)
+		return;
+	p->last = now;
+	fprintf(stderr, "\rcowsim: line %" PRIu64 ", %" PRIu64 " ops, %.0f ops/s   ", line, ops,
+		ops / (now - p->started));
+}
+
+static void progress_done(struct progress *p)
+{
+	if (p->enabled && p->last > 0)
+		fputc('\n', stderr);
+}
+
+struct run_state {
+	struct fs *fs;
+	const struct replay_options *options;
+	replay_sink_fn sink;
+	void *opaque;
+	int64_t time_zero;
+	bool time_zero_set;
+};
+
+static bool emit_row(struct run_state *st, uint64_t op_index, const char *label, GError **error)
+{
+	struct replay_row row = { .op_index = op_index, .label = label, .fs = st->fs };
+	fs_report(st->fs, &row.report);
+	row.time_s = (double)(fs_clock(st->fs) - st->time_zero) / 1e9;
+	return st->sink(st->opaque, &row, error);
+}
+
+static enum replay_status fail(GError **error, enum replay_status status, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+static enum replay_status fail(GError **error, enum replay_status status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	g_set_error_literal(error, REPLAY_ERROR, status, msg);
+	return status;
+}
+
+/* After an op: the checker, and what to do with a refused op. */
+static enum replay_status after_op(struct run_state *st, struct trace_reader *reader, const struct trace_op *op,
+				   int ret, struct replay_outcome *outcome, GError **error)
+{
+	const struct replay_options *o = st->options;
+	if (o->check_every && outcome->ops % o->check_every == 0) {
+		g_autoptr(GError) check_error = NULL;
+		if (!fs_check(st->fs, &check_error))
+			return fail(error, REPLAY_CORRUPT, "%s:%" PRIu64 ": after %s: model invariant broken: %s",
+				    trace_reader_name(reader), op->line, trace_op_kind_name(op->kind),
+				    check_error->message);
+	}
+	if (!ret)
+		return REPLAY_DONE;
+	outcome->failed_ops++;
+	if (ret == -ENOSPC)
+		return o->keep_going ? REPLAY_DONE
+				     : fail(error, REPLAY_ENOSPC, "%s:%" PRIu64 ": %s %s: no space left on the modeled device",
+					    trace_reader_name(reader), op->line, trace_op_kind_name(op->kind),
+					    op->path ? op->path : "");
+	if (o->keep_going)
+		return REPLAY_DONE;
+	return fail(error, REPLAY_BAD_INPUT, "%s:%" PRIu64 ": %s %s: %s", trace_reader_name(reader), op->line,
+		    trace_op_kind_name(op->kind), op->path ? op->path : (op->path2 ? op->path2 : ""),
+		    op_error_text(op, ret));
+}
+
+static enum replay_status replay_loop(struct run_state *st, struct trace_reader *reader,
+				      struct replay_outcome *outcome, GError **error)
+{
+	const struct replay_options *o = st->options;
+	struct progress progress = { .enabled = o->progress, .started = wall_seconds() };
+	struct trace_op op;
+	enum replay_status status = REPLAY_DONE;
+	int more;
+	while ((more = trace_reader_next(reader, &op, error)) == 1) {
+		if (o->interrupted && *o->interrupted) {
+			status = fail(error, REPLAY_INTERRUPTED, "%s:%" PRIu64 ": interrupted before this line",
+				      trace_reader_name(reader), op.line);
+			break;
+		}
+		outcome->line = op.line;
+		int ret = apply_op(st->fs, &op);
+		if (op.kind == TRACE_CLOCK && !st->time_zero_set && !ret) {
+			st->time_zero = fs_clock(st->fs);
+			st->time_zero_set = true;
+		}
+		uint64_t index = outcome->ops++;
+		if ((status = after_op(st, reader, &op, ret, outcome, error)) != REPLAY_DONE)
+			break;
+		bool periodic = o->row_every && outcome->ops % o->row_every == 0;
+		if ((op.kind == TRACE_MARK || periodic) &&
+		    !emit_row(st, index, op.kind == TRACE_MARK ? op.path2 : NULL, error)) {
+			status = REPLAY_SINK_FAILED;
+			break;
+		}
+		progress_tick(&progress, outcome->ops, op.line);
+	}
+	progress_done(&progress);
+	if (more < 0) {
+		outcome->line = trace_reader_line(reader);
+		status = REPLAY_BAD_INPUT;
+	}
+	return status;
+}
+
+enum replay_status replay_run(const char *trace_path, const struct replay_options *options, replay_sink_fn sink,
+			      void *opaque, struct replay_outcome *outcome, GError **error)
+{
+	memset(outcome, 0, sizeof(*outcome));
+	g_autoptr(trace_reader) reader = trace_reader_open(trace_path, error);
+	if (!reader)
+		return outcome->status = REPLAY_BAD_INPUT;
+	g_autoptr(Filesystem) fs = fs_new(&options->fs, error);
+	if (!fs)
+		return outcome->status = REPLAY_BAD_INPUT;
+	struct run_state st = { .fs = fs, .options = options, .sink = sink, .opaque = opaque,
+				.time_zero = fs_clock(fs) };
+	outcome->status = replay_loop(&st, reader, outcome, error);
+	fs_report(fs, &outcome->final);
+	return outcome->status;
+}

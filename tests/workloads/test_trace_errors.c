@@ -1,0 +1,186 @@
+/*
+ * tests/workloads/test_trace_errors.c - malformed traces, each rejected with
+ * the exact place and field: "t.trace:LINE:COLUMN: field NAME: reason".
+ *
+ * H is the header line, so the op under test is always on line 2.
+ */
+#include "helpers.h"
+
+#include <string.h>
+
+#define H "cowsim-trace 1\n"
+
+/* The error for TEXT starts with WHERE ("t.trace:2:9: field trailing:"). */
+static void assert_rejected_at(const char *text, const char *where)
+{
+	g_autofree char *message = helper_first_error(text);
+	if (!g_str_has_prefix(message, where))
+		fail_msg("expected '%s...', got '%s'", where, message);
+}
+
+#define REJECTS(name, text, where) \
+	static void name(void **state) { assert_rejected_at(text, where); }
+
+REJECTS(test_parser_rejects_a_missing_header_with_line_and_column,
+	"# only a comment\nstat /a\n", "t.trace:2:1: field header: missing header 'cowsim-trace 1', got: 'stat'")
+REJECTS(test_parser_rejects_an_empty_trace, "", "t.trace:1:1: field header: missing header")
+REJECTS(test_parser_rejects_an_unsupported_version, "cowsim-trace 2\n",
+	"t.trace:1:14: field version: unsupported trace version '2'")
+REJECTS(test_parser_rejects_an_unknown_op_with_column, H "frobnicate /a\n",
+	"t.trace:2:1: field op: unknown op: 'frobnicate'")
+REJECTS(test_parser_rejects_trailing_garbage_after_the_last_argument, H "stat /a extra\n",
+	"t.trace:2:9: field trailing: unexpected 'extra' after the arguments of stat")
+REJECTS(test_parser_rejects_a_missing_positional_at_end_of_line, H "write /a 10\n",
+	"t.trace:2:12: field length: missing")
+REJECTS(test_parser_rejects_half_a_read_range, H "read /a 5\n", "t.trace:2:10: field length: missing")
+REJECTS(test_parser_rejects_create_without_size, H "create /a mode=0644\n", "t.trace:2:20: field size: missing")
+REJECTS(test_parser_rejects_settime_without_any_time, H "settime /a\n", "t.trace:2:11: field atime: missing")
+REJECTS(test_parser_rejects_a_non_number_size_with_the_value_column, H "create /a size=12x\n",
+	"t.trace:2:16: field size: not a number: '12x'")
+REJECTS(test_parser_rejects_a_size_that_overflows_64_bits, H "truncate /a 18446744073709551616\n",
+	"t.trace:2:13: field size: out of range")
+REJECTS(test_parser_rejects_a_size_suffix_that_overflows, H "truncate /a 16777216T\n",
+	"t.trace:2:13: field size: out of range")
+REJECTS(test_parser_rejects_a_uid_above_32_bits, H "mkdir /a uid=4294967296\n",
+	"t.trace:2:14: field uid: out of range")
+REJECTS(test_parser_rejects_a_non_octal_mode, H "mkdir /a mode=0789\n",
+	"t.trace:2:15: field mode: not an octal mode")
+REJECTS(test_parser_rejects_a_mode_beyond_permission_bits, H "mkdir /a mode=10000\n",
+	"t.trace:2:15: field mode: out of range")
+REJECTS(test_parser_rejects_a_time_with_ten_fraction_digits, H "settime /a atime=1.0123456789\n",
+	"t.trace:2:18: field atime: fraction longer than 9 digits")
+REJECTS(test_parser_rejects_a_time_that_overflows_nanoseconds, H "settime /a mtime=9223372037\n",
+	"t.trace:2:18: field mtime: out of range")
+REJECTS(test_parser_rejects_a_duration_without_unit, H "clock +30\n", "t.trace:2:7: field time: missing unit")
+REJECTS(test_parser_rejects_a_duration_with_an_unknown_unit, H "clock +3w\n",
+	"t.trace:2:7: field time: unknown unit")
+REJECTS(test_parser_rejects_a_fraction_of_a_nanosecond, H "clock +1.5ns\n",
+	"t.trace:2:7: field time: not a whole number of nanoseconds")
+REJECTS(test_parser_rejects_a_clock_without_plus_or_at, H "clock 5s\n",
+	"t.trace:2:7: field time: want +DURATION or @TIME")
+REJECTS(test_parser_rejects_an_unknown_key_naming_it, H "create /a size=1 colour=red\n",
+	"t.trace:2:18: field colour: unknown key for create")
+REJECTS(test_parser_rejects_a_key_on_an_op_without_options, H "stat /a mode=0644\n",
+	"t.trace:2:9: field mode: unknown key for stat")
+REJECTS(test_parser_rejects_a_duplicate_key_at_the_second_one, H "create /a size=1 size=2\n",
+	"t.trace:2:18: field size: duplicate key (first at column 11)")
+REJECTS(test_parser_rejects_a_duplicate_ro_flag, H "snapshot / /s ro ro\n",
+	"t.trace:2:18: field ro: duplicate flag")
+REJECTS(test_parser_rejects_unterminated_quote_with_column, H "stat \"/a b\n",
+	"t.trace:2:6: field path: unterminated quote")
+REJECTS(test_parser_rejects_a_bad_escape_at_the_backslash, H "stat \"/a\\qb\"\n",
+	"t.trace:2:9: field path: bad escape '\\q'")
+REJECTS(test_parser_rejects_a_short_hex_escape, H "stat \"/a\\x4\"\n",
+	"t.trace:2:9: field path: bad escape: \\x needs two hex digits")
+REJECTS(test_parser_rejects_text_glued_to_a_closing_quote, H "stat \"/a\"b\n",
+	"t.trace:2:10: field path: unexpected 'b' after the closing quote")
+REJECTS(test_parser_rejects_a_quote_inside_an_unquoted_token, H "stat /a\"b\n",
+	"t.trace:2:8: field path: '\"' inside an unquoted token")
+REJECTS(test_parser_rejects_a_quoted_key_value, H "create /a size=1 mode=\"0644\"\n",
+	"t.trace:2:23: field mode: '\"' inside an unquoted token")
+REJECTS(test_parser_rejects_a_relative_path, H "stat tree/a\n", "t.trace:2:6: field path: not an absolute path")
+REJECTS(test_parser_rejects_a_relative_second_path, H "rename /a b\n", "t.trace:2:11: field new: not an absolute path")
+REJECTS(test_parser_rejects_an_empty_path_component, H "stat /a//b\n", "t.trace:2:6: field path: empty path component")
+REJECTS(test_parser_rejects_a_trailing_slash, H "rmdir /a/\n", "t.trace:2:7: field path: empty path component")
+REJECTS(test_parser_rejects_dot_dot_components, H "stat /a/../b\n", "t.trace:2:6: field path: '.' and '..'")
+REJECTS(test_parser_rejects_an_empty_quoted_path, H "unlink \"\"\n", "t.trace:2:8: field path: empty")
+REJECTS(test_parser_rejects_a_nul_byte_in_a_path, H "stat \"/a\\x00b\"\n", "t.trace:2:6: field path: contains a NUL byte")
+REJECTS(test_parser_rejects_a_raw_control_byte, H "stat /a\x01\n", "t.trace:2:8: field path: control byte 0x01")
+REJECTS(test_parser_rejects_an_empty_mark_label, H "mark \"\"\n", "t.trace:2:6: field label: empty")
+REJECTS(test_parser_reports_the_line_of_a_later_error, H "sync\n# c\n\nsync\nsync now\n",
+	"t.trace:6:6: field trailing: unexpected 'now'")
+
+static void test_parser_rejects_a_component_longer_than_255_bytes(void **state)
+{
+	g_autofree char *name = g_strnfill(256, 'n');
+	g_autofree char *text = g_strdup_printf(H "stat /ok/%s\n", name);
+	assert_rejected_at(text, "t.trace:2:6: field path: path component longer than 255 bytes");
+	g_autofree char *fits = g_strdup_printf(H "stat /ok/%s\n", name + 1);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(trace_reader) reader = helper_reader(fits, &error);
+	struct trace_op op;
+	assert_int_equal(trace_reader_next(reader, &op, &error), 1);
+}
+
+static void test_parser_rejects_a_path_longer_than_4095_bytes(void **state)
+{
+	g_autoptr(GString) path = g_string_new(NULL);
+	while (path->len < 4096)
+		g_string_append(path, "/abcdefg");
+	g_string_truncate(path, 4096);
+	g_autofree char *text = g_strdup_printf(H "stat %s\n", path->str);
+	assert_rejected_at(text, "t.trace:2:6: field path: longer than 4095 bytes");
+}
+
+static void test_parser_stops_after_the_first_error(void **state)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(trace_reader) reader = helper_reader(H "bogus\nsync\n", &error);
+	struct trace_op op;
+	assert_int_equal(trace_reader_next(reader, &op, &error), -1);
+	assert_true(g_error_matches(error, TRACE_ERROR, TRACE_ERROR_SYNTAX));
+	g_clear_error(&error);
+	assert_int_equal(trace_reader_next(reader, &op, &error), -1);
+	assert_non_null(error);
+}
+
+static void test_reader_open_reports_a_missing_file(void **state)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(trace_reader) reader = trace_reader_open("/nonexistent/t.trace", &error);
+	assert_null(reader);
+	assert_true(g_error_matches(error, TRACE_ERROR, TRACE_ERROR_IO));
+	assert_true(g_str_has_prefix(error->message, "/nonexistent/t.trace: cannot open:"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parser_rejects_a_missing_header_with_line_and_column),
+		cmocka_unit_test(test_parser_rejects_an_empty_trace),
+		cmocka_unit_test(test_parser_rejects_an_unsupported_version),
+		cmocka_unit_test(test_parser_rejects_an_unknown_op_with_column),
+		cmocka_unit_test(test_parser_rejects_trailing_garbage_after_the_last_argument),
+		cmocka_unit_test(test_parser_rejects_a_missing_positional_at_end_of_line),
+		cmocka_unit_test(test_parser_rejects_half_a_read_range),
+		cmocka_unit_test(test_parser_rejects_create_without_size),
+		cmocka_unit_test(test_parser_rejects_settime_without_any_time),
+		cmocka_unit_test(test_parser_rejects_a_non_number_size_with_the_value_column),
+		cmocka_unit_test(test_parser_rejects_a_size_that_overflows_64_bits),
+		cmocka_unit_test(test_parser_rejects_a_size_suffix_that_overflows),
+		cmocka_unit_test(test_parser_rejects_a_uid_above_32_bits),
+		cmocka_unit_test(test_parser_rejects_a_non_octal_mode),
+		cmocka_unit_test(test_parser_rejects_a_mode_beyond_permission_bits),
+		cmocka_unit_test(test_parser_rejects_a_time_with_ten_fraction_digits),
+		cmocka_unit_test(test_parser_rejects_a_time_that_overflows_nanoseconds),
+		cmocka_unit_test(test_parser_rejects_a_duration_without_unit),
+		cmocka_unit_test(test_parser_rejects_a_duration_with_an_unknown_unit),
+		cmocka_unit_test(test_parser_rejects_a_fraction_of_a_nanosecond),
+		cmocka_unit_test(test_parser_rejects_a_clock_without_plus_or_at),
+		cmocka_unit_test(test_parser_rejects_an_unknown_key_naming_it),
+		cmocka_unit_test(test_parser_rejects_a_key_on_an_op_without_options),
+		cmocka_unit_test(test_parser_rejects_a_duplicate_key_at_the_second_one),
+		cmocka_unit_test(test_parser_rejects_a_duplicate_ro_flag),
+		cmocka_unit_test(test_parser_rejects_unterminated_quote_with_column),
+		cmocka_unit_test(test_parser_rejects_a_bad_escape_at_the_backslash),
+		cmocka_unit_test(test_parser_rejects_a_short_hex_escape),
+		cmocka_unit_test(test_parser_rejects_text_glued_to_a_closing_quote),
+		cmocka_unit_test(test_parser_rejects_a_quote_inside_an_unquoted_token),
+		cmocka_unit_test(test_parser_rejects_a_quoted_key_value),
+		cmocka_unit_test(test_parser_rejects_a_relative_path),
+		cmocka_unit_test(test_parser_rejects_a_relative_second_path),
+		cmocka_unit_test(test_parser_rejects_an_empty_path_component),
+		cmocka_unit_test(test_parser_rejects_a_trailing_slash),
+		cmocka_unit_test(test_parser_rejects_dot_dot_components),
+		cmocka_unit_test(test_parser_rejects_an_empty_quoted_path),
+		cmocka_unit_test(test_parser_rejects_a_nul_byte_in_a_path),
+		cmocka_unit_test(test_parser_rejects_a_raw_control_byte),
+		cmocka_unit_test(test_parser_rejects_an_empty_mark_label),
+		cmocka_unit_test(test_parser_reports_the_line_of_a_later_error),
+		cmocka_unit_test(test_parser_rejects_a_component_longer_than_255_bytes),
+		cmocka_unit_test(test_parser_rejects_a_path_longer_than_4095_bytes),
+		cmocka_unit_test(test_parser_stops_after_the_first_error),
+		cmocka_unit_test(test_reader_open_reports_a_missing_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,764 @@
+/*
+ * workloads/trace.c - trace ops and the streaming trace reader (the parser).
+ *
+ * How reading works:
+ *
+ *   stream --getc--> line buffer (fixed, TRACE_LINE_MAX) --lexer--> tokens --grammar--> trace_op
+ *
+ *   1. read_line() copies one line into r->line (never more than TRACE_LINE_MAX
+ *      bytes: a longer line is an error, so memory stays bounded whatever the
+ *      input), strips "\n" or "\r\n", and counts the line.
+ *   2. next_token() scans the next token from r->pos.  A quoted token is
+ *      decoded in place (escapes only shrink text, so the decoded bytes and a
+ *      terminating NUL always fit where the raw token was); an unquoted token
+ *      is terminated by overwriting the delimiter after it.  So op strings are
+ *      pointers into r->line, valid until the next line is read (T5).
+ *   3. parse_op() looks the op keyword up in the grammar table
+ *      (trace_syntax.c), consumes the positionals in order, then key=value
+ *      options and flags, and checks what is required.
+ *
+ * Invariants:
+ *   R1 r->line_no is the number of the line whose tokens are being parsed;
+ *   R2 every error message is "NAME:LINE:COLUMN: field FIELD: reason", with
+ *      COLUMN the 1-based byte column of the raw token (or value after '=');
+ *   R3 once an error was returned, the reader is poisoned: next() keeps
+ *      returning -1 (a half-read line cannot be resumed sensibly).
+ */
+#include "trace.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "trace_syntax.h"
+
+/* The longest line the reader accepts: two maximal paths, fully \xHH-escaped, fit. */
+#define TRACE_LINE_MAX (40 * 1024)
+
+G_DEFINE_QUARK(cowsim-trace-error-quark, trace_error)
+
+/* --- ops --------------------------------------------------------------------- */
+
+const char *trace_op_kind_name(enum trace_op_kind kind)
+{
+	if ((int)kind < 0 || (int)kind >= TRACE_OP_KIND_COUNT)
+		return "?";
+	return trace_syntax_grammar(kind)->name;
+}
+
+bool trace_op_kind_from_name(const char *name, enum trace_op_kind *kind)
+{
+	for (int k = 0; k < TRACE_OP_KIND_COUNT; k++) {
+		if (!strcmp(trace_syntax_grammar((enum trace_op_kind)k)->name, name)) {
+			*kind = (enum trace_op_kind)k;
+			return true;
+		}
+	}
+	return false;
+}
+
+void trace_op_init(struct trace_op *op, enum trace_op_kind kind)
+{
+	memset(op, 0, sizeof(*op));
+	op->kind = kind;
+	op->mode = trace_syntax_grammar(kind)->default_mode;
+}
+
+static bool same_string(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return !strcmp(a, b);
+}
+
+bool trace_op_equal(const struct trace_op *a, const struct trace_op *b)
+{
+	return a->kind == b->kind && same_string(a->path, b->path) && same_string(a->path2, b->path2) &&
+	       a->size == b->size && a->offset == b->offset && a->length == b->length &&
+	       a->mode == b->mode && a->uid == b->uid && a->gid == b->gid &&
+	       a->times_given == b->times_given && a->atime_ns == b->atime_ns &&
+	       a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns &&
+	       a->readonly == b->readonly && a->has_range == b->has_range &&
+	       a->clock_relative == b->clock_relative && a->clock_ns == b->clock_ns;
+}
+
+/* --- checking an op built in memory ------------------------------------------ */
+
+static bool check_fail(GError **error, const char *field, const char *reason)
+{
+	g_set_error(error, TRACE_ERROR, TRACE_ERROR_VALUE, "field %s: %s", field, reason);
+	return false;
+}
+
+static const char *slot_string(const struct trace_op *op, enum trace_slot slot)
+{
+	return slot == TRACE_SLOT_PATH ? op->path : slot == TRACE_SLOT_PATH2 ? op->path2 : NULL;
+}
+
+static bool slot_is_used(const struct trace_grammar *g, enum trace_slot slot)
+{
+	for (int i = 0; i < g->n_positional; i++)
+		if (g->positional[i].slot == slot)
+			return true;
+	return false;
+}
+
+/* The positionals: strings set and valid, unused slots empty (T1, T3). */
+static bool check_positionals(const struct trace_op *op, const struct trace_grammar *g, GError **error)
+{
+	for (int i = 0; i < g->n_positional; i++) {
+		const struct trace_positional *p = &g->positional[i];
+		const char *s = slot_string(op, p->slot);
+		if (p->value != TRACE_VALUE_PATH && p->value != TRACE_VALUE_STRING)
+			continue;
+		if (!s)
+			return check_fail(error, p->field, "missing");
+		const char *reason = p->value == TRACE_VALUE_PATH ? trace_syntax_path_problem(s, strlen(s))
+								  : trace_syntax_string_problem(s, strlen(s));
+		if (reason)
+			return check_fail(error, p->field, reason);
+	}
+	if (op->path && !slot_is_used(g, TRACE_SLOT_PATH))
+		return check_fail(error, "path", "this op takes no path");
+	if (op->path2 && !slot_is_used(g, TRACE_SLOT_PATH2))
+		return check_fail(error, "path2", "this op takes no second path");
+	return true;
+}
+
+/* Numbers the op does not take must be zero (T3), so write() loses nothing. */
+static bool check_numbers(const struct trace_op *op, const struct trace_grammar *g, GError **error)
+{
+	bool has_size = (g->keys & TRACE_KEY_SIZE) || slot_is_used(g, TRACE_SLOT_SIZE);
+	bool has_range = op->kind == TRACE_WRITE || (op->kind == TRACE_READ && op->has_range);
+
+	if (op->size && !has_size)
+		return check_fail(error, "size", "this op takes no size");
+	if ((op->offset || op->length) && !has_range)
+		return check_fail(error, "offset", "this op takes no range");
+	if (op->has_range && op->kind != TRACE_READ)
+		return check_fail(error, "offset", "has_range is only for read");
+	if (!(g->keys & TRACE_KEY_MODE) && op->mode)
+		return check_fail(error, "mode", "this op takes no mode");
+	if (op->mode > 07777)
+		return check_fail(error, "mode", "out of range (mode is permission bits, at most 07777)");
+	if ((op->uid && !(g->keys & TRACE_KEY_UID)) || (op->gid && !(g->keys & TRACE_KEY_GID)))
+		return check_fail(error, "uid", "this op takes no owner");
+	if (op->readonly && !g->ro_flag)
+		return check_fail(error, "ro", "this op takes no ro flag");
+	if (op->kind != TRACE_CLOCK && (op->clock_ns || op->clock_relative))
+		return check_fail(error, "time", "only clock takes a time");
+	if (op->kind == TRACE_CLOCK && op->clock_relative && op->clock_ns < 0)
+		return check_fail(error, "time", "a duration cannot be negative");
+	return true;
+}
+
+static bool check_times(const struct trace_op *op, const struct trace_grammar *g, GError **error)
+{
+	static const struct { unsigned bit, key; const char *name; } times[] = {
+		{ TRACE_TIME_ATIME, TRACE_KEY_ATIME, "atime" },
+		{ TRACE_TIME_MTIME, TRACE_KEY_MTIME, "mtime" },
+		{ TRACE_TIME_CTIME, TRACE_KEY_CTIME, "ctime" },
+	};
+	const int64_t values[] = { op->atime_ns, op->mtime_ns, op->ctime_ns };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(times); i++) {
+		bool given = op->times_given & times[i].bit;
+		if (given && !(g->keys & times[i].key))
+			return check_fail(error, times[i].name, "this op takes no such time");
+		if (!given && values[i])
+			return check_fail(error, times[i].name, "set but not marked in times_given");
+	}
+	if (op->times_given & ~(unsigned)(TRACE_TIME_ATIME | TRACE_TIME_MTIME | TRACE_TIME_CTIME))
+		return check_fail(error, "times_given", "unknown bits");
+	if (g->needs_a_time && !(op->times_given & (TRACE_TIME_ATIME | TRACE_TIME_MTIME)))
+		return check_fail(error, "atime", "missing (settime needs atime= or mtime=)");
+	return true;
+}
+
+bool trace_op_check(const struct trace_op *op, GError **error)
+{
+	if ((int)op->kind < 0 || (int)op->kind >= TRACE_OP_KIND_COUNT)
+		return check_fail(error, "op", "unknown op kind");
+	const struct trace_grammar *g = trace_syntax_grammar(op->kind);
+	return check_positionals(op, g, error) && check_numbers(op, g, error) && check_times(op, g, error);
+}
+
+/* --- the reader -------------------------------------------------------------- */
+
+struct trace_reader {
+	FILE *stream;
+	bool owns_stream;
+	char *name;            /* for messages */
+	char *line;            /* TRACE_LINE_MAX + 1 bytes, reused for every line */
+	size_t line_len;
+	size_t pos;            /* the lexer's cursor in line */
+	uint64_t line_no;
+	bool poisoned;         /* R3 */
+};
+
+/* One token of the current line. */
+struct token {
+	const char *text;      /* decoded, NUL-terminated, inside r->line */
+	size_t len;            /* decoded length (may include NUL bytes from \x00) */
+	size_t column;         /* 1-based column of the raw token */
+	bool quoted;
+};
+
+static bool fail(struct trace_reader *r, GError **error, int code, size_t column, const char *field,
+		 const char *format, ...) G_GNUC_PRINTF(6, 7);
+
+static bool fail(struct trace_reader *r, GError **error, int code, size_t column, const char *field,
+		 const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	g_autofree char *reason = g_strdup_vprintf(format, args);
+	va_end(args);
+	g_set_error(error, TRACE_ERROR, code, "%s:%" PRIu64 ":%zu: field %s: %s", r->name,
+		    r->line_no, column, field, reason);
+	r->poisoned = true;
+	return false;
+}
+
+/* fail() with the offending token shown: "REASON: 'TOKEN'". */
+static bool fail_token(struct trace_reader *r, GError **error, int code, size_t column, const char *field,
+		       const char *reason, const char *text, size_t len)
+{
+	g_autofree char *shown = trace_syntax_display(text, len);
+	return fail(r, error, code, column, field, "%s: '%s'", reason, shown);
+}
+
+static bool fail_value(struct trace_reader *r, GError **error, size_t column, const char *field,
+		       const char *reason, const char *text, size_t len)
+{
+	return fail_token(r, error, TRACE_ERROR_VALUE, column, field, reason, text, len);
+}
+
+/* Read one line into r->line.  1 = a line, 0 = end of stream, -1 = error. */
+static int read_line(struct trace_reader *r, GError **error)
+{
+	size_t len = 0;
+	int c = EOF;
+
+	while ((c = getc_unlocked(r->stream)) != EOF && c != '\n') {
+		if (len == TRACE_LINE_MAX) {
+			r->line_no++;
+			fail(r, error, TRACE_ERROR_SYNTAX, len + 1, "line", "line longer than %d bytes",
+			     TRACE_LINE_MAX);
+			return -1;
+		}
+		r->line[len++] = (char)c;
+	}
+	if (ferror(r->stream)) {
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s:%" PRIu64 ": read error: %s", r->name,
+			    r->line_no + 1, g_strerror(errno));
+		r->poisoned = true;
+		return -1;
+	}
+	if (c == EOF && len == 0)
+		return 0;
+	if (len > 0 && r->line[len - 1] == '\r')
+		len--; /* accept CRLF line ends */
+	r->line[len] = '\0';
+	r->line_len = len;
+	r->pos = 0;
+	r->line_no++;
+	return 1;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static void skip_blanks(struct trace_reader *r)
+{
+	while (r->pos < r->line_len && is_blank(r->line[r->pos]))
+		r->pos++;
+}
+
+/* A line with nothing to parse: blank, or a comment ('#' first, after blanks). */
+static bool line_is_empty(struct trace_reader *r)
+{
+	skip_blanks(r);
+	return r->pos == r->line_len || r->line[r->pos] == '#';
+}
+
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Decode the escape at line[*in] (the byte after '\') into *out. */
+static bool decode_escape(struct trace_reader *r, size_t *in, char *out, const char *field, GError **error)
+{
+	size_t backslash = *in - 1;
+	char e = *in < r->line_len ? r->line[*in] : '\0';
+
+	switch (e) {
+	case '"': case '\\': *out = e; *in += 1; return true;
+	case 'n': *out = '\n'; *in += 1; return true;
+	case 't': *out = '\t'; *in += 1; return true;
+	case 'x': {
+		int hi = *in + 1 < r->line_len ? hex_value(r->line[*in + 1]) : -1;
+		int lo = *in + 2 < r->line_len ? hex_value(r->line[*in + 2]) : -1;
+		if (hi < 0 || lo < 0)
+			return fail(r, error, TRACE_ERROR_SYNTAX, backslash + 1, field,
+				    "bad escape: \\x needs two hex digits");
+		*out = (char)(hi * 16 + lo);
+		*in += 3;
+		return true;
+	}
+	default:
+		if (*in >= r->line_len)
+			return fail(r, error, TRACE_ERROR_SYNTAX, backslash + 1, field, "unterminated quote");
+		return fail(r, error, TRACE_ERROR_SYNTAX, backslash + 1, field,
+			    "bad escape '\\%c' (want \\\" \\\\ \\n \\t or \\xHH)", e);
+	}
+}
+
+/* Decode the quoted token starting at r->pos (the opening quote) in place. */
+static bool lex_quoted(struct trace_reader *r, struct token *t, const char *field, GError **error)
+{
+	size_t in = r->pos + 1, out = r->pos;
+
+	for (;;) {
+		if (in >= r->line_len)
+			return fail(r, error, TRACE_ERROR_SYNTAX, t->column, field, "unterminated quote");
+		char c = r->line[in++];
+		if (c == '"')
+			break;
+		if (c == '\\' && !decode_escape(r, &in, &c, field, error))
+			return false;
+		r->line[out++] = c;
+	}
+	if (in < r->line_len && !is_blank(r->line[in]))
+		return fail(r, error, TRACE_ERROR_SYNTAX, in + 1, field,
+			    "unexpected '%c' after the closing quote", r->line[in]);
+	r->line[out] = '\0';
+	t->text = r->line + r->pos;
+	t->len = out - r->pos;
+	t->quoted = true;
+	r->pos = in;
+	return true;
+}
+
+static bool lex_plain(struct trace_reader *r, struct token *t, const char *field, GError **error)
+{
+	size_t start = r->pos;
+
+	for (; r->pos < r->line_len && !is_blank(r->line[r->pos]); r->pos++) {
+		unsigned char c = (unsigned char)r->line[r->pos];
+		if (c == '"')
+			return fail(r, error, TRACE_ERROR_SYNTAX, r->pos + 1, field,
+				    "'\"' inside an unquoted token (quote the whole token)");
+		if (c == '\\')
+			return fail(r, error, TRACE_ERROR_SYNTAX, r->pos + 1, field,
+				    "'\\' outside quotes (escapes need a quoted token)");
+		if (c < ' ' || c == 0x7f)
+			return fail(r, error, TRACE_ERROR_SYNTAX, r->pos + 1, field,
+				    "control byte 0x%02x (write it as \\x%02x inside quotes)", c, c);
+	}
+	t->text = r->line + start;
+	t->len = r->pos - start;
+	t->quoted = false;
+	if (r->pos < r->line_len)
+		r->line[r->pos++] = '\0';
+	return true;
+}
+
+/* The next token, or false with *has = false at the end of the line. */
+static bool next_token(struct trace_reader *r, struct token *t, bool *has, const char *field, GError **error)
+{
+	skip_blanks(r);
+	*has = r->pos < r->line_len;
+	if (!*has)
+		return true;
+	t->column = r->pos + 1;
+	return r->line[r->pos] == '"' ? lex_quoted(r, t, field, error) : lex_plain(r, t, field, error);
+}
+
+/* The field name lexing errors in option position use: the key before '=', if readable. */
+static const char *option_field_name(struct trace_reader *r, char *buf, size_t size)
+{
+	size_t i = r->pos;
+	while (i < r->line_len && !is_blank(r->line[i]) && r->line[i] != '=' && r->line[i] != '"' &&
+	       i - r->pos + 1 < size)
+		i++;
+	if (i < r->line_len && r->line[i] == '=' && i > r->pos) {
+		memcpy(buf, r->line + r->pos, i - r->pos);
+		buf[i - r->pos] = '\0';
+		return buf;
+	}
+	return "option";
+}
+
+/* --- header ---------------------------------------------------------------------- */
+
+static bool check_header(struct trace_reader *r, GError **error)
+{
+	int got;
+	while ((got = read_line(r, error)) == 1 && line_is_empty(r))
+		;
+	if (got < 0)
+		return false;
+	if (got == 0) {
+		r->line_no = r->line_no ? r->line_no : 1;
+		return fail(r, error, TRACE_ERROR_HEADER, 1, "header",
+			    "missing header '" TRACE_HEADER "' (the trace is empty)");
+	}
+	struct token magic, version, extra;
+	bool has_magic, has_version, has_extra;
+	if (!next_token(r, &magic, &has_magic, "header", error) ||
+	    !next_token(r, &version, &has_version, "header", error))
+		return false;
+	if (strcmp(magic.text, "cowsim-trace") != 0)
+		return fail_token(r, error, TRACE_ERROR_HEADER, magic.column, "header",
+				  "missing header '" TRACE_HEADER "', got", magic.text, magic.len);
+	if (!has_version || strcmp(version.text, "1") != 0)
+		return fail(r, error, TRACE_ERROR_HEADER, has_version ? version.column : r->line_len + 1,
+			    "version", "unsupported trace version '%s' (this reader reads %d)",
+			    has_version ? version.text : "", TRACE_VERSION);
+	if (!next_token(r, &extra, &has_extra, "header", error))
+		return false;
+	if (has_extra)
+		return fail(r, error, TRACE_ERROR_HEADER, extra.column, "header",
+			    "unexpected '%s' after the version", extra.text);
+	return true;
+}
+
+static struct trace_reader *reader_new(FILE *stream, const char *name, bool owns)
+{
+	struct trace_reader *r = g_new0(struct trace_reader, 1);
+	r->stream = stream;
+	r->owns_stream = owns;
+	r->name = g_strdup(name);
+	r->line = g_malloc(TRACE_LINE_MAX + 1);
+	return r;
+}
+
+struct trace_reader *trace_reader_new_from_stream(FILE *stream, const char *name, bool take_ownership,
+						  GError **error)
+{
+	g_autoptr(trace_reader) r = reader_new(stream, name, take_ownership);
+	if (!check_header(r, error))
+		return NULL;
+	return g_steal_pointer(&r);
+}
+
+struct trace_reader *trace_reader_open(const char *path, GError **error)
+{
+	if (!strcmp(path, "-"))
+		return trace_reader_new_from_stream(stdin, "<stdin>", false, error);
+	FILE *stream = fopen(path, "r");
+	if (!stream) {
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: cannot open: %s", path, g_strerror(errno));
+		return NULL;
+	}
+	return trace_reader_new_from_stream(stream, path, true, error);
+}
+
+uint64_t trace_reader_line(const struct trace_reader *reader)
+{
+	return reader->line_no;
+}
+
+const char *trace_reader_name(const struct trace_reader *reader)
+{
+	return reader->name;
+}
+
+void trace_reader_free(struct trace_reader *reader)
+{
+	if (!reader)
+		return;
+	if (reader->owns_stream)
+		fclose(reader->stream);
+	g_free(reader->line);
+	g_free(reader->name);
+	g_free(reader);
+}
+
+/* --- values into the op ---------------------------------------------------------- */
+
+static bool store_string(struct trace_reader *r, struct trace_op *op, const struct trace_positional *p,
+			 const struct token *t, GError **error)
+{
+	const char *reason = p->value == TRACE_VALUE_PATH ? trace_syntax_path_problem(t->text, t->len)
+							  : trace_syntax_string_problem(t->text, t->len);
+	if (reason)
+		return fail_value(r, error, t->column, p->field, reason, t->text, t->len);
+	if (p->slot == TRACE_SLOT_PATH)
+		op->path = t->text;
+	else
+		op->path2 = t->text;
+	return true;
+}
+
+static bool store_size(struct trace_reader *r, uint64_t *slot, const char *field, const char *s, size_t len,
+		       size_t column, GError **error)
+{
+	const char *reason = trace_syntax_parse_size(s, len, slot);
+	return reason ? fail_value(r, error, column, field, reason, s, len) : true;
+}
+
+static bool store_clock(struct trace_reader *r, struct trace_op *op, const struct token *t, GError **error)
+{
+	const char *reason;
+
+	if (t->len > 0 && t->text[0] == '+') {
+		op->clock_relative = true;
+		reason = trace_syntax_parse_duration(t->text + 1, t->len - 1, &op->clock_ns);
+	} else if (t->len > 0 && t->text[0] == '@') {
+		op->clock_relative = false;
+		reason = trace_syntax_parse_time(t->text + 1, t->len - 1, &op->clock_ns);
+	} else {
+		reason = "want +DURATION or @TIME";
+	}
+	return reason ? fail_value(r, error, t->column, "time", reason, t->text, t->len) : true;
+}
+
+static bool store_positional(struct trace_reader *r, struct trace_op *op, const struct trace_positional *p,
+			     const struct token *t, GError **error)
+{
+	switch (p->value) {
+	case TRACE_VALUE_PATH:
+	case TRACE_VALUE_STRING:
+		return store_string(r, op, p, t, error);
+	case TRACE_VALUE_SIZE: {
+		uint64_t *slot = p->slot == TRACE_SLOT_SIZE ? &op->size
+			       : p->slot == TRACE_SLOT_OFFSET ? &op->offset : &op->length;
+		return store_size(r, slot, p->field, t->text, t->len, t->column, error);
+	}
+	case TRACE_VALUE_CLOCK:
+		return store_clock(r, op, t, error);
+	}
+	return false;
+}
+
+static bool store_time(struct trace_reader *r, struct trace_op *op, unsigned key, const char *value,
+		       size_t len, size_t column, GError **error)
+{
+	int64_t ns;
+	const char *reason = trace_syntax_parse_time(value, len, &ns);
+	if (reason)
+		return fail_value(r, error, column, trace_syntax_key_name(key), reason, value, len);
+	if (key == TRACE_KEY_ATIME) {
+		op->atime_ns = ns;
+		op->times_given |= TRACE_TIME_ATIME;
+	} else if (key == TRACE_KEY_MTIME) {
+		op->mtime_ns = ns;
+		op->times_given |= TRACE_TIME_MTIME;
+	} else {
+		op->ctime_ns = ns;
+		op->times_given |= TRACE_TIME_CTIME;
+	}
+	return true;
+}
+
+static bool store_id(struct trace_reader *r, uint32_t *slot, unsigned key, const char *value, size_t len,
+		     size_t column, GError **error)
+{
+	uint64_t id;
+	const char *reason = trace_syntax_parse_uint(value, len, UINT32_MAX, &id);
+	if (reason)
+		return fail_value(r, error, column, trace_syntax_key_name(key), reason, value, len);
+	*slot = (uint32_t)id;
+	return true;
+}
+
+static bool store_key(struct trace_reader *r, struct trace_op *op, unsigned key, const char *value,
+		      size_t len, size_t column, GError **error)
+{
+	const char *reason;
+
+	switch (key) {
+	case TRACE_KEY_SIZE:
+		return store_size(r, &op->size, "size", value, len, column, error);
+	case TRACE_KEY_MODE:
+		reason = trace_syntax_parse_mode(value, len, &op->mode);
+		return reason ? fail_value(r, error, column, "mode", reason, value, len) : true;
+	case TRACE_KEY_UID:
+		return store_id(r, &op->uid, key, value, len, column, error);
+	case TRACE_KEY_GID:
+		return store_id(r, &op->gid, key, value, len, column, error);
+	default:
+		return store_time(r, op, key, value, len, column, error);
+	}
+}
+
+/* --- the grammar ---------------------------------------------------------------- */
+
+/* What parse_options() has seen so far on this line. */
+struct seen_options {
+	unsigned keys;
+	size_t key_column[TRACE_KEY_COUNT];
+	size_t ro_column;
+};
+
+static int key_index(unsigned key)
+{
+	return __builtin_ctz(key);
+}
+
+static char *allowed_keys(const struct trace_grammar *g)
+{
+	GString *s = g_string_new(NULL);
+	for (int i = 0; i < TRACE_KEY_COUNT; i++)
+		if (g->keys & (1u << i))
+			g_string_append_printf(s, "%s%s=", s->len ? ", " : "", trace_syntax_key_name(1u << i));
+	if (g->ro_flag)
+		g_string_append_printf(s, "%sro", s->len ? ", " : "");
+	return g_string_free(s, FALSE);
+}
+
+static bool parse_flag(struct trace_reader *r, const struct trace_grammar *g, struct trace_op *op,
+		       const struct token *t, struct seen_options *seen, GError **error)
+{
+	if (!g->ro_flag || t->quoted || strcmp(t->text, "ro") != 0)
+		return fail(r, error, TRACE_ERROR_SYNTAX, t->column, "trailing",
+			    "unexpected '%s' after the arguments of %s", t->text, g->name);
+	if (seen->ro_column)
+		return fail(r, error, TRACE_ERROR_SYNTAX, t->column, "ro",
+			    "duplicate flag (first at column %zu)", seen->ro_column);
+	seen->ro_column = t->column;
+	op->readonly = true;
+	return true;
+}
+
+static bool parse_option(struct trace_reader *r, const struct trace_grammar *g, struct trace_op *op,
+			 const struct token *t, struct seen_options *seen, GError **error)
+{
+	const char *eq = t->quoted ? NULL : memchr(t->text, '=', t->len);
+	if (!eq)
+		return parse_flag(r, g, op, t, seen, error);
+
+	size_t name_len = (size_t)(eq - t->text);
+	unsigned key = trace_syntax_key_from_name(t->text, name_len);
+	g_autofree char *name = g_strndup(t->text, name_len);
+	if (!(key & g->keys)) {
+		g_autofree char *allowed = allowed_keys(g);
+		return fail(r, error, TRACE_ERROR_SYNTAX, t->column, name, "unknown key for %s (%s%s)",
+			    g->name, *allowed ? "want " : "it takes no options", allowed);
+	}
+	int i = key_index(key);
+	if (seen->keys & key)
+		return fail(r, error, TRACE_ERROR_SYNTAX, t->column, name,
+			    "duplicate key (first at column %zu)", seen->key_column[i]);
+	seen->keys |= key;
+	seen->key_column[i] = t->column;
+	size_t value_len = t->len - name_len - 1;
+	return store_key(r, op, key, eq + 1, value_len, t->column + name_len + 1, error);
+}
+
+static bool is_option_token(const struct token *t)
+{
+	return !t->quoted && memchr(t->text, '=', t->len) != NULL;
+}
+
+/* The positionals, in order; a missing one is reported at the token that took its place. */
+static bool parse_positionals(struct trace_reader *r, const struct trace_grammar *g, struct trace_op *op,
+			      struct token *pending, bool *has_pending, GError **error)
+{
+	*has_pending = false;
+	for (int i = 0; i < g->n_positional; i++) {
+		const struct trace_positional *p = &g->positional[i];
+		struct token t;
+		bool has;
+		if (!next_token(r, &t, &has, p->field, error))
+			return false;
+		if (has && !is_option_token(&t)) {
+			if (!store_positional(r, op, p, &t, error))
+				return false;
+			if (i == 1 && op->kind == TRACE_READ)
+				op->has_range = true;
+			continue;
+		}
+		if (i < g->n_required || i > g->n_required)
+			return fail(r, error, TRACE_ERROR_MISSING, has ? t.column : r->line_len + 1, p->field,
+				    "missing (%s needs %s)", g->name, p->field);
+		*pending = t;
+		*has_pending = has;
+		return true;
+	}
+	return true;
+}
+
+static bool check_required_options(struct trace_reader *r, const struct trace_grammar *g,
+				   const struct seen_options *seen, GError **error)
+{
+	unsigned missing = g->required_keys & ~seen->keys;
+	if (missing)
+		return fail(r, error, TRACE_ERROR_MISSING, r->line_len + 1, trace_syntax_key_name(missing & -missing),
+			    "missing (%s needs %s=)", g->name, trace_syntax_key_name(missing & -missing));
+	if (g->needs_a_time && !(seen->keys & (TRACE_KEY_ATIME | TRACE_KEY_MTIME)))
+		return fail(r, error, TRACE_ERROR_MISSING, r->line_len + 1, "atime",
+			    "missing (%s needs atime= or mtime= or both)", g->name);
+	return true;
+}
+
+static bool parse_options(struct trace_reader *r, const struct trace_grammar *g, struct trace_op *op,
+			  struct token *first, bool has_first, GError **error)
+{
+	struct seen_options seen = { 0 };
+	struct token t = *first;
+	bool has = has_first;
+	char field[64];
+
+	while (has) {
+		if (!parse_option(r, g, op, &t, &seen, error))
+			return false;
+		skip_blanks(r);
+		if (!next_token(r, &t, &has, option_field_name(r, field, sizeof(field)), error))
+			return false;
+	}
+	return check_required_options(r, g, &seen, error);
+}
+
+static bool parse_op(struct trace_reader *r, struct trace_op *op, GError **error)
+{
+	struct token keyword, pending;
+	bool has, has_pending;
+	enum trace_op_kind kind;
+
+	if (!next_token(r, &keyword, &has, "op", error))
+		return false;
+	if (keyword.quoted || !trace_op_kind_from_name(keyword.text, &kind))
+		return fail_token(r, error, TRACE_ERROR_SYNTAX, keyword.column, "op", "unknown op", keyword.text,
+				  keyword.len);
+	const struct trace_grammar *g = trace_syntax_grammar(kind);
+	trace_op_init(op, kind);
+	op->line = r->line_no;
+	if (!parse_positionals(r, g, op, &pending, &has_pending, error))
+		return false;
+	if (!has_pending) {
+		skip_blanks(r);
+		char field[64];
+		if (!next_token(r, &pending, &has_pending, option_field_name(r, field, sizeof(field)), error))
+			return false;
+	}
+	return parse_options(r, g, op, &pending, has_pending, error);
+}
+
+int trace_reader_next(struct trace_reader *reader, struct trace_op *op, GError **error)
+{
+	if (reader->poisoned) {
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_SYNTAX, "%s:%" PRIu64 ": reader stopped at an earlier error",
+			    reader->name, reader->line_no);
+		return -1;
+	}
+	for (;;) {
+		int got = read_line(reader, error);
+		if (got <= 0)
+			return got;
+		if (line_is_empty(reader))
+			continue;
+		return parse_op(reader, op, error) ? 1 : -1;
+	}
+}
