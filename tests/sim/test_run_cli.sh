@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# tests/sim/test_run_cli.sh COWSIM - `cowsim run` as a user meets it (TAP).
+#
+# The contract of issue 3: gen seed-experiment | run gives rows labelled
+# after_copy, after_snapshots, after_grep, after_grep2 with a metadata_used
+# column; a malformed trace gets FILE:LINE and exit 2, and the rows written
+# before the bad line are intact.
+set -u
+cowsim=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && echo "# $2"; }
+check() { if eval "$2"; then ok "$1"; else not_ok "$1" "${3:-}"; fi; }
+
+# --- the contract -----------------------------------------------------------
+"$cowsim" gen seed-experiment --files 400 --seed 7 --snapshots 2 -o "$work/seed.trace"
+"$cowsim" run "$work/seed.trace" --nodesize 16384 --mount relatime --csv "$work/out.csv" >"$work/summary" 2>&1
+status=$?
+check "seed-experiment run exits 0" "[ $status = 0 ]" "$(cat "$work/summary")"
+labels=$(awk -F, 'NR > 1 && $3 != "" {printf "%s ", $3}' "$work/out.csv")
+check "rows are labelled after_copy after_snapshots after_grep after_grep2" \
+  "[ \"$labels\" = 'after_copy after_snapshots after_grep after_grep2 ' ]" "labels: $labels"
+col=$(head -1 "$work/out.csv" | tr , '\n' | grep -n '^metadata_used$' | cut -d: -f1)
+check "the CSV has a metadata_used column" "[ -n \"$col\" ]"
+grew=$(awk -F, -v c="$col" '$3 == "after_copy" {a = $c} $3 == "after_grep" {g = $c} END {print (g > 1.5 * a)}' "$work/out.csv")
+check "two rw snapshots and a grep grow metadata by more than half" "[ \"$grew\" = 1 ]"
+check "the summary table names the marks" "grep -q after_grep2 \"$work/summary\""
+"$cowsim" run "$work/seed.trace" --nodesize 16384 --mount relatime --csv "$work/again.csv" >/dev/null 2>&1
+check "the same trace and options give the same CSV bytes" "cmp -s \"$work/out.csv\" \"$work/again.csv\""
+"$cowsim" run "$work/seed.trace" --mount noatime --csv "$work/noatime.csv" >/dev/null 2>&1
+flat=$(awk -F, -v c="$col" '$3 == "after_snapshots" {a = $c} $3 == "after_grep2" {g = $c} END {print (g <= a * 1.02)}' "$work/noatime.csv")
+check "under noatime the greps leave metadata within 2%" "[ \"$flat\" = 1 ]"
+"$cowsim" run "$work/seed.trace" --paranoid --quiet >/dev/null 2>&1
+check "--paranoid runs every checker after every op and passes" "[ $? = 0 ]"
+
+# --- bad arguments ------------------------------------------------------------
+for args in "--nodesize 3000" "--nodesize 128K" "--device-size 1M" "--mount fastatime" "--policy nope" \
+            "--metadata raid7" "--every -1" "--max-inline 9000"; do
+  # shellcheck disable=SC2086
+  "$cowsim" run "$work/seed.trace" $args --quiet >/dev/null 2>"$work/err"
+  status=$?
+  check "run $args exits 2 with a message" "[ $status = 2 ] && [ -s \"$work/err\" ]" "status $status: $(cat "$work/err")"
+done
+"$cowsim" run "$work/missing.trace" --quiet 2>"$work/err"
+check "a missing trace exits 2 and names the file" "[ $? = 2 ] && grep -q missing.trace \"$work/err\""
+
+# --- malformed traces: FILE:LINE, exit 2, earlier rows intact ----------------------
+prefix='cowsim-trace 1
+clock @1354320000
+mkdir /d
+create /d/f size=10
+sync
+mark first'
+bad_lines=(
+  'frobnicate /d'                      # unknown op
+  'create /d/g size=12x'               # bad number
+  'create /d/g'                        # missing size
+  'create d/g size=1'                  # relative path
+  'read "/d/f'                         # unterminated quote
+  'create /d/g size=1 size=2'          # duplicate key
+  'create /d/g size=1 colour=red'      # unknown key
+  'write /d/f 1'                       # missing length
+  'write /d/f -1 5'                    # negative offset
+  'clock +5 parsecs'                   # bad duration
+  'clock tomorrow'                     # bad clock
+  'snapshot / /s maybe'                # bad flag
+  'mark'                               # missing label
+  'sync now'                           # trailing garbage
+  'create /d/g size=99999999999999999999999' # overflow
+  'mkdir /d/x mode=99999'              # bad mode
+  'read "/d/\q"'                       # bad escape
+  'create /d/g size=1 atime=yesterday' # bad time
+  'read /d/missing'                    # no such file (model refuses)
+  'mkdir /d'                           # exists already
+  'rmdir /d'                           # not empty
+  'unlink /d'                          # is a directory
+  'clock @1000'                        # clock backwards
+  'remount noatime,fast'               # unknown mount option
+  'delete-snapshot /d'                 # not a subvolume
+)
+i=0
+for bad in "${bad_lines[@]}"; do
+  i=$((i + 1))
+  t="$work/bad$i.trace"
+  printf '%s\n%s\nmark never\n' "$prefix" "$bad" >"$t"
+  "$cowsim" run "$t" --csv "$work/bad$i.csv" --quiet 2>"$work/err"
+  status=$?
+  rows=$(($(wc -l <"$work/bad$i.csv") - 1))
+  check "malformed line '$bad' gives exit 2 at $t:7 with the earlier row intact" \
+    "[ $status = 2 ] && grep -q \"bad$i.trace:7\" \"$work/err\" && [ $rows = 1 ] && tail -1 \"$work/bad$i.csv\" | grep -q first" \
+    "status $status, rows $rows: $(cat "$work/err")"
+done
+
+echo "1..$n"
+[ $failed = 0 ]
