@@ -61,8 +61,11 @@ struct blockstore {
 
 enum tree_category tree_category_of(uint64_t tree_id)
 {
+	/* Subvolume ids stay below 2^48 (BTRFS_LAST_FREE_OBJECTID is far
+	 * higher, but qgroup ids use the top 16 bits); the side-table
+	 * policy's atime trees live above. */
 	if (tree_id == BTRFS_FS_TREE_OBJECTID ||
-	    (tree_id >= BTRFS_FIRST_FREE_OBJECTID && tree_id < (uint64_t)-256))
+	    (tree_id >= BTRFS_FIRST_FREE_OBJECTID && tree_id < (1ull << 48)))
 		return TREE_CATEGORY_FS;
 	switch (tree_id) {
 	case BTRFS_EXTENT_TREE_OBJECTID: return TREE_CATEGORY_EXTENT;

@@ -137,7 +137,8 @@ static struct tree_block *copy_block(struct transaction *txn, uint64_t tree_id, 
 	cow->leaf_bytes = buf->leaf_bytes;
 	cow->capacity = MAX(buf->nritems, 1u);
 	cow->items = g_malloc(cow->capacity * width);
-	memcpy(cow->items, buf->items, buf->nritems * width);
+	if (buf->nritems)
+		memcpy(cow->items, buf->items, buf->nritems * width);
 	refs_block_created(txn, cow);
 	txn->blocks_dirty++;
 	return cow;

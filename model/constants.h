@@ -155,8 +155,12 @@ enum btrfs_key_type {
 #define BTRFS_FIRST_FREE_OBJECTID 256ull
 #define BTRFS_DATA_RELOC_TREE_OBJECTID ((uint64_t)-9)
 #define BTRFS_EXTENT_CSUM_OBJECTID ((uint64_t)-10)
-/* The side-table policy's atime tree (not in btrfs): a free tree id. */
-#define COWSIM_ATIME_TREE_OBJECTID ((uint64_t)-20)
+/* The side-table policy's atime trees (not in btrfs): one per subvolume,
+ * tree id COWSIM_ATIME_TREE_BASE + subvolume id, above any subvolume id. */
+#define COWSIM_ATIME_TREE_BASE (1ull << 48)
+/* A side-table item holds one btrfs_timespec (sec u64 + nsec u32): the
+ * smallest item that keeps btrfs's on-disk time format. */
+#define COWSIM_ATIME_ITEM_SIZE 12u
 
 /* --- space -------------------------------------------------------------- */
 

@@ -132,6 +132,7 @@ static void mkfs(struct fs *fs)
 	btree_init(&top->tree, &fs->txn, FS_TOP_SUBVOLUME);
 	top->highest_inode = FS_ROOT_DIR_INODE;
 	make_root_dir(fs, &top->tree);
+	fs_atime_tree_init(fs, top);
 	make_root_dir(fs, &fs->data_reloc_tree);
 
 	uint64_t ids[] = { BTRFS_EXTENT_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID, BTRFS_FS_TREE_OBJECTID,
@@ -205,8 +206,11 @@ void fs_free(struct fs *fs)
 		collect_blocks(trees[i]->root, seen);
 	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
 		struct subvolume *sv = fs->subvolumes->pdata[i];
-		if (!sv->deleted)
-			collect_blocks(sv->tree.root, seen);
+		if (sv->deleted)
+			continue;
+		collect_blocks(sv->tree.root, seen);
+		if (sv->atime_tree.root)
+			collect_blocks(sv->atime_tree.root, seen);
 	}
 	GHashTableIter iter;
 	gpointer key;
@@ -243,8 +247,11 @@ static bool update_root_items(struct fs *fs)
 	bool changed = false;
 	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
 		struct subvolume *sv = fs->subvolumes->pdata[i];
-		if (!sv->deleted)
-			changed |= update_root_item(fs, &sv->tree);
+		if (sv->deleted)
+			continue;
+		changed |= update_root_item(fs, &sv->tree);
+		if (sv->atime_tree.root)
+			changed |= update_root_item(fs, &sv->atime_tree);
 	}
 	struct btree *trees[8];
 	unsigned n = global_trees(fs, trees);
@@ -346,35 +353,6 @@ const struct atime_options *fs_atime_options(const struct fs *fs)
 
 /* --- access time --------------------------------------------------------- */
 
-static int access_inode(struct fs *fs, const struct inode_location *where, bool *updated)
-{
-	const struct btree_item *item = fs_inode_item(where->subvolume, where->inode);
-	bool is_dir = fs_mode_is_dir(item->payload.inode.mode);
-	struct atime_times times = { item->payload.inode.atime, item->payload.inode.mtime, item->payload.inode.ctime };
-	if (updated)
-		*updated = false;
-	if (!atime_needs_update(&fs->config.atime, is_dir, &times, fs->clock_ns)) {
-		fs->counters.atime_skipped++;
-		return 0;
-	}
-	if (where->subvolume->readonly) {
-		fs->counters.atime_readonly++;
-		fs->counters.atime_skipped++;
-		return 0;
-	}
-	if (fs_reserve(fs, 1)) {
-		fs->counters.atime_enospc++;
-		fs->counters.failed_reads++;
-		return -ENOSPC;
-	}
-	fs_inode_item_for_write(fs, where)->payload.inode.atime = fs->clock_ns;
-	fs->counters.atime_updates++;
-	fs_release(fs);
-	if (updated)
-		*updated = true;
-	return 0;
-}
-
 int fs_read(struct fs *fs, const char *path, bool *atime_updated)
 {
 	struct inode_location where;
@@ -384,7 +362,7 @@ int fs_read(struct fs *fs, const char *path, bool *atime_updated)
 	const struct btree_item *item = fs_inode_item(where.subvolume, where.inode);
 	if (fs_mode_is_dir(item->payload.inode.mode))
 		return -EISDIR;
-	return access_inode(fs, &where, atime_updated);
+	return fs_access_inode(fs, &where, atime_updated);
 }
 
 int fs_readdir(struct fs *fs, const char *path, bool *atime_updated)
@@ -396,7 +374,7 @@ int fs_readdir(struct fs *fs, const char *path, bool *atime_updated)
 	const struct btree_item *item = fs_inode_item(where.subvolume, where.inode);
 	if (!fs_mode_is_dir(item->payload.inode.mode))
 		return -ENOTDIR;
-	return access_inode(fs, &where, atime_updated);
+	return fs_access_inode(fs, &where, atime_updated);
 }
 
 /* --- reports and checks -------------------------------------------------- */
@@ -413,12 +391,15 @@ void fs_report(const struct fs *fs, struct fs_report *report)
 
 static unsigned all_trees(struct fs *fs, struct btree ***out)
 {
-	struct btree **trees = g_new(struct btree *, 8 + fs->subvolumes->len);
+	struct btree **trees = g_new(struct btree *, 8 + 2 * fs->subvolumes->len);
 	unsigned n = global_trees(fs, trees);
 	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
 		struct subvolume *sv = fs->subvolumes->pdata[i];
-		if (!sv->deleted)
-			trees[n++] = &sv->tree;
+		if (sv->deleted)
+			continue;
+		trees[n++] = &sv->tree;
+		if (sv->atime_tree.root)
+			trees[n++] = &sv->atime_tree;
 	}
 	*out = trees;
 	return n;

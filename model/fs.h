@@ -33,12 +33,32 @@
 #include "atime.h"
 #include "blockstore.h"
 
-/* Where the atime of an inode is kept (the design alternatives of issue 4
- * build on this; `inline` is btrfs). */
-enum atime_store {
-	ATIME_STORE_INLINE = 0,       /* in the inode item, as btrfs does */
-	ATIME_STORE_SIDE_TABLE,       /* in a separate tree keyed by inode */
+/*
+ * Atime policies: where an access time lives and when a read writes it
+ * (model/atime_policy.c; docs/policies.md compares them).
+ *   inline          btrfs today: in the inode item; an update that meets
+ *                   ENOSPC fails the read (the 2012 behaviour the seed mails
+ *                   describe).
+ *   side-table      in a separate per-subvolume tree of 12-byte items keyed
+ *                   by inode number; a read copies only that tree's blocks.
+ *   threshold       inline, but no updates while free space is under
+ *                   threshold_fraction of the device, and an update that
+ *                   meets ENOSPC is dropped: a read never fails for atime.
+ *   snapshot-aware  inline, but only when the inode's leaf is exclusive or
+ *                   already copied in the running transaction; skipped
+ *                   updates are counted with the age of the atime they left.
+ */
+enum atime_policy {
+	ATIME_POLICY_INLINE = 0,
+	ATIME_POLICY_SIDE_TABLE,
+	ATIME_POLICY_THRESHOLD,
+	ATIME_POLICY_SNAPSHOT_AWARE,
 };
+const char *atime_policy_name(enum atime_policy policy);
+
+/* Ages of the atimes that snapshot-aware skips leave behind: < 1 h, < 1 d,
+ * < 7 d, < 30 d, older. */
+enum { FS_STALENESS_BUCKETS = 5 };
 
 struct fs_config {
 	uint32_t nodesize;            /* bytes, default 16384 */
@@ -48,6 +68,8 @@ struct fs_config {
 	int64_t commit_interval_ns;   /* default 30 s */
 	int64_t start_time_ns;        /* the clock at mkfs */
 	struct atime_options atime;
+	enum atime_policy atime_policy;
+	double threshold_fraction;    /* threshold policy: 0.05 for 5% */
 	/* Data reaches the trees at writeback (the next commit), as btrfs's
 	 * delalloc does, rather than at write(): true by default. */
 	bool delayed_writeback;
@@ -70,6 +92,11 @@ struct fs_counters {
 	uint64_t atime_readonly;      /* accesses in read-only snapshots (not recorded) */
 	uint64_t atime_enospc;        /* atime updates that met ENOSPC */
 	uint64_t failed_reads;        /* reads failed because their atime update met ENOSPC */
+	uint64_t atime_dropped;       /* updates met ENOSPC and were dropped (the read went on) */
+	uint64_t atime_threshold;     /* updates held back by the threshold policy */
+	uint64_t atime_stale;         /* updates held back by the snapshot-aware policy */
+	uint64_t staleness[FS_STALENESS_BUCKETS]; /* their ages, see FS_STALENESS_BUCKETS */
+	uint64_t unshare_estimate;    /* bytes the last snapshot's warning predicted */
 	uint64_t enospc_events;       /* operations refused with ENOSPC */
 	uint64_t commits;
 	uint64_t blocks_cowed;
@@ -124,6 +151,11 @@ int fs_stat(struct fs *fs, const char *path);
 int fs_fsync(struct fs *fs, const char *path);
 
 int fs_snapshot(struct fs *fs, const char *source, const char *dest, bool readonly);
+/* The snapshot-time warning: bytes of tree blocks that one read of every
+ * file and directory under `source` would copy, under the policy and mount
+ * options in force, if it happened now after a snapshot of it (leaves whose
+ * atime items would change, and the nodes above them). 0 or -errno. */
+int fs_unshare_estimate(struct fs *fs, const char *source, uint64_t *bytes);
 int fs_delete_snapshot(struct fs *fs, const char *path);
 
 /* Moves the clock (never back); commits when the interval has passed. */

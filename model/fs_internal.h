@@ -21,6 +21,7 @@ enum { FT_REG_FILE = 1, FT_DIR = 2, FT_SYMLINK = 7 };
 struct subvolume {
 	uint64_t id;
 	struct btree tree;
+	struct btree atime_tree;      /* side-table policy only; root NULL otherwise */
 	uint64_t highest_inode;       /* the last inode number handed out */
 	bool readonly;
 	bool deleted;
@@ -83,6 +84,11 @@ void fs_drop_extents(struct fs *fs, struct subvolume *subvolume, uint64_t inode,
 void fs_flush_writeback(struct fs *fs, const struct inode_location *only);
 void fs_data_extent_freed(void *opaque, struct transaction *txn, struct data_extent *extent);
 void fs_delete_inode_items(struct fs *fs, struct subvolume *subvolume, uint64_t inode);
+
+/* atime_policy.c */
+int fs_access_inode(struct fs *fs, const struct inode_location *where, bool *updated);
+void fs_atime_tree_init(struct fs *fs, struct subvolume *sv);
+uint64_t fs_atime_tree_id(uint64_t subvolume_id);
 
 /* fs.c */
 int fs_commit(struct fs *fs);

@@ -33,7 +33,8 @@ static struct tree_block *copy_root(struct fs *fs, struct tree_block *source, ui
 	root->leaf_bytes = source->leaf_bytes;
 	root->capacity = MAX(source->nritems, 1u);
 	root->items = g_malloc(root->capacity * width);
-	memcpy(root->items, source->items, source->nritems * width);
+	if (source->nritems)
+		memcpy(root->items, source->items, source->nritems * width);
 	refs_block_created(txn, root);
 	refs_inc_children(txn, root, false);
 	txn->blocks_dirty++;
@@ -83,12 +84,20 @@ int fs_snapshot(struct fs *fs, const char *source, const char *dest, bool readon
 	if ((ret = fs_reserve(fs, 8)))
 		return ret;
 	fs_commit(fs);
+	fs_unshare_estimate(fs, source, &fs->counters.unshare_estimate);
 	uint64_t id = fs->next_subvolume_id++;
 	g_autofree char *path = g_strndup(dest, strlen(dest));
 	struct subvolume *snap = fs_add_subvolume(fs, id, path);
 	snap->tree.id = id;
 	snap->tree.root = copy_root(fs, src.subvolume->tree.root, id);
 	snap->tree.root_dirty = true;
+	if (src.subvolume->atime_tree.root) {
+		snap->atime_tree.id = fs_atime_tree_id(id);
+		snap->atime_tree.root = copy_root(fs, src.subvolume->atime_tree.root, snap->atime_tree.id);
+		snap->atime_tree.root_dirty = true;
+		struct btree_key key = { snap->atime_tree.id, 0, BTRFS_ROOT_ITEM_KEY };
+		btree_insert_item(&fs->root_tree, &fs->txn, &key, BTRFS_ROOT_ITEM_SIZE, NULL);
+	}
 	snap->highest_inode = src.subvolume->highest_inode;
 	snap->readonly = readonly;
 	src.subvolume->tree.last_snapshot = fs->txn.transid;
@@ -127,6 +136,12 @@ int fs_delete_snapshot(struct fs *fs, const char *path)
 	snap->deleted = true;
 	refs_drop_block(&fs->txn, snap->tree.root, false);
 	snap->tree.root = NULL;
+	if (snap->atime_tree.root) {
+		struct btree_key key = { snap->atime_tree.id, 0, BTRFS_ROOT_ITEM_KEY };
+		btree_delete_item(&fs->root_tree, &fs->txn, &key);
+		refs_drop_block(&fs->txn, snap->atime_tree.root, false);
+		snap->atime_tree.root = NULL;
+	}
 	fs_release(fs);
 	return fs_commit(fs);
 }

@@ -71,7 +71,13 @@
 	X(ENOSPC_EVENTS, "enospc_events", U64, COUNT, \
 	  "operations that failed with ENOSPC since the start of the run") \
 	X(FAILED_READS, "failed_reads", U64, COUNT, \
-	  "reads that failed (for example ENOSPC from the atime update) since the start of the run")
+	  "reads that failed (for example ENOSPC from the atime update) since the start of the run") \
+	X(ATIME_DROPPED, "atime_dropped", U64, COUNT, \
+	  "atime updates that met ENOSPC and were dropped without failing the read (threshold policy)") \
+	X(ATIME_STALE, "atime_stale", U64, COUNT, \
+	  "atime updates the snapshot-aware policy held back because the inode's leaf was shared") \
+	X(UNSHARE_ESTIMATE, "unshare_estimate", U64, BYTES, \
+	  "the last snapshot's warning: metadata one full read of its source would unshare")
 
 /* The long format: one row per subvolume per mark, like 'btrfs qgroup show'. */
 #define RESULTS_SUBVOL_COLUMNS(X) \

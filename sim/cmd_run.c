@@ -60,6 +60,9 @@ static void fill_row(const struct replay_row *r, ResultsRow *row)
 	row->cells[RESULTS_COL_ATIME_SKIPPED] = results_cell_u64(c->atime_skipped);
 	row->cells[RESULTS_COL_ENOSPC_EVENTS] = results_cell_u64(c->enospc_events);
 	row->cells[RESULTS_COL_FAILED_READS] = results_cell_u64(c->failed_reads);
+	row->cells[RESULTS_COL_ATIME_DROPPED] = results_cell_u64(c->atime_dropped);
+	row->cells[RESULTS_COL_ATIME_STALE] = results_cell_u64(c->atime_stale);
+	row->cells[RESULTS_COL_UNSHARE_ESTIMATE] = results_cell_u64(c->unshare_estimate);
 }
 
 static bool write_subvolume_rows(struct run_sink *sink, const struct replay_row *r, GError **error)
@@ -237,6 +240,7 @@ int cmd_run(int argc, char **argv)
 	options.check_every = args.paranoid ? 1 : (uint64_t)args.check_every;
 	options.keep_going = args.keep_going;
 	options.progress = !args.quiet && isatty(STDERR_FILENO);
+	options.warn_snapshots = !args.quiet;
 	options.interrupted = &interrupted;
 	struct sigaction action = { .sa_handler = on_signal };
 	sigaction(SIGINT, &action, NULL);

@@ -50,7 +50,11 @@ void options_add_model_entries(GOptionContext *context, struct model_option_text
 		{ "mount", 'o', 0, G_OPTION_ARG_STRING, &t->mount,
 		  "mount options: strictatime|relatime|noatime, [,nodiratime][,lazytime] (default relatime)", "OPTS" },
 		{ "policy", 'p', 0, G_OPTION_ARG_STRING, &t->policy,
-		  "where atime lives and when it is written: inline (btrfs, default)", "NAME" },
+		  "where atime lives and when it is written: inline (btrfs, default), side-table, "
+		  "threshold:PCT%, snapshot-aware (docs/policies.md)", "NAME" },
+		{ "mkfs-atime", 0, 0, G_OPTION_ARG_STRING, &t->mkfs_atime,
+		  "the filesystem's persistent atime default, used when --mount names no atime mode "
+		  "(a proposed remedy; btrfs has none)", "MODE" },
 		{ "max-inline", 0, 0, G_OPTION_ARG_STRING, &t->max_inline,
 		  "largest file kept inline in the tree (default 2048)", "BYTES" },
 		{ "commit-interval", 0, 0, G_OPTION_ARG_STRING, &t->commit_interval,
@@ -91,6 +95,40 @@ static bool parse_mount(const char *text, struct fs_config *config, GError **err
 	return true;
 }
 
+bool options_parse_policy(const char *text, struct fs_config *config, GError **error)
+{
+	static const struct {
+		const char *name;
+		enum atime_policy policy;
+	} policies[] = {
+		{ "inline", ATIME_POLICY_INLINE },
+		{ "side-table", ATIME_POLICY_SIDE_TABLE },
+		{ "snapshot-aware", ATIME_POLICY_SNAPSHOT_AWARE },
+	};
+	for (unsigned i = 0; i < G_N_ELEMENTS(policies); i++) {
+		if (!strcmp(text, policies[i].name)) {
+			config->atime_policy = policies[i].policy;
+			return true;
+		}
+	}
+	if (g_str_has_prefix(text, "threshold:")) {
+		const char *number = text + strlen("threshold:");
+		char *end;
+		double percent = g_ascii_strtod(number, &end);
+		if (end != number && (!strcmp(end, "%") || !*end) && percent > 0 && percent < 100) {
+			config->atime_policy = ATIME_POLICY_THRESHOLD;
+			config->threshold_fraction = percent / 100.0;
+			return true;
+		}
+		g_set_error(error, OPTIONS_ERROR, 0, "--policy %s: threshold takes a percentage above 0 and below 100, "
+			    "as threshold:5%%", text);
+		return false;
+	}
+	g_set_error(error, OPTIONS_ERROR, 0,
+		    "--policy %s: unknown policy (known: inline, side-table, threshold:PCT%%, snapshot-aware)", text);
+	return false;
+}
+
 static bool parse_commit_interval(const char *text, struct fs_config *config, GError **error)
 {
 	char *end;
@@ -119,12 +157,21 @@ bool options_model_config(const struct model_option_text *t, struct fs_config *c
 			return false;
 		}
 	}
+	if (t->mkfs_atime) {
+		struct atime_options persistent = { .mode = ATIME_RELATIME };
+		const char *bad;
+		int bad_length;
+		if (!atime_parse_options(t->mkfs_atime, &persistent, &bad, &bad_length)) {
+			g_set_error(error, OPTIONS_ERROR, 0, "--mkfs-atime %s: unknown option '%.*s'", t->mkfs_atime,
+				    bad_length, bad);
+			return false;
+		}
+		config->atime = persistent;
+	}
 	if (t->mount && !parse_mount(t->mount, config, error))
 		return false;
-	if (t->policy && strcmp(t->policy, "inline")) {
-		g_set_error(error, OPTIONS_ERROR, 0, "--policy %s: unknown policy (known: inline)", t->policy);
+	if (t->policy && !options_parse_policy(t->policy, config, error))
 		return false;
-	}
 	if (t->max_inline) {
 		uint64_t bytes;
 		if (!options_parse_size("--max-inline", t->max_inline, &bytes, error))
@@ -149,6 +196,7 @@ void options_model_text_clear(struct model_option_text *t)
 	g_free(t->metadata_profile);
 	g_free(t->mount);
 	g_free(t->policy);
+	g_free(t->mkfs_atime);
 	g_free(t->max_inline);
 	g_free(t->commit_interval);
 	memset(t, 0, sizeof(*t));

@@ -21,6 +21,7 @@ struct model_option_text {
 	char *metadata_profile;
 	char *mount;
 	char *policy;
+	char *mkfs_atime;
 	char *max_inline;
 	char *commit_interval;
 	gboolean immediate_writeback;
@@ -30,6 +31,8 @@ struct model_option_text {
 void options_add_model_entries(GOptionContext *context, struct model_option_text *text);
 /* Fills *config from the text (defaults where a field is NULL). */
 bool options_model_config(const struct model_option_text *text, struct fs_config *config, GError **error);
+/* "inline", "side-table", "threshold:5%", "snapshot-aware" into *config. */
+bool options_parse_policy(const char *text, struct fs_config *config, GError **error);
 void options_model_text_clear(struct model_option_text *text);
 
 #endif

@@ -205,6 +205,22 @@ static enum replay_status after_op(struct run_state *st, struct trace_reader *re
 		    op_error_text(op, ret));
 }
 
+/* The snapshot-time warning (issue 4): what one full read of the source
+ * would unshare now, under the mount options and policy in force. */
+static void warn_snapshot(struct run_state *st, struct trace_reader *reader, const struct trace_op *op)
+{
+	struct fs_report report;
+	fs_report(st->fs, &report);
+	if (!report.counters.unshare_estimate)
+		return;
+	char mount[64];
+	atime_format_options(fs_atime_options(st->fs), mount, sizeof(mount));
+	fprintf(stderr, "cowsim: warning: %s:%" PRIu64 ": snapshot %s -> %s: one read of everything in %s would "
+		"unshare about %.1f MiB of metadata (%s, policy %s)\n", trace_reader_name(reader), op->line, op->path,
+		op->path2, op->path, report.counters.unshare_estimate / 1048576.0, mount,
+		atime_policy_name(st->options->fs.atime_policy));
+}
+
 static enum replay_status replay_loop(struct run_state *st, struct trace_reader *reader,
 				      struct replay_outcome *outcome, GError **error)
 {
@@ -225,6 +241,8 @@ static enum replay_status replay_loop(struct run_state *st, struct trace_reader 
 			st->time_zero = fs_clock(st->fs);
 			st->time_zero_set = true;
 		}
+		if (op.kind == TRACE_SNAPSHOT && !ret && o->warn_snapshots)
+			warn_snapshot(st, reader, &op);
 		uint64_t index = outcome->ops++;
 		if ((status = after_op(st, reader, &op, ret, outcome, error)) != REPLAY_DONE)
 			break;

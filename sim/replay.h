@@ -35,6 +35,7 @@ struct replay_options {
 	uint64_t check_every;         /* run fs_check() every N ops (0: never; 1: paranoid) */
 	bool keep_going;              /* a failed op is counted and the run goes on */
 	bool progress;                /* progress on stderr */
+	bool warn_snapshots;          /* print the snapshot-time warning on stderr */
 	volatile int *interrupted;    /* set by a signal handler: stop at the next op */
 };
 

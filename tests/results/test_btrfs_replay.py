@@ -46,7 +46,8 @@ def main():
 
     check("test_replay_exits_0", r.returncode == 0, r.stderr)
     check("test_header_has_the_cowsim_run_columns",
-          header[:4] == ["op_index", "time_s", "label", "metadata_used"] and len(header) == 21,
+          header[:4] == ["op_index", "time_s", "label", "metadata_used"] and len(header) == 24
+          and header[-1] == "unshare_estimate",
           header)
     check("test_every_mark_gives_one_row_in_order", [x["label"] for x in rows] == MARKS,
           [x["label"] for x in rows])

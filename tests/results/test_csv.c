@@ -129,7 +129,7 @@ static void test_header_starts_with_the_documented_columns(void **state)
 					   "tree_fs,tree_extent,tree_csum,tree_root,"
 					   "tree_free_space,tree_other,blocks_cowed,"
 					   "bytes_written,atime_updates,atime_skipped,"
-					   "enospc_events,failed_reads\n"));
+					   "enospc_events,failed_reads,atime_dropped,atime_stale,unshare_estimate\n"));
 }
 
 static void test_column_names_are_unique(void **state)
