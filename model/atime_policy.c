@@ -37,7 +37,7 @@ uint64_t fs_atime_tree_id(uint64_t subvolume_id)
 
 void fs_atime_tree_init(struct fs *fs, struct subvolume *sv)
 {
-	if (fs->config.atime_policy != ATIME_POLICY_SIDE_TABLE)
+	if (fs->config.atime_policy != ATIME_POLICY_SIDE_TABLE || fs_design_keyed(fs))
 		return;
 	btree_init(&sv->atime_tree, &fs->txn, fs_atime_tree_id(sv->id));
 	struct btree_key key = { sv->atime_tree.id, 0, BTRFS_ROOT_ITEM_KEY };
@@ -141,7 +141,7 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, bool *upd
 		fs->counters.atime_skipped++;
 		return 0;
 	}
-	if (policy == ATIME_POLICY_SNAPSHOT_AWARE && !leaf_is_private(fs, &sv->tree, &inode->key)) {
+	if (policy == ATIME_POLICY_SNAPSHOT_AWARE && !leaf_is_private(fs, sv->tree, &inode->key)) {
 		count_staleness(fs, current_atime(sv, inode));
 		fs->counters.atime_skipped++;
 		return 0;
@@ -223,13 +223,19 @@ int fs_unshare_estimate(struct fs *fs, const char *source, uint64_t *bytes)
 	uint32_t nodesize = blockstore_nodesize(fs->store);
 	if (fs->config.atime.mode == ATIME_NOATIME) {
 		*bytes = 0;
+	} else if (fs_design_keyed(fs)) {
+		/* Keyed: each update writes one new inode item version. */
+		struct inode_count c = { fs, src.subvolume, 0 };
+		struct btree_key first = { 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, 255 };
+		subvol_visit_range(src.subvolume, &first, &last, count_updatable, &c);
+		*bytes = c.count * (BTRFS_ITEM_HEADER_SIZE + BTRFS_INODE_ITEM_SIZE);
 	} else if (src.subvolume->atime_tree.root) {
 		struct inode_count c = { fs, src.subvolume, 0 };
 		struct btree_key first = { 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, 255 };
-		btree_visit_range(&src.subvolume->tree, &first, &last, count_updatable, &c);
+		subvol_visit_range(src.subvolume, &first, &last, count_updatable, &c);
 		*bytes = estimate_side_table(nodesize, c.count) * nodesize;
 	} else {
-		estimate_block(&e, src.subvolume->tree.root);
+		estimate_block(&e, src.subvolume->tree->root);
 		*bytes = e.blocks * nodesize;
 	}
 	return 0;

@@ -730,6 +730,7 @@ static void leaf_insert_at(struct btree_path *path, const struct btree_key *key,
 	struct btree_item *item = &leaf->items[slot];
 	item->key = *key;
 	item->size = size;
+	item->whiteout = false;
 	if (payload)
 		item->payload = *payload;
 	else

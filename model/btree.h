@@ -41,11 +41,15 @@
 struct transaction;
 struct data_extent;
 
-/* btrfs_disk_key, in CPU order; compared objectid, type, offset. */
+/* btrfs_disk_key, in CPU order; compared objectid, type, offset, then
+ * snapshot. The snapshot id is always 0 in the btrfs design; the keyed
+ * design (model/subvol.c) versions keys by it, as bcachefs's bpos does. It
+ * lives in what would be padding, so keys stay 24 bytes. */
 struct btree_key {
 	uint64_t objectid;
 	uint64_t offset;
 	uint8_t type;
+	uint32_t snapshot;
 };
 
 static inline int btree_key_compare(const struct btree_key *a, const struct btree_key *b)
@@ -56,6 +60,8 @@ static inline int btree_key_compare(const struct btree_key *a, const struct btre
 		return a->type < b->type ? -1 : 1;
 	if (a->offset != b->offset)
 		return a->offset < b->offset ? -1 : 1;
+	if (a->snapshot != b->snapshot)
+		return a->snapshot < b->snapshot ? -1 : 1;
 	return 0;
 }
 
@@ -89,6 +95,7 @@ union item_payload {
 struct btree_item {
 	struct btree_key key;
 	uint32_t size;                    /* item data bytes, excluding the 25-byte header */
+	bool whiteout;                    /* keyed design: the key is deleted in this snapshot */
 	union item_payload payload;
 };
 

@@ -50,7 +50,9 @@ struct subvolume *fs_subvolume(const struct fs *fs, uint64_t id)
 struct subvolume *fs_add_subvolume(struct fs *fs, uint64_t id, const char *path)
 {
 	struct subvolume *sv = g_new0(struct subvolume, 1);
+	sv->fs = fs;
 	sv->id = id;
+	sv->tree = &sv->own_tree;
 	sv->path = g_strdup(path);
 	g_ptr_array_add(fs->subvolumes, sv);
 	g_hash_table_insert(fs->subvolume_by_id, &sv->id, sv);
@@ -107,16 +109,16 @@ static void insert_root_item(struct fs *fs, uint64_t id)
 	insert_simple(fs, &fs->root_tree, id, BTRFS_ROOT_ITEM_KEY, 0, BTRFS_ROOT_ITEM_SIZE);
 }
 
-/* The root directory of a new subvolume tree (inode 256, its ".." ref). */
-static void make_root_dir(struct fs *fs, struct btree *tree)
+/* The root directory of a new subvolume (inode 256, its ".." ref). */
+static void make_root_dir(struct fs *fs, struct subvolume *sv)
 {
 	union item_payload payload = { .inode = { .atime = fs->clock_ns, .mtime = fs->clock_ns,
 						  .ctime = fs->clock_ns, .nlink = 1, .mode = S_IFDIR | 0755 } };
 	struct btree_key key = { FS_ROOT_DIR_INODE, 0, BTRFS_INODE_ITEM_KEY };
-	btree_insert_item(tree, &fs->txn, &key, BTRFS_INODE_ITEM_SIZE, &payload);
+	subvol_insert(fs, sv, &key, BTRFS_INODE_ITEM_SIZE, &payload);
 	union item_payload ref = { .ref = { .count = 1 } };
 	key = (struct btree_key){ FS_ROOT_DIR_INODE, FS_ROOT_DIR_INODE, BTRFS_INODE_REF_KEY };
-	btree_insert_item(tree, &fs->txn, &key, BTRFS_INODE_REF_SIZE + 2, &ref);
+	subvol_insert(fs, sv, &key, BTRFS_INODE_REF_SIZE + 2, &ref);
 }
 
 static void mkfs(struct fs *fs)
@@ -129,11 +131,17 @@ static void mkfs(struct fs *fs)
 	btree_init(&fs->free_space_tree, &fs->txn, BTRFS_FREE_SPACE_TREE_OBJECTID);
 	btree_init(&fs->data_reloc_tree, &fs->txn, BTRFS_DATA_RELOC_TREE_OBJECTID);
 	struct subvolume *top = fs_add_subvolume(fs, FS_TOP_SUBVOLUME, "/");
-	btree_init(&top->tree, &fs->txn, FS_TOP_SUBVOLUME);
+	if (fs_design_keyed(fs)) {
+		top->tree = &fs->keyed_tree;
+		top->snapshot = subvol_new_snapshot_id(fs, 0);
+	}
+	btree_init(top->tree, &fs->txn, FS_TOP_SUBVOLUME);
 	top->highest_inode = FS_ROOT_DIR_INODE;
-	make_root_dir(fs, &top->tree);
+	make_root_dir(fs, top);
 	fs_atime_tree_init(fs, top);
-	make_root_dir(fs, &fs->data_reloc_tree);
+	/* The data reloc tree has a root directory too, never snapshotted. */
+	struct subvolume reloc = { .fs = fs, .tree = &fs->data_reloc_tree };
+	make_root_dir(fs, &reloc);
 
 	uint64_t ids[] = { BTRFS_EXTENT_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID, BTRFS_FS_TREE_OBJECTID,
 			   BTRFS_CSUM_TREE_OBJECTID, BTRFS_UUID_TREE_OBJECTID, BTRFS_FREE_SPACE_TREE_OBJECTID,
@@ -177,6 +185,7 @@ struct fs *fs_new(const struct fs_config *config, GError **error)
 	fs->names = g_string_chunk_new(1 << 16);
 	fs->pending_writes = g_array_new(FALSE, FALSE, sizeof(struct pending_write));
 	fs->free_space_written = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+	fs->snapshot_nodes = g_array_new(FALSE, TRUE, sizeof(struct snapshot_node));
 	fs->clock_ns = fs->last_commit_ns = config->start_time_ns;
 	fs->next_subvolume_id = BTRFS_FIRST_FREE_OBJECTID;
 	mkfs(fs);
@@ -208,7 +217,7 @@ void fs_free(struct fs *fs)
 		struct subvolume *sv = fs->subvolumes->pdata[i];
 		if (sv->deleted)
 			continue;
-		collect_blocks(sv->tree.root, seen);
+		collect_blocks(sv->tree->root, seen);
 		if (sv->atime_tree.root)
 			collect_blocks(sv->atime_tree.root, seen);
 	}
@@ -227,6 +236,7 @@ void fs_free(struct fs *fs)
 	g_string_chunk_free(fs->names);
 	g_array_unref(fs->pending_writes);
 	g_array_unref(fs->free_space_written);
+	g_array_unref(fs->snapshot_nodes);
 	g_free(fs);
 }
 
@@ -249,7 +259,7 @@ static bool update_root_items(struct fs *fs)
 		struct subvolume *sv = fs->subvolumes->pdata[i];
 		if (sv->deleted)
 			continue;
-		changed |= update_root_item(fs, &sv->tree);
+		changed |= update_root_item(fs, sv->tree);
 		if (sv->atime_tree.root)
 			changed |= update_root_item(fs, &sv->atime_tree);
 	}
@@ -393,11 +403,14 @@ static unsigned all_trees(struct fs *fs, struct btree ***out)
 {
 	struct btree **trees = g_new(struct btree *, 8 + 2 * fs->subvolumes->len);
 	unsigned n = global_trees(fs, trees);
+	bool keyed_listed = false;
 	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
 		struct subvolume *sv = fs->subvolumes->pdata[i];
 		if (sv->deleted)
 			continue;
-		trees[n++] = &sv->tree;
+		if (sv->tree != &fs->keyed_tree || !keyed_listed)
+			trees[n++] = sv->tree;
+		keyed_listed |= sv->tree == &fs->keyed_tree;
 		if (sv->atime_tree.root)
 			trees[n++] = &sv->atime_tree;
 	}

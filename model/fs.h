@@ -60,7 +60,14 @@ const char *atime_policy_name(enum atime_policy policy);
  * < 7 d, < 30 d, older. */
 enum { FS_STALENESS_BUCKETS = 5 };
 
+/* How snapshots share metadata. */
+enum fs_design {
+	FS_DESIGN_BTRFS = 0,          /* a tree per subvolume, snapshots clone the root (Rodeh) */
+	FS_DESIGN_KEYED,              /* one tree, keys versioned by snapshot id (bcachefs) */
+};
+
 struct fs_config {
+	enum fs_design design;
 	uint32_t nodesize;            /* bytes, default 16384 */
 	uint64_t device_size;         /* bytes */
 	bool metadata_single;         /* profile single instead of DUP */

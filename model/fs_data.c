@@ -128,7 +128,7 @@ static GArray *file_extents(struct subvolume *sv, uint64_t inode, uint64_t befor
 	struct btree_key first = { inode, 0, BTRFS_EXTENT_DATA_KEY };
 	struct btree_key last = { inode, before ? before - 1 : 0, BTRFS_EXTENT_DATA_KEY };
 	if (before)
-		btree_visit_range(&sv->tree, &first, &last, collect_extent, spans);
+		subvol_visit_range(sv, &first, &last, collect_extent, spans);
 	return spans;
 }
 
@@ -137,7 +137,7 @@ static void insert_file_extent(struct fs *fs, struct subvolume *sv, uint64_t ino
 {
 	struct btree_key key = { inode, offset, BTRFS_EXTENT_DATA_KEY };
 	union item_payload payload = { .file_extent = { .extent = extent, .num_bytes = num_bytes } };
-	btree_insert_item(&sv->tree, &fs->txn, &key, size, &payload);
+	subvol_insert(fs, sv, &key, size, &payload);
 }
 
 /* btrfs_drop_extents(): no file extent item maps [start, end) afterwards.
@@ -158,12 +158,12 @@ void fs_drop_extents(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64
 			refs_data_add(&fs->txn, s->extent, false);
 		}
 		if (keep_head) {
-			struct btree_item *item = btree_lookup_for_write(&sv->tree, &fs->txn, &s->key);
+			struct btree_item *item = subvol_lookup_for_write(fs, sv, &s->key);
 			item->payload.file_extent.num_bytes = start - s_start;
 			continue;
 		}
-		btree_delete_item(&sv->tree, &fs->txn, &s->key);
-		if (s->extent)
+		/* A whiteout hides an ancestor's item, whose reference stays. */
+		if (subvol_delete(fs, sv, &s->key) == SUBVOL_DELETED && s->extent)
 			refs_data_drop(&fs->txn, s->extent, false);
 	}
 }
@@ -255,9 +255,9 @@ void fs_delete_inode_items(struct fs *fs, struct subvolume *sv, uint64_t inode)
 	g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(struct btree_key));
 	struct btree_key first = { inode, 0, 0 };
 	struct btree_key last = { inode, UINT64_MAX, 255 };
-	btree_visit_range(&sv->tree, &first, &last, collect_key, keys);
+	subvol_visit_range(sv, &first, &last, collect_key, keys);
 	for (unsigned i = 0; i < keys->len; i++)
-		btree_delete_item(&sv->tree, &fs->txn, &g_array_index(keys, struct btree_key, i));
+		subvol_delete(fs, sv, &g_array_index(keys, struct btree_key, i));
 }
 
 static int resolve_regular(struct fs *fs, const char *path, struct inode_location *where)
@@ -313,7 +313,7 @@ int fs_truncate(struct fs *fs, const char *path, uint64_t size)
 		bool is_inline = spans->len && !g_array_index(spans, struct extent_span, 0).extent;
 		if (is_inline && size) {
 			struct extent_span *s = &g_array_index(spans, struct extent_span, 0);
-			btree_resize_item(&where.subvolume->tree, &fs->txn, &s->key,
+			subvol_resize(fs, where.subvolume, &s->key,
 					  BTRFS_FILE_EXTENT_INLINE_HEADER + (uint32_t)size)->payload.file_extent.num_bytes = size;
 		} else {
 			fs_drop_extents(fs, where.subvolume, where.inode, round_up_sector(size), UINT64_MAX);

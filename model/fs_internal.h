@@ -19,8 +19,11 @@
 enum { FT_REG_FILE = 1, FT_DIR = 2, FT_SYMLINK = 7 };
 
 struct subvolume {
+	const struct fs *fs;          /* the filesystem it belongs to */
 	uint64_t id;
-	struct btree tree;
+	struct btree *tree;           /* &own_tree (btrfs design) or the shared keyed tree */
+	struct btree own_tree;
+	uint32_t snapshot;            /* keyed design: the snapshot id its writes carry; 0 in btrfs */
 	struct btree atime_tree;      /* side-table policy only; root NULL otherwise */
 	uint64_t highest_inode;       /* the last inode number handed out */
 	bool readonly;
@@ -40,6 +43,8 @@ struct fs {
 	struct blockstore *store;
 	struct refs *refs;
 	struct transaction txn;
+	struct btree keyed_tree;      /* keyed design: every subvolume's items */
+	GArray *snapshot_nodes;       /* keyed design: struct snapshot_node by snapshot id */
 	struct btree root_tree, extent_tree, csum_tree, free_space_tree, dev_tree, uuid_tree, data_reloc_tree;
 	GPtrArray *subvolumes;        /* struct subvolume *, by creation; owns them */
 	GHashTable *subvolume_by_id;  /* id -> struct subvolume * */
@@ -51,6 +56,12 @@ struct fs {
 	int64_t last_commit_ns;
 	uint64_t next_subvolume_id;
 	struct fs_counters counters;
+};
+
+/* The keyed design's snapshot tree: a snapshot id's parent and depth. */
+struct snapshot_node {
+	uint32_t parent;              /* 0 for the first */
+	uint32_t depth;
 };
 
 /* An inode, wherever it lives. */
@@ -84,6 +95,26 @@ void fs_drop_extents(struct fs *fs, struct subvolume *subvolume, uint64_t inode,
 void fs_flush_writeback(struct fs *fs, const struct inode_location *only);
 void fs_data_extent_freed(void *opaque, struct transaction *txn, struct data_extent *extent);
 void fs_delete_inode_items(struct fs *fs, struct subvolume *subvolume, uint64_t inode);
+
+/* subvol.c: a subvolume's items as it sees them. In the btrfs design these
+ * are the btree calls on its own tree; in the keyed design every subvolume
+ * shares one tree whose keys carry a snapshot id, and these pick the version
+ * visible from the subvolume's snapshot, write new versions, and leave
+ * whiteouts. Keys passed in are base keys (their snapshot field is ignored).
+ * subvol_lookup_le looks only among items of the key's objectid and type. */
+enum subvol_delete_result { SUBVOL_ABSENT, SUBVOL_DELETED, SUBVOL_WHITED_OUT };
+const struct btree_item *subvol_lookup(const struct subvolume *sv, const struct btree_key *key);
+const struct btree_item *subvol_lookup_le(const struct subvolume *sv, const struct btree_key *key);
+uint64_t subvol_visit_range(const struct subvolume *sv, const struct btree_key *first, const struct btree_key *last,
+			    btree_visit_fn cb, void *opaque);
+struct btree_item *subvol_lookup_for_write(struct fs *fs, struct subvolume *sv, const struct btree_key *key);
+struct btree_item *subvol_insert(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size,
+				 const union item_payload *payload);
+struct btree_item *subvol_resize(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size);
+enum subvol_delete_result subvol_delete(struct fs *fs, struct subvolume *sv, const struct btree_key *key);
+uint32_t subvol_new_snapshot_id(struct fs *fs, uint32_t parent);
+void subvol_drop_snapshot_keys(struct fs *fs, struct subvolume *sv);
+bool fs_design_keyed(const struct fs *fs);
 
 /* atime_policy.c */
 int fs_access_inode(struct fs *fs, const struct inode_location *where, bool *updated);

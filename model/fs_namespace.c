@@ -48,14 +48,13 @@ uint32_t fs_name_hash(const char *name, size_t length)
 const struct btree_item *fs_inode_item(const struct subvolume *subvolume, uint64_t inode)
 {
 	struct btree_key key = { inode, 0, BTRFS_INODE_ITEM_KEY };
-	struct btree_path path;
-	return btree_lookup(&subvolume->tree, &key, &path) ? btree_path_item(&path) : NULL;
+	return subvol_lookup(subvolume, &key);
 }
 
 struct btree_item *fs_inode_item_for_write(struct fs *fs, const struct inode_location *where)
 {
 	struct btree_key key = { where->inode, 0, BTRFS_INODE_ITEM_KEY };
-	return btree_lookup_for_write(&where->subvolume->tree, &fs->txn, &key);
+	return subvol_lookup_for_write(fs, where->subvolume, &key);
 }
 
 struct dir_match {
@@ -83,7 +82,7 @@ const struct btree_item *fs_dir_lookup(const struct subvolume *subvolume, uint64
 	struct btree_key first = { dir, hash, BTRFS_DIR_ITEM_KEY };
 	struct btree_key last = { dir, (uint64_t)hash + 8, BTRFS_DIR_ITEM_KEY };
 	struct dir_match m = { name, name_len, NULL };
-	btree_visit_range(&subvolume->tree, &first, &last, match_name, &m);
+	subvol_visit_range(subvolume, &first, &last, match_name, &m);
 	return m.found;
 }
 
@@ -173,7 +172,7 @@ int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out
 static uint64_t next_dir_index(const struct subvolume *subvolume, uint64_t dir)
 {
 	struct btree_key key = { dir, UINT64_MAX, BTRFS_DIR_INDEX_KEY };
-	const struct btree_item *last = btree_lookup_le(&subvolume->tree, &key);
+	const struct btree_item *last = subvol_lookup_le(subvolume, &key);
 	if (last && last->key.objectid == dir && last->key.type == BTRFS_DIR_INDEX_KEY)
 		return last->key.offset + 1;
 	return 2;
@@ -181,10 +180,9 @@ static uint64_t next_dir_index(const struct subvolume *subvolume, uint64_t dir)
 
 static uint64_t free_hash_slot(const struct subvolume *subvolume, uint64_t dir, uint32_t hash)
 {
-	struct btree_path path;
 	for (uint64_t offset = hash;; offset++) {
 		struct btree_key key = { dir, offset, BTRFS_DIR_ITEM_KEY };
-		if (!btree_lookup(&subvolume->tree, &key, &path))
+		if (!subvol_lookup(subvolume, &key))
 			return offset;
 	}
 }
@@ -212,8 +210,8 @@ int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t loc
 	struct btree_key item_key = { at->dir.inode, free_hash_slot(sv, at->dir.inode,
 							fs_name_hash(at->name, at->name_len)), BTRFS_DIR_ITEM_KEY };
 	struct btree_key index_key = { at->dir.inode, payload.dir.index, BTRFS_DIR_INDEX_KEY };
-	btree_insert_item(&sv->tree, &fs->txn, &item_key, size, &payload);
-	btree_insert_item(&sv->tree, &fs->txn, &index_key, size, &payload);
+	subvol_insert(fs, sv, &item_key, size, &payload);
+	subvol_insert(fs, sv, &index_key, size, &payload);
 	touch_dir(fs, &at->dir, 2 * (int64_t)at->name_len);
 	return 0;
 }
@@ -225,8 +223,8 @@ void fs_remove_dir_entry(struct fs *fs, const struct name_location *at)
 	g_assert(entry);
 	struct btree_key item_key = entry->key;
 	struct btree_key index_key = { at->dir.inode, entry->payload.dir.index, BTRFS_DIR_INDEX_KEY };
-	btree_delete_item(&sv->tree, &fs->txn, &item_key);
-	btree_delete_item(&sv->tree, &fs->txn, &index_key);
+	subvol_delete(fs, sv, &item_key);
+	subvol_delete(fs, sv, &index_key);
 	touch_dir(fs, &at->dir, -2 * (int64_t)at->name_len);
 }
 
@@ -234,31 +232,30 @@ void fs_remove_dir_entry(struct fs *fs, const struct name_location *at)
 static void add_inode_ref(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t parent, uint16_t name_len)
 {
 	struct btree_key key = { inode, parent, BTRFS_INODE_REF_KEY };
-	struct btree_path path;
 	uint32_t bytes = BTRFS_INODE_REF_SIZE + name_len;
-	if (btree_lookup(&sv->tree, &key, &path)) {
-		uint32_t size = btree_path_item(&path)->size + bytes;
-		btree_resize_item(&sv->tree, &fs->txn, &key, size)->payload.ref.count++;
+	const struct btree_item *ref = subvol_lookup(sv, &key);
+	if (ref) {
+		uint32_t size = ref->size + bytes;
+		subvol_resize(fs, sv, &key, size)->payload.ref.count++;
 		return;
 	}
 	union item_payload payload = { .ref = { .count = 1 } };
-	btree_insert_item(&sv->tree, &fs->txn, &key, bytes, &payload);
+	subvol_insert(fs, sv, &key, bytes, &payload);
 }
 
 static void remove_inode_ref(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t parent,
 			     uint16_t name_len)
 {
 	struct btree_key key = { inode, parent, BTRFS_INODE_REF_KEY };
-	struct btree_path path;
-	if (!btree_lookup(&sv->tree, &key, &path))
+	const struct btree_item *ref = subvol_lookup(sv, &key);
+	if (!ref)
 		return;
-	const struct btree_item *ref = btree_path_item(&path);
 	if (ref->payload.ref.count <= 1) {
-		btree_delete_item(&sv->tree, &fs->txn, &key);
+		subvol_delete(fs, sv, &key);
 		return;
 	}
 	uint32_t size = ref->size - (BTRFS_INODE_REF_SIZE + name_len);
-	btree_resize_item(&sv->tree, &fs->txn, &key, size)->payload.ref.count--;
+	subvol_resize(fs, sv, &key, size)->payload.ref.count--;
 }
 
 static int64_t time_or_now(int64_t t, int64_t now)
@@ -296,7 +293,7 @@ static uint64_t new_inode(struct fs *fs, const struct name_location *at, uint32_
 		.mode = mode,
 	} };
 	struct btree_key key = { inode, 0, BTRFS_INODE_ITEM_KEY };
-	btree_insert_item(&sv->tree, &fs->txn, &key, BTRFS_INODE_ITEM_SIZE, &payload);
+	subvol_insert(fs, sv, &key, BTRFS_INODE_ITEM_SIZE, &payload);
 	add_inode_ref(fs, sv, inode, at->dir.inode, at->name_len);
 	fs_add_dir_entry(fs, at, inode, false, file_type);
 	return inode;
@@ -339,7 +336,7 @@ int fs_symlink(struct fs *fs, const char *target, const char *path, const struct
 	/* btrfs_symlink() writes the target as an inline extent at once. */
 	struct btree_key key = { inode, 0, BTRFS_EXTENT_DATA_KEY };
 	union item_payload payload = { .file_extent = { .extent = NULL, .num_bytes = length } };
-	btree_insert_item(&at.dir.subvolume->tree, &fs->txn, &key,
+	subvol_insert(fs, at.dir.subvolume, &key,
 			  BTRFS_FILE_EXTENT_INLINE_HEADER + (uint32_t)length, &payload);
 	fs_release(fs);
 	return 0;
@@ -419,7 +416,7 @@ static bool dir_is_empty(const struct subvolume *sv, uint64_t dir)
 {
 	struct btree_key first = { dir, 0, BTRFS_DIR_INDEX_KEY };
 	struct btree_key after = { dir, UINT64_MAX, BTRFS_DIR_INDEX_KEY };
-	const struct btree_item *last = btree_lookup_le(&sv->tree, &after);
+	const struct btree_item *last = subvol_lookup_le(sv, &after);
 	return !(last && btree_key_compare(&last->key, &first) >= 0);
 }
 

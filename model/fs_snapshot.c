@@ -88,9 +88,17 @@ int fs_snapshot(struct fs *fs, const char *source, const char *dest, bool readon
 	uint64_t id = fs->next_subvolume_id++;
 	g_autofree char *path = g_strndup(dest, strlen(dest));
 	struct subvolume *snap = fs_add_subvolume(fs, id, path);
-	snap->tree.id = id;
-	snap->tree.root = copy_root(fs, src.subvolume->tree.root, id);
-	snap->tree.root_dirty = true;
+	if (fs_design_keyed(fs)) {
+		/* No copy: both sides get a new snapshot id under the old one. */
+		uint32_t parent = src.subvolume->snapshot;
+		snap->tree = src.subvolume->tree;
+		src.subvolume->snapshot = subvol_new_snapshot_id(fs, parent);
+		snap->snapshot = subvol_new_snapshot_id(fs, parent);
+	} else {
+		snap->tree->id = id;
+		snap->tree->root = copy_root(fs, src.subvolume->tree->root, id);
+		snap->tree->root_dirty = true;
+	}
 	if (src.subvolume->atime_tree.root) {
 		snap->atime_tree.id = fs_atime_tree_id(id);
 		snap->atime_tree.root = copy_root(fs, src.subvolume->atime_tree.root, snap->atime_tree.id);
@@ -100,7 +108,7 @@ int fs_snapshot(struct fs *fs, const char *source, const char *dest, bool readon
 	}
 	snap->highest_inode = src.subvolume->highest_inode;
 	snap->readonly = readonly;
-	src.subvolume->tree.last_snapshot = fs->txn.transid;
+	src.subvolume->tree->last_snapshot = fs->txn.transid;
 	fs_add_dir_entry(fs, &at, id, true, FT_DIR);
 	add_root_tree_items(fs, id, at.dir.subvolume->id, at.name_len);
 	fs_release(fs);
@@ -134,8 +142,12 @@ int fs_delete_snapshot(struct fs *fs, const char *path)
 	/* Queued data of the snapshot's inodes is dropped with it. */
 	fs_flush_writeback(fs, NULL);
 	snap->deleted = true;
-	refs_drop_block(&fs->txn, snap->tree.root, false);
-	snap->tree.root = NULL;
+	if (fs_design_keyed(fs)) {
+		subvol_drop_snapshot_keys(fs, snap);
+	} else {
+		refs_drop_block(&fs->txn, snap->tree->root, false);
+		snap->tree->root = NULL;
+	}
 	if (snap->atime_tree.root) {
 		struct btree_key key = { snap->atime_tree.id, 0, BTRFS_ROOT_ITEM_KEY };
 		btree_delete_item(&fs->root_tree, &fs->txn, &key);
@@ -211,7 +223,7 @@ GArray *fs_subvolume_usage(const struct fs *fs)
 				g_free(u.path);
 			}
 			w.seen = g_hash_table_new(NULL, NULL);
-			walk_usage(&w, sv->tree.root);
+			walk_usage(&w, sv->tree->root);
 			g_hash_table_unref(w.seen);
 			if (w.sum)
 				w.sum->referenced_bytes = w.sum->exclusive_bytes + w.sum->shared_bytes;

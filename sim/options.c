@@ -52,6 +52,9 @@ void options_add_model_entries(GOptionContext *context, struct model_option_text
 		{ "policy", 'p', 0, G_OPTION_ARG_STRING, &t->policy,
 		  "where atime lives and when it is written: inline (btrfs, default), side-table, "
 		  "threshold:PCT%, snapshot-aware (docs/policies.md)", "NAME" },
+		{ "design", 0, 0, G_OPTION_ARG_STRING, &t->design,
+		  "how snapshots share metadata: btrfs (clone the root, Rodeh; default) or keyed "
+		  "(one tree, keys versioned by snapshot id, as bcachefs)", "NAME" },
 		{ "mkfs-atime", 0, 0, G_OPTION_ARG_STRING, &t->mkfs_atime,
 		  "the filesystem's persistent atime default, used when --mount names no atime mode "
 		  "(a proposed remedy; btrfs has none)", "MODE" },
@@ -172,6 +175,20 @@ bool options_model_config(const struct model_option_text *t, struct fs_config *c
 		return false;
 	if (t->policy && !options_parse_policy(t->policy, config, error))
 		return false;
+	if (t->design) {
+		if (!strcmp(t->design, "keyed"))
+			config->design = FS_DESIGN_KEYED;
+		else if (strcmp(t->design, "btrfs")) {
+			g_set_error(error, OPTIONS_ERROR, 0, "--design %s: btrfs or keyed", t->design);
+			return false;
+		}
+	}
+	if (config->design == FS_DESIGN_KEYED && config->atime_policy == ATIME_POLICY_SIDE_TABLE) {
+		g_set_error(error, OPTIONS_ERROR, 0,
+			    "--policy side-table: the side table is a btrfs-design remedy; the keyed design "
+			    "versions inode items instead");
+		return false;
+	}
 	if (t->max_inline) {
 		uint64_t bytes;
 		if (!options_parse_size("--max-inline", t->max_inline, &bytes, error))
@@ -197,6 +214,7 @@ void options_model_text_clear(struct model_option_text *t)
 	g_free(t->mount);
 	g_free(t->policy);
 	g_free(t->mkfs_atime);
+	g_free(t->design);
 	g_free(t->max_inline);
 	g_free(t->commit_interval);
 	memset(t, 0, sizeof(*t));

@@ -22,6 +22,7 @@ struct model_option_text {
 	char *mount;
 	char *policy;
 	char *mkfs_atime;
+	char *design;
 	char *max_inline;
 	char *commit_interval;
 	gboolean immediate_writeback;

@@ -35,9 +35,28 @@ check "under noatime the greps leave metadata within 2%" "[ \"$flat\" = 1 ]"
 "$cowsim" run "$work/seed.trace" --paranoid --quiet >/dev/null 2>&1
 check "--paranoid runs every checker after every op and passes" "[ $? = 0 ]"
 
+# --- designs and policies -------------------------------------------------------
+final() { awk -F, -v c="$col" 'END {print $c}' "$1"; }
+"$cowsim" run "$work/seed.trace" --design keyed --paranoid --csv "$work/keyed.csv" --quiet >/dev/null 2>&1
+check "the keyed design passes every checker after every op" "[ $? = 0 ]"
+check "the keyed design unshares less than the btrfs design after the greps" \
+  "[ $(final "$work/keyed.csv") -lt $(final "$work/out.csv") ]"
+for policy in side-table threshold:5% snapshot-aware; do
+  "$cowsim" run "$work/seed.trace" --policy "$policy" --paranoid --csv "$work/policy.csv" --quiet >/dev/null 2>&1
+  check "policy $policy passes every checker after every op" "[ $? = 0 ]"
+done
+"$cowsim" run "$work/seed.trace" --policy side-table --csv "$work/side.csv" --quiet >/dev/null 2>&1
+check "side-table grows metadata less than inline" "[ $(final "$work/side.csv") -lt $(final "$work/out.csv") ]"
+"$cowsim" run "$work/seed.trace" --mkfs-atime noatime --csv "$work/mkfs.csv" --quiet >/dev/null 2>&1
+check "a persistent noatime default applies when --mount names no mode" \
+  "[ \"\$(awk -F, 'NR > 1 {print \$18}' \"$work/mkfs.csv\" | sort -u)\" = 0 ]"
+"$cowsim" run "$work/seed.trace" 2>"$work/warn" >/dev/null
+check "a snapshot prints the unshare warning" "grep -q 'would unshare about' \"$work/warn\""
+
 # --- bad arguments ------------------------------------------------------------
 for args in "--nodesize 3000" "--nodesize 128K" "--device-size 1M" "--mount fastatime" "--policy nope" \
-            "--metadata raid7" "--every -1" "--max-inline 9000"; do
+            "--metadata raid7" "--every -1" "--max-inline 9000" "--design zfs" "--policy threshold:0%" \
+            "--design keyed --policy side-table" "--mkfs-atime sometimes"; do
   # shellcheck disable=SC2086
   "$cowsim" run "$work/seed.trace" $args --quiet >/dev/null 2>"$work/err"
   status=$?

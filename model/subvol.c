@@ -1,0 +1,272 @@
+/*
+ * model/subvol.c - a subvolume's view of its items, in either design.
+ *
+ * btrfs design: the subvolume owns a tree; every call is the btree call.
+ *
+ * keyed design (bcachefs's snapshots, Kent Overstreet 2021): one tree holds
+ * every subvolume's items, and a key's last component is the snapshot id that
+ * wrote it. Snapshot ids form a tree; taking a snapshot of a subvolume at id P
+ * gives the subvolume a new id C1 and the snapshot C2, both children of P, so
+ * keys written at P stay shared by both:
+ *
+ *        P            key (inode 300, INODE_ITEM, 0) @P   seen by C1 and C2
+ *       / \           key (inode 300, INODE_ITEM, 0) @C1  C1 changed it: seen by C1
+ *     C1   C2
+ *
+ * A key is visible from S when its snapshot id is S or an ancestor of S; of
+ * several visible versions the deepest wins. A change from S to a key it sees
+ * at an ancestor writes a new version at S (a whole item: the cost of an
+ * atime update after a snapshot is one inode item, not a copied path); a
+ * delete of such a key writes a whiteout at S.
+ *
+ * Invariants (checked by the fs tests): K1 at most one version of a base key
+ * per snapshot id; K2 the keys of one base key are adjacent in the tree (the
+ * snapshot id sorts last), so a version lookup is one short range scan.
+ */
+#include "fs_internal.h"
+
+#include <string.h>
+
+bool fs_design_keyed(const struct fs *fs)
+{
+	return fs->config.design == FS_DESIGN_KEYED;
+}
+
+static const struct snapshot_node *node_of(const struct fs *fs, uint32_t id)
+{
+	return &g_array_index(fs->snapshot_nodes, struct snapshot_node, id);
+}
+
+uint32_t subvol_new_snapshot_id(struct fs *fs, uint32_t parent)
+{
+	struct snapshot_node node = { parent, parent ? node_of(fs, parent)->depth + 1 : 0 };
+	if (!fs->snapshot_nodes->len) {
+		struct snapshot_node unused = { 0, 0 };
+		g_array_append_val(fs->snapshot_nodes, unused); /* id 0 is the btrfs design's */
+	}
+	g_array_append_val(fs->snapshot_nodes, node);
+	return fs->snapshot_nodes->len - 1;
+}
+
+static bool is_visible(const struct fs *fs, uint32_t version, uint32_t from)
+{
+	for (uint32_t s = from; s; s = node_of(fs, s)->parent)
+		if (s == version)
+			return true;
+	return false;
+}
+
+static struct btree_key with_snapshot(const struct btree_key *key, uint32_t snapshot)
+{
+	struct btree_key k = *key;
+	k.snapshot = snapshot;
+	return k;
+}
+
+struct version_pick {
+	const struct fs *fs;
+	uint32_t from;
+	const struct btree_item *best;
+	uint32_t best_depth;
+};
+
+static bool pick_version(const struct btree_item *item, void *opaque)
+{
+	struct version_pick *p = opaque;
+	if (!is_visible(p->fs, item->key.snapshot, p->from))
+		return true;
+	uint32_t depth = node_of(p->fs, item->key.snapshot)->depth;
+	if (!p->best || depth > p->best_depth) {
+		p->best = item;
+		p->best_depth = depth;
+	}
+	return true;
+}
+
+/* The visible version of a base key, whiteouts included. */
+static const struct btree_item *visible_version(const struct fs *fs, const struct subvolume *sv,
+						const struct btree_key *key)
+{
+	struct btree_key first = with_snapshot(key, 0), last = with_snapshot(key, UINT32_MAX);
+	struct version_pick p = { fs, sv->snapshot, NULL, 0 };
+	btree_visit_range(sv->tree, &first, &last, pick_version, &p);
+	return p.best;
+}
+
+const struct btree_item *subvol_lookup(const struct subvolume *sv, const struct btree_key *key)
+{
+	if (!sv->snapshot) {
+		struct btree_key k = with_snapshot(key, 0);
+		struct btree_path path;
+		return btree_lookup(sv->tree, &k, &path) ? btree_path_item(&path) : NULL;
+	}
+	const struct btree_item *item = visible_version(sv->fs, sv, key);
+	return item && !item->whiteout ? item : NULL;
+}
+
+const struct btree_item *subvol_lookup_le(const struct subvolume *sv, const struct btree_key *key)
+{
+	struct btree_key probe = with_snapshot(key, sv->snapshot ? UINT32_MAX : 0);
+	for (;;) {
+		const struct btree_item *raw = btree_lookup_le(sv->tree, &probe);
+		if (!raw || raw->key.objectid != key->objectid || raw->key.type != key->type)
+			return NULL;
+		if (!sv->snapshot)
+			return raw;
+		const struct btree_item *item = visible_version(sv->fs, sv, &raw->key);
+		if (item && !item->whiteout)
+			return item;
+		if (raw->key.offset == 0)
+			return NULL;
+		probe = with_snapshot(&raw->key, UINT32_MAX);
+		probe.offset--;
+	}
+}
+
+/* Visiting in the keyed design: the raw items of one base key arrive
+ * together (K2); the visible one of each group is handed on. */
+struct group_visit {
+	const struct fs *fs;
+	uint32_t from;
+	btree_visit_fn cb;
+	void *opaque;
+	struct version_pick pick;
+	struct btree_key base;
+	bool open, stopped;
+	uint64_t visited;
+};
+
+static bool flush_group(struct group_visit *g)
+{
+	if (!g->open || !g->pick.best || g->pick.best->whiteout)
+		return true;
+	g->visited++;
+	return g->cb(g->pick.best, g->opaque);
+}
+
+static bool visit_version(const struct btree_item *item, void *opaque)
+{
+	struct group_visit *g = opaque;
+	struct btree_key base = with_snapshot(&item->key, 0);
+	if (!g->open || btree_key_compare(&base, &g->base)) {
+		if (!flush_group(g)) {
+			g->stopped = true;
+			return false;
+		}
+		g->base = base;
+		g->open = true;
+		g->pick = (struct version_pick){ g->fs, g->from, NULL, 0 };
+	}
+	return pick_version(item, &g->pick);
+}
+
+uint64_t subvol_visit_range(const struct subvolume *sv, const struct btree_key *first, const struct btree_key *last,
+			    btree_visit_fn cb, void *opaque)
+{
+	struct btree_key lo = with_snapshot(first, 0), hi = with_snapshot(last, sv->snapshot ? UINT32_MAX : 0);
+	if (!sv->snapshot)
+		return btree_visit_range(sv->tree, &lo, &hi, cb, opaque);
+	struct group_visit g = { .fs = sv->fs, .from = sv->snapshot, .cb = cb, .opaque = opaque };
+	btree_visit_range(sv->tree, &lo, &hi, visit_version, &g);
+	if (!g.stopped)
+		flush_group(&g);
+	return g.visited;
+}
+
+/* A new version at sv's snapshot, copying the visible one. A file extent
+ * it copies is one more reference to its data extent. */
+static struct btree_item *copy_up(struct fs *fs, struct subvolume *sv, const struct btree_item *from)
+{
+	struct btree_key key = with_snapshot(&from->key, sv->snapshot);
+	union item_payload payload = from->payload;
+	uint32_t size = from->size;
+	struct btree_item *item = btree_insert_item(sv->tree, &fs->txn, &key, size, &payload);
+	if (key.type == BTRFS_EXTENT_DATA_KEY && payload.file_extent.extent)
+		refs_data_add(&fs->txn, payload.file_extent.extent, false);
+	return item;
+}
+
+struct btree_item *subvol_lookup_for_write(struct fs *fs, struct subvolume *sv, const struct btree_key *key)
+{
+	struct btree_key own = with_snapshot(key, sv->snapshot);
+	if (!sv->snapshot)
+		return btree_lookup_for_write(sv->tree, &fs->txn, &own);
+	const struct btree_item *item = visible_version(fs, sv, key);
+	if (!item || item->whiteout)
+		return NULL;
+	if (item->key.snapshot == sv->snapshot)
+		return btree_lookup_for_write(sv->tree, &fs->txn, &own);
+	return copy_up(fs, sv, item);
+}
+
+struct btree_item *subvol_insert(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size,
+				 const union item_payload *payload)
+{
+	struct btree_key own = with_snapshot(key, sv->snapshot);
+	if (sv->snapshot) {
+		struct btree_path path;
+		if (btree_lookup(sv->tree, &own, &path) && btree_path_item(&path)->whiteout)
+			btree_delete_item(sv->tree, &fs->txn, &own);
+	}
+	return btree_insert_item(sv->tree, &fs->txn, &own, size, payload);
+}
+
+struct btree_item *subvol_resize(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size)
+{
+	if (sv->snapshot && !subvol_lookup_for_write(fs, sv, key))
+		return NULL;
+	struct btree_key own = with_snapshot(key, sv->snapshot);
+	return btree_resize_item(sv->tree, &fs->txn, &own, size);
+}
+
+enum subvol_delete_result subvol_delete(struct fs *fs, struct subvolume *sv, const struct btree_key *key)
+{
+	struct btree_key own = with_snapshot(key, sv->snapshot);
+	if (!sv->snapshot)
+		return btree_delete_item(sv->tree, &fs->txn, &own) ? SUBVOL_DELETED : SUBVOL_ABSENT;
+	const struct btree_item *item = visible_version(fs, sv, key);
+	if (!item || item->whiteout)
+		return SUBVOL_ABSENT;
+	bool own_version = item->key.snapshot == sv->snapshot;
+	if (own_version)
+		btree_delete_item(sv->tree, &fs->txn, &own);
+	/* An ancestor's version would show through: hide it. */
+	const struct btree_item *below = visible_version(fs, sv, key);
+	if (below && !below->whiteout) {
+		struct btree_item *w = btree_insert_item(sv->tree, &fs->txn, &own, 0, NULL);
+		w->whiteout = true;
+	}
+	return own_version ? SUBVOL_DELETED : SUBVOL_WHITED_OUT;
+}
+
+struct own_keys {
+	uint32_t snapshot;
+	GArray *keys;
+};
+
+static bool collect_own(const struct btree_item *item, void *opaque)
+{
+	struct own_keys *o = opaque;
+	if (item->key.snapshot == o->snapshot)
+		g_array_append_val(o->keys, item);
+	return true;
+}
+
+/* Deleting a snapshot in the keyed design removes the versions its id
+ * wrote; versions at interior ids stay while another subvolume sees them. */
+void subvol_drop_snapshot_keys(struct fs *fs, struct subvolume *sv)
+{
+	g_autoptr(GArray) items = g_array_new(FALSE, FALSE, sizeof(const struct btree_item *));
+	struct own_keys o = { sv->snapshot, items };
+	struct btree_key first = { 0, 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, 255, UINT32_MAX };
+	btree_visit_range(sv->tree, &first, &last, collect_own, &o);
+	g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(struct btree_key));
+	for (unsigned i = 0; i < items->len; i++) {
+		const struct btree_item *item = g_array_index(items, const struct btree_item *, i);
+		g_array_append_val(keys, item->key);
+		if (item->key.type == BTRFS_EXTENT_DATA_KEY && item->payload.file_extent.extent && !item->whiteout)
+			refs_data_drop(&fs->txn, item->payload.file_extent.extent, false);
+	}
+	for (unsigned i = 0; i < keys->len; i++)
+		btree_delete_item(sv->tree, &fs->txn, &g_array_index(keys, struct btree_key, i));
+}
