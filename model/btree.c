@@ -75,7 +75,9 @@ static void ensure_capacity(struct tree_block *block, uint32_t slots)
 {
 	if (slots <= block->capacity)
 		return;
-	uint32_t capacity = MAX(slots, block->capacity ? block->capacity * 2 : 8u);
+	/* Grow by a quarter: leaves hold at most a few hundred items, and the
+	 * slack of doubling would cost the simulator a third of its memory. */
+	uint32_t capacity = MAX(slots, block->capacity + block->capacity / 4 + 4);
 	size_t width = block->level ? sizeof(struct btree_child) : sizeof(struct btree_item);
 	block->items = g_realloc(block->items, capacity * width);
 	block->capacity = capacity;

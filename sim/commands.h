@@ -20,5 +20,6 @@ enum {
 int cmd_run(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

@@ -16,6 +16,7 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "replay a trace on the model, write CSV rows and a summary" },
 	{ "gen", cmd_gen, "generate a trace (from-dir, synthetic, seed-experiment, ...)" },
 	{ "plot", cmd_plot, "draw space-amplification curves from CSV files" },
+	{ "bench", cmd_bench, "measure the model's speed and memory (ops/s, bytes per item)" },
 };
 
 static void print_usage(FILE *out)
