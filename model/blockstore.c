@@ -57,6 +57,7 @@ struct blockstore {
 	GArray *data_holes;        /* struct data_hole, reusable */
 	GArray *pinned_data;       /* struct data_hole, freed this transaction */
 	uint64_t data_used;
+	uint64_t data_reserved;    /* promised to queued writes, not yet allocated */
 };
 
 enum tree_category tree_category_of(uint64_t tree_id)
@@ -320,8 +321,19 @@ static bool take_data_hole(struct blockstore *store, uint64_t bytes, uint64_t *b
 	return false;
 }
 
+int blockstore_reserve_data(struct blockstore *store, uint64_t bytes)
+{
+	while (data_total(store) < store->data_used + store->data_reserved + bytes) {
+		if (add_chunk(store, true, store->data_chunk_size) < 0)
+			return -ENOSPC;
+	}
+	store->data_reserved += bytes;
+	return 0;
+}
+
 int blockstore_alloc_data(struct blockstore *store, uint64_t bytes, uint64_t *bytenr)
 {
+	store->data_reserved -= MIN(bytes, store->data_reserved);
 	if (!take_data_hole(store, bytes, bytenr)) {
 		struct chunk *chunk = chunk_at(store, store->data_bump_chunk);
 		if (store->data_bump + bytes > chunk->start + chunk->length) {

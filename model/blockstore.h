@@ -85,6 +85,10 @@ struct tree_block *blockstore_alloc_block(struct blockstore *store, uint64_t own
  * address stays pinned until the commit. */
 void blockstore_free_block(struct blockstore *store, struct tree_block *block);
 
+/* Room for `bytes` of data that writeback will allocate later (btrfs's
+ * data space reservation at write()): 0 or -ENOSPC. */
+int blockstore_reserve_data(struct blockstore *store, uint64_t bytes);
+
 /* Data extents: a run of sectors in a data chunk. 0 or -ENOSPC. */
 int blockstore_alloc_data(struct blockstore *store, uint64_t bytes, uint64_t *bytenr);
 void blockstore_free_data(struct blockstore *store, uint64_t bytenr, uint64_t bytes);

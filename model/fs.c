@@ -394,6 +394,7 @@ void fs_report(const struct fs *fs, struct fs_report *report)
 	blockstore_report(fs->store, &report->space);
 	report->counters = fs->counters;
 	report->counters.blocks_cowed = fs->txn.stats.blocks_cowed;
+	report->counters.blocks_allocated = fs->txn.stats.blocks_allocated;
 	report->counters.blocks_freed = fs->txn.stats.blocks_freed;
 	report->clock_ns = fs->clock_ns;
 	report->transid = fs->txn.transid;

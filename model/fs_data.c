@@ -218,6 +218,11 @@ int fs_write_range(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t
 {
 	if (!fs->config.delayed_writeback)
 		return fs_write_range_now(fs, sv, inode, offset, length);
+	uint64_t start = offset & ~(uint64_t)(BTRFS_SECTORSIZE - 1);
+	if (blockstore_reserve_data(fs->store, round_up_sector(offset + length) - start)) {
+		fs->counters.enospc_events++;
+		return -ENOSPC;
+	}
 	struct pending_write w = { sv, inode, offset, length };
 	g_array_append_val(fs->pending_writes, w);
 	if (fs->pending_writes->len >= FS_WRITEBACK_BATCH)

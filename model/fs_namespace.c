@@ -442,6 +442,32 @@ int fs_rmdir(struct fs *fs, const char *path)
 	return 0;
 }
 
+struct parent_find {
+	uint64_t parent;
+};
+
+static bool take_parent(const struct btree_item *item, void *opaque)
+{
+	((struct parent_find *)opaque)->parent = item->key.offset;
+	return false;
+}
+
+/* Is directory `dir` the inode `ancestor` or below it? Walks INODE_REFs up. */
+static bool is_inside(const struct subvolume *sv, uint64_t dir, uint64_t ancestor)
+{
+	for (unsigned depth = 0; depth < 4096; depth++) {
+		if (dir == ancestor)
+			return true;
+		if (dir == FS_ROOT_DIR_INODE)
+			return false;
+		struct btree_key first = { dir, 0, BTRFS_INODE_REF_KEY }, last = { dir, UINT64_MAX, BTRFS_INODE_REF_KEY };
+		struct parent_find p = { FS_ROOT_DIR_INODE };
+		subvol_visit_range(sv, &first, &last, take_parent, &p);
+		dir = p.parent;
+	}
+	return false;
+}
+
 int fs_rename(struct fs *fs, const char *from, const char *to)
 {
 	struct name_location src, dst;
@@ -458,6 +484,8 @@ int fs_rename(struct fs *fs, const char *from, const char *to)
 		return 0;
 	if (existing && (existing->payload.dir.file_type == FT_DIR || type == FT_DIR))
 		return existing->payload.dir.file_type == FT_DIR ? -EISDIR : -ENOTDIR;
+	if (type == FT_DIR && is_inside(dst.dir.subvolume, dst.dir.inode, inode))
+		return -EINVAL; /* a directory cannot move below itself */
 	if ((ret = fs_reserve(fs, 10)))
 		return ret;
 	if (existing)

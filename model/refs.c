@@ -85,6 +85,8 @@ static void queue_data(struct refs *refs, struct data_extent *extent)
 
 void refs_block_created(struct transaction *txn, struct tree_block *block)
 {
+	/* Every new tree block, copies included, passes here. */
+	txn->stats.blocks_allocated++;
 	block->tree_refs = 1;
 	queue_block(txn->refs, block);
 }

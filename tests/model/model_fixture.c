@@ -1,0 +1,203 @@
+/*
+ * tests/model/model_fixture.c - the fixtures of model_fixture.h.
+ */
+#include "model_fixture.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "constants.h"
+
+struct tree_fixture *tree_fixture_new(uint32_t nodesize)
+{
+	struct tree_fixture *f = g_new0(struct tree_fixture, 1);
+	struct blockstore_config config = { .nodesize = nodesize, .device_size = 4ull << 30, .metadata_dup = true };
+	g_autoptr(GError) error = NULL;
+	f->nodesize = nodesize;
+	f->store = blockstore_new(&config, &error);
+	if (!f->store)
+		fail_msg("blockstore_new(%u): %s", nodesize, error->message);
+	f->refs = refs_new(&f->extent_tree, NULL, NULL);
+	f->txn = (struct transaction){ .transid = 1, .store = f->store, .refs = f->refs };
+	btree_init(&f->extent_tree, &f->txn, BTRFS_EXTENT_TREE_OBJECTID);
+	btree_init(&f->tree, &f->txn, BTRFS_FS_TREE_OBJECTID);
+	return f;
+}
+
+static void collect_blocks(struct tree_block *block, GHashTable *seen)
+{
+	if (!g_hash_table_add(seen, block))
+		return;
+	if (block->level)
+		for (uint32_t i = 0; i < block->nritems; i++)
+			collect_blocks(block->children[i].block, seen);
+}
+
+static unsigned fixture_trees(struct tree_fixture *f, struct btree **trees)
+{
+	unsigned n = 0;
+	trees[n++] = &f->extent_tree;
+	trees[n++] = &f->tree;
+	for (unsigned i = 0; i < f->nextra; i++)
+		trees[n++] = f->extra[i];
+	return n;
+}
+
+void tree_fixture_free(struct tree_fixture *f)
+{
+	if (!f)
+		return;
+	/* Reachable blocks belong to the trees; freed ones to the store. */
+	g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
+	struct btree *trees[8];
+	unsigned n = fixture_trees(f, trees);
+	for (unsigned i = 0; i < n; i++)
+		collect_blocks(trees[i]->root, seen);
+	GHashTableIter iter;
+	gpointer key;
+	g_hash_table_iter_init(&iter, seen);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		struct tree_block *block = key;
+		g_free(block->items);
+		g_free(block);
+	}
+	for (unsigned i = 0; i < f->nextra; i++)
+		g_free(f->extra[i]);
+	refs_free(f->refs);
+	blockstore_free(f->store);
+	g_free(f);
+}
+
+void tree_fixture_commit(struct tree_fixture *f)
+{
+	refs_commit(f->refs, &f->txn);
+	f->txn.stats.commits++;
+	f->txn.blocks_dirty = 0;
+	blockstore_commit(f->store);
+	f->txn.transid++;
+}
+
+struct btree *tree_fixture_clone_root(struct tree_fixture *f, uint64_t id)
+{
+	g_assert(f->nextra < G_N_ELEMENTS(f->extra));
+	const struct tree_block *source = f->tree.root;
+	struct tree_block *root = blockstore_alloc_block(f->store, id, source->level, f->txn.transid);
+	size_t width = source->level ? sizeof(struct btree_child) : sizeof(struct btree_item);
+	root->nritems = source->nritems;
+	root->leaf_bytes = source->leaf_bytes;
+	root->capacity = MAX(source->nritems, 1u);
+	root->items = g_malloc(root->capacity * width);
+	if (source->nritems)
+		memcpy(root->items, source->items, source->nritems * width);
+	refs_block_created(&f->txn, root);
+	refs_inc_children(&f->txn, root, false);
+	f->txn.blocks_dirty++;
+	struct btree *tree = g_new0(struct btree, 1);
+	tree->id = id;
+	tree->root = root;
+	tree->root_dirty = true;
+	f->tree.last_snapshot = f->txn.transid;
+	f->extra[f->nextra++] = tree;
+	return tree;
+}
+
+void tree_fixture_assert_ok(struct tree_fixture *f, const char *what)
+{
+	g_autoptr(GError) error = NULL;
+	struct btree *trees[8];
+	unsigned n = fixture_trees(f, trees);
+	bool ok = true;
+	for (unsigned i = 0; i < n && ok; i++)
+		ok = btree_check(trees[i], f->nodesize, &error);
+	g_autoptr(GHashTable) live = g_hash_table_new(NULL, NULL);
+	ok = ok && refs_check(f->refs, trees, n, live, &error) && blockstore_check(f->store, live, &error);
+	if (ok)
+		return;
+	fprintf(stderr, "check failed after %s: %s\n", what, error->message);
+	for (unsigned i = 0; i < n; i++)
+		btree_dump(trees[i], stderr);
+	fail_msg("check failed after %s: %s", what, error->message);
+}
+
+static bool count_item(const struct btree_item *item, void *opaque)
+{
+	(void)item;
+	(*(uint64_t *)opaque)++;
+	return true;
+}
+
+uint64_t tree_fixture_items(const struct btree *tree)
+{
+	struct btree_key first = { 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, 255, UINT32_MAX };
+	uint64_t count = 0;
+	btree_visit_range(tree, &first, &last, count_item, &count);
+	return count;
+}
+
+/* --- filesystem helpers ---------------------------------------------------- */
+
+struct fs *fixture_fs_new_config(const struct fs_config *config)
+{
+	g_autoptr(GError) error = NULL;
+	struct fs *fs = fs_new(config, &error);
+	if (!fs)
+		fail_msg("fs_new(nodesize %u, device %" G_GUINT64_FORMAT "): %s", config->nodesize,
+			 config->device_size, error->message);
+	return fs;
+}
+
+struct fs *fixture_fs_new(uint32_t nodesize, uint64_t device_size)
+{
+	struct fs_config config;
+	fs_config_init(&config);
+	config.nodesize = nodesize;
+	config.device_size = device_size;
+	return fixture_fs_new_config(&config);
+}
+
+uint64_t fixture_metadata_used(const struct fs *fs)
+{
+	struct fs_report report;
+	fs_report(fs, &report);
+	return report.space.metadata_used;
+}
+
+uint64_t fixture_data_used(const struct fs *fs)
+{
+	struct fs_report report;
+	fs_report(fs, &report);
+	return report.space.data_used;
+}
+
+void fixture_counters(const struct fs *fs, struct fs_counters *counters)
+{
+	struct fs_report report;
+	fs_report(fs, &report);
+	*counters = report.counters;
+}
+
+void fixture_assert_fs_ok(struct fs *fs, const char *what)
+{
+	g_autoptr(GError) error = NULL;
+	if (fs_check(fs, &error))
+		return;
+	fprintf(stderr, "fs_check failed after %s: %s\n", what, error->message);
+	fs_dump(fs, stderr);
+	fail_msg("fs_check failed after %s: %s", what, error->message);
+}
+
+struct fs_attributes fixture_attributes(uint32_t mode, int64_t atime, int64_t mtime)
+{
+	struct fs_attributes attributes;
+	fs_attributes_init(&attributes);
+	attributes.mode = mode;
+	attributes.atime = atime;
+	attributes.mtime = mtime;
+	return attributes;
+}
+
+double rng_normal(struct rng *r)
+{
+	double u1 = rng_unit(r), u2 = rng_unit(r);
+	return sqrt(-2.0 * log(u1)) * cos(2.0 * G_PI * u2);
+}

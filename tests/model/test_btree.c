@@ -1,0 +1,468 @@
+/*
+ * tests/model/test_btree.c - the copy-on-write B-tree (model/btree.h), driven
+ * through its public API with a real block store, extent tree and refs.
+ *
+ * Every test that changes a tree runs btree_check (B1-B5), refs_check and
+ * blockstore_check after each operation (tree_fixture_assert_ok).
+ */
+#include "model_fixture.h"
+
+#include <string.h>
+
+#include "constants.h"
+
+#define SEED 0x5eed0001ull
+
+static uint32_t leaf_capacity(uint32_t nodesize)
+{
+	return nodesize - BTRFS_HEADER_SIZE;
+}
+
+static void insert(struct tree_fixture *f, uint64_t objectid, uint64_t offset, uint32_t size)
+{
+	struct btree_key key = fixture_key(objectid, offset);
+	union item_payload payload = { .value = objectid * 1000003u + offset };
+	struct btree_item *item = btree_insert_item(&f->tree, &f->txn, &key, size, &payload);
+	assert_non_null(item);
+	assert_int_equal(item->size, size);
+}
+
+/* Every leaf of the subtree, left to right. */
+static void collect_leaves(struct tree_block *block, GPtrArray *leaves)
+{
+	if (!block->level) {
+		g_ptr_array_add(leaves, block);
+		return;
+	}
+	for (uint32_t i = 0; i < block->nritems; i++)
+		collect_leaves(block->children[i].block, leaves);
+}
+
+static uint32_t max_node_fanout(const struct tree_block *block)
+{
+	if (!block->level)
+		return 0;
+	uint32_t most = block->nritems;
+	for (uint32_t i = 0; i < block->nritems; i++)
+		most = MAX(most, max_node_fanout(block->children[i].block));
+	return most;
+}
+
+static struct btree_stats stats_of(const struct btree *tree)
+{
+	struct btree_stats stats;
+	btree_stats(tree, &stats);
+	return stats;
+}
+
+/* Fisher-Yates over [0, n). */
+static uint64_t *shuffled(uint64_t n, uint64_t seed)
+{
+	struct rng r;
+	rng_seed(&r, seed);
+	uint64_t *order = g_new(uint64_t, n);
+	for (uint64_t i = 0; i < n; i++)
+		order[i] = i;
+	for (uint64_t i = n; i > 1; i--) {
+		uint64_t j = rng_below(&r, i);
+		uint64_t t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+	return order;
+}
+
+/* Insert n keys in `order` with item sizes from the generator, committing
+ * every `commit_every` inserts (0: never), checking after each. */
+static void insert_checked(struct tree_fixture *f, const uint64_t *order, uint64_t n, unsigned commit_every,
+			   uint64_t seed)
+{
+	struct rng r;
+	rng_seed(&r, seed);
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t size = (uint32_t)rng_below(&r, 400);
+		insert(f, 1 + order[i] / 64, order[i] % 64, size);
+		char what[96];
+		g_snprintf(what, sizeof(what), "insert %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+			   " (seed %#" G_GINT64_MODIFIER "x)", i, n, seed);
+		tree_fixture_assert_ok(f, what);
+		if (commit_every && i % commit_every == commit_every - 1)
+			tree_fixture_commit(f);
+	}
+	assert_int_equal(tree_fixture_items(&f->tree), n);
+}
+
+/* --- inserts ---------------------------------------------------------------- */
+
+static void test_btree_insert_in_order_keeps_b1_to_b5_after_every_insert(void **state)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	g_autofree uint64_t *order = g_new(uint64_t, 3000);
+	for (uint64_t i = 0; i < 3000; i++)
+		order[i] = i;
+	insert_checked(f, order, 3000, 0, SEED);
+	assert_true(stats_of(&f->tree).height >= 3);
+	tree_fixture_free(f);
+}
+
+static void test_btree_insert_in_reverse_order_keeps_b1_to_b5_after_every_insert(void **state)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	g_autofree uint64_t *order = g_new(uint64_t, 3000);
+	for (uint64_t i = 0; i < 3000; i++)
+		order[i] = 2999 - i;
+	insert_checked(f, order, 3000, 0, SEED + 1);
+	assert_true(stats_of(&f->tree).height >= 3);
+	tree_fixture_free(f);
+}
+
+static void test_btree_insert_in_random_order_with_commits_keeps_b1_to_b5_after_every_insert(void **state)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	g_autofree uint64_t *order = shuffled(3000, SEED + 2);
+	insert_checked(f, order, 3000, 97, SEED + 3);
+	assert_true(stats_of(&f->tree).height >= 3);
+	/* Every key is found again, with its payload. */
+	for (uint64_t i = 0; i < 3000; i++) {
+		struct btree_key key = fixture_key(1 + i / 64, i % 64);
+		struct btree_path path;
+		assert_true(btree_lookup(&f->tree, &key, &path));
+		assert_int_equal(btree_path_item(&path)->payload.value, key.objectid * 1000003u + key.offset);
+	}
+	tree_fixture_free(f);
+}
+
+/* --- leaf and node capacity ------------------------------------------------- */
+
+static void test_btree_leaf_holds_items_while_header_plus_items_fit_in_nodesize(void **state)
+{
+	const uint32_t nodesizes[] = { 4096, 16384, 65536 };
+	for (unsigned n = 0; n < G_N_ELEMENTS(nodesizes); n++) {
+		struct tree_fixture *f = tree_fixture_new(nodesizes[n]);
+		uint32_t capacity = leaf_capacity(nodesizes[n]);
+		/* Items of 25 + 100 bytes, the last one sized to fill the leaf to the byte. */
+		uint32_t count = capacity / 125 - 1;
+		for (uint32_t i = 0; i < count; i++)
+			insert(f, 1, i, 100);
+		uint32_t rest = capacity - count * 125;
+		insert(f, 1, count, rest - BTRFS_ITEM_HEADER_SIZE);
+		tree_fixture_assert_ok(f, "filling one leaf");
+		struct btree_stats stats = stats_of(&f->tree);
+		assert_int_equal(stats.leaves, 1);
+		assert_int_equal(stats.height, 1);
+		assert_int_equal(BTRFS_HEADER_SIZE + stats.leaf_bytes, nodesizes[n]);
+		tree_fixture_free(f);
+	}
+}
+
+static void test_btree_leaf_splits_when_the_next_item_does_not_fit(void **state)
+{
+	const uint32_t nodesizes[] = { 4096, 16384, 65536 };
+	for (unsigned n = 0; n < G_N_ELEMENTS(nodesizes); n++) {
+		struct tree_fixture *f = tree_fixture_new(nodesizes[n]);
+		uint32_t capacity = leaf_capacity(nodesizes[n]);
+		uint32_t count = capacity / 125 - 1;
+		for (uint32_t i = 0; i < count; i++)
+			insert(f, 1, i, 100);
+		insert(f, 1, count, capacity - count * 125 - BTRFS_ITEM_HEADER_SIZE);
+		/* A header-only item (25 bytes) no longer fits. */
+		insert(f, 1, count + 1, 0);
+		tree_fixture_assert_ok(f, "the insert that splits");
+		struct btree_stats stats = stats_of(&f->tree);
+		assert_int_equal(stats.leaves, 2);
+		assert_int_equal(stats.height, 2);
+		assert_int_equal(stats.items, count + 2);
+		tree_fixture_free(f);
+	}
+}
+
+static void test_btree_largest_item_fits_alone_in_a_leaf(void **state)
+{
+	const uint32_t nodesizes[] = { 4096, 16384, 65536 };
+	for (unsigned n = 0; n < G_N_ELEMENTS(nodesizes); n++) {
+		uint32_t nodesize = nodesizes[n];
+		uint32_t largest = nodesize - BTRFS_HEADER_SIZE - BTRFS_ITEM_HEADER_SIZE;
+		struct tree_fixture *f = tree_fixture_new(nodesize);
+		insert(f, 5, 0, largest);
+		tree_fixture_assert_ok(f, "the largest item into an empty tree");
+		assert_int_equal(stats_of(&f->tree).leaf_bytes, leaf_capacity(nodesize));
+		/* Between smaller neighbours it still gets a leaf of its own. */
+		for (uint32_t i = 0; i < 40; i++) {
+			insert(f, 4, i, 50);
+			insert(f, 6, i, 50);
+		}
+		insert(f, 5, 1, largest);
+		tree_fixture_assert_ok(f, "a second largest item between neighbours");
+		for (uint64_t offset = 0; offset < 2; offset++) {
+			struct btree_key key = fixture_key(5, offset);
+			struct btree_path path;
+			assert_true(btree_lookup(&f->tree, &key, &path));
+			assert_int_equal(path.nodes[0]->nritems, 1);
+			assert_int_equal(path.nodes[0]->leaf_bytes, leaf_capacity(nodesize));
+		}
+		tree_fixture_free(f);
+	}
+}
+
+static void test_btree_node_capacity_is_nodesize_minus_header_over_33(void **state)
+{
+	assert_int_equal(btree_node_capacity(4096), (4096 - 101) / 33);
+	assert_int_equal(btree_node_capacity(16384), 493);
+	assert_int_equal(btree_node_capacity(65536), (65536 - 101) / 33);
+	assert_int_equal(btree_leaf_capacity(16384), 16384 - 101);
+	/* One largest item per leaf: each insert adds a pointer. Nodes fill up to
+	 * their capacity (pushes may fill a sibling to the last slot) and never past it. */
+	struct tree_fixture *f = tree_fixture_new(4096);
+	uint32_t capacity = btree_node_capacity(4096), most = 0;
+	for (uint32_t i = 0; i < 3 * capacity; i++) {
+		insert(f, 1, i, 4096 - 101 - 25);
+		tree_fixture_assert_ok(f, "a leaf-sized insert");
+		most = MAX(most, max_node_fanout(f->tree.root));
+	}
+	assert_true(stats_of(&f->tree).height >= 3);
+	assert_in_range(most, capacity - 3, capacity);
+	tree_fixture_free(f);
+}
+
+/* --- deletes ---------------------------------------------------------------- */
+
+static void test_btree_delete_everything_in_random_order_collapses_to_one_empty_leaf(void **state)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	g_autofree uint64_t *order = shuffled(3000, SEED + 4);
+	insert_checked(f, order, 3000, 500, SEED + 5);
+	tree_fixture_commit(f);
+	assert_true(stats_of(&f->tree).height >= 3);
+	g_autofree uint64_t *deletes = shuffled(3000, SEED + 6);
+	for (uint64_t i = 0; i < 3000; i++) {
+		struct btree_key key = fixture_key(1 + deletes[i] / 64, deletes[i] % 64);
+		assert_true(btree_delete_item(&f->tree, &f->txn, &key));
+		char what[64];
+		g_snprintf(what, sizeof(what), "delete %" G_GUINT64_FORMAT " (seed %#x)", i, (unsigned)(SEED + 6));
+		tree_fixture_assert_ok(f, what);
+		if (i % 211 == 210)
+			tree_fixture_commit(f);
+	}
+	struct btree_stats stats = stats_of(&f->tree);
+	assert_int_equal(stats.height, 1);
+	assert_int_equal(stats.leaves, 1);
+	assert_int_equal(stats.items, 0);
+	assert_int_equal(stats.nodes, 0);
+	/* Only the empty leaf and the extent tree are left. */
+	tree_fixture_commit(f);
+	struct btree_stats extent = stats_of(&f->extent_tree);
+	assert_int_equal(blockstore_live_blocks(f->store), 1 + extent.leaves + extent.nodes);
+	tree_fixture_assert_ok(f, "the final commit");
+	tree_fixture_free(f);
+}
+
+static void test_btree_delete_of_a_missing_key_returns_false_and_changes_nothing(void **state)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	for (uint32_t i = 0; i < 100; i++)
+		insert(f, 1, 2 * i, 100);
+	tree_fixture_commit(f);
+	struct btree_key key = fixture_key(1, 7);
+	/* The search copies the path (btrfs_search_slot with cow), but no item goes. */
+	assert_false(btree_delete_item(&f->tree, &f->txn, &key));
+	assert_int_equal(tree_fixture_items(&f->tree), 100);
+	assert_null(btree_lookup_for_write(&f->tree, &f->txn, &key));
+	tree_fixture_assert_ok(f, "deleting a missing key");
+	tree_fixture_free(f);
+}
+
+/* --- lookups ---------------------------------------------------------------- */
+
+static void test_btree_lookup_le_finds_the_predecessor_across_leaves(void **state)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	for (uint64_t i = 0; i < 2000; i++)
+		insert(f, 1, 2 * i, 100);
+	tree_fixture_assert_ok(f, "2000 inserts");
+	for (uint64_t i = 0; i < 2000; i++) {
+		struct btree_key odd = fixture_key(1, 2 * i + 1), even = fixture_key(1, 2 * i);
+		const struct btree_item *item = btree_lookup_le(&f->tree, &odd);
+		assert_non_null(item);
+		assert_int_equal(item->key.offset, 2 * i);
+		item = btree_lookup_le(&f->tree, &even);
+		assert_non_null(item);
+		assert_int_equal(item->key.offset, 2 * i);
+	}
+	/* Just below each leaf's first key is the previous leaf's last item. */
+	g_autoptr(GPtrArray) leaves = g_ptr_array_new();
+	collect_leaves(f->tree.root, leaves);
+	assert_true(leaves->len > 50);
+	for (unsigned j = 1; j < leaves->len; j++) {
+		const struct tree_block *leaf = leaves->pdata[j], *prev = leaves->pdata[j - 1];
+		struct btree_key probe = leaf->items[0].key;
+		probe.offset--;
+		const struct btree_item *item = btree_lookup_le(&f->tree, &probe);
+		assert_non_null(item);
+		assert_int_equal(btree_key_compare(&item->key, &prev->items[prev->nritems - 1].key), 0);
+	}
+	tree_fixture_free(f);
+}
+
+static void test_btree_lookup_le_below_the_first_key_is_null(void **state)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	struct btree_key probe = fixture_key(1, 0);
+	assert_null(btree_lookup_le(&f->tree, &probe));
+	for (uint64_t i = 1; i <= 500; i++)
+		insert(f, 1, 2 * i, 100);
+	assert_null(btree_lookup_le(&f->tree, &probe));
+	struct btree_key past = fixture_key(2, 0);
+	const struct btree_item *last = btree_lookup_le(&f->tree, &past);
+	assert_non_null(last);
+	assert_int_equal(last->key.offset, 1000);
+	tree_fixture_free(f);
+}
+
+/* --- copy-on-write ---------------------------------------------------------- */
+
+/* A tree of height 3 at 4 KiB, built in the running transaction. */
+static struct tree_fixture *tall_tree(void)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	for (uint64_t i = 0; i < 6000; i++)
+		insert(f, 1 + i / 64, i % 64, 100);
+	assert_int_equal(stats_of(&f->tree).height, 3);
+	return f;
+}
+
+static void test_btree_change_to_a_block_of_the_running_transaction_is_in_place(void **state)
+{
+	struct tree_fixture *f = tall_tree();
+	struct btree_key key = fixture_key(20, 5);
+	struct btree_path before;
+	assert_true(btree_lookup(&f->tree, &key, &before));
+	struct tree_block *root = f->tree.root;
+	uint64_t cowed = f->txn.stats.blocks_cowed, leaf_bytenr = before.nodes[0]->bytenr;
+	struct btree_item *item = btree_lookup_for_write(&f->tree, &f->txn, &key);
+	assert_non_null(item);
+	item->payload.value = 42;
+	assert_int_equal(f->txn.stats.blocks_cowed, cowed);
+	assert_ptr_equal(f->tree.root, root);
+	struct btree_path after;
+	assert_true(btree_lookup(&f->tree, &key, &after));
+	assert_ptr_equal(after.nodes[0], before.nodes[0]);
+	assert_int_equal(after.nodes[0]->bytenr, leaf_bytenr);
+	assert_int_equal(btree_path_item(&after)->payload.value, 42);
+	tree_fixture_assert_ok(f, "an in-place change");
+	tree_fixture_free(f);
+}
+
+static void test_btree_change_after_a_commit_copies_the_leaf_and_its_path_to_the_root(void **state)
+{
+	struct tree_fixture *f = tall_tree();
+	tree_fixture_commit(f);
+	struct btree_key key = fixture_key(20, 5);
+	struct btree_path before;
+	assert_true(btree_lookup(&f->tree, &key, &before));
+	uint8_t height = stats_of(&f->tree).height;
+	uint64_t cowed = f->txn.stats.blocks_cowed, freed = f->txn.stats.blocks_freed;
+	uint64_t live = blockstore_live_blocks(f->store);
+	uint64_t old_bytenr[BTRFS_MAX_LEVEL];
+	for (unsigned l = 0; l < height; l++)
+		old_bytenr[l] = before.nodes[l]->bytenr;
+
+	assert_non_null(btree_lookup_for_write(&f->tree, &f->txn, &key));
+	assert_int_equal(f->txn.stats.blocks_cowed, cowed + height);
+	/* The old copies had one reference each: they are freed, live stays. */
+	assert_int_equal(f->txn.stats.blocks_freed, freed + height);
+	assert_int_equal(blockstore_live_blocks(f->store), live);
+	struct btree_path after;
+	assert_true(btree_lookup(&f->tree, &key, &after));
+	for (unsigned l = 0; l < height; l++) {
+		assert_int_not_equal(after.nodes[l]->bytenr, old_bytenr[l]);
+		assert_int_equal(after.nodes[l]->generation, f->txn.transid);
+	}
+	tree_fixture_assert_ok(f, "the first change after a commit");
+
+	/* The same change again is in place: the path is this transaction's now. */
+	assert_non_null(btree_lookup_for_write(&f->tree, &f->txn, &key));
+	assert_int_equal(f->txn.stats.blocks_cowed, cowed + height);
+	tree_fixture_free(f);
+}
+
+/* --- resize ----------------------------------------------------------------- */
+
+static void test_btree_resize_grows_an_item_and_splits_its_full_leaf(void **state)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	uint32_t capacity = leaf_capacity(4096), count = capacity / 125 - 1;
+	for (uint32_t i = 0; i < count; i++)
+		insert(f, 1, i, 100);
+	insert(f, 1, count, capacity - count * 125 - BTRFS_ITEM_HEADER_SIZE);
+	assert_int_equal(stats_of(&f->tree).leaves, 1);
+	struct btree_key key = fixture_key(1, count / 2);
+	struct btree_item *item = btree_resize_item(&f->tree, &f->txn, &key, 1000);
+	assert_non_null(item);
+	assert_int_equal(item->size, 1000);
+	tree_fixture_assert_ok(f, "growing an item of a full leaf");
+	struct btree_stats stats = stats_of(&f->tree);
+	assert_int_equal(stats.leaves, 2);
+	assert_int_equal(stats.items, count + 1);
+	struct btree_path path;
+	assert_true(btree_lookup(&f->tree, &key, &path));
+	assert_int_equal(btree_path_item(&path)->size, 1000);
+	assert_int_equal(btree_path_item(&path)->payload.value, key.objectid * 1000003u + key.offset);
+	tree_fixture_free(f);
+}
+
+static void test_btree_resize_shrinks_an_item_in_its_leaf(void **state)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	for (uint32_t i = 0; i < 10; i++)
+		insert(f, 1, i, 300);
+	uint32_t bytes = stats_of(&f->tree).leaf_bytes;
+	uint64_t cowed = f->txn.stats.blocks_cowed;
+	struct btree_key key = fixture_key(1, 4);
+	struct btree_item *item = btree_resize_item(&f->tree, &f->txn, &key, 10);
+	assert_non_null(item);
+	assert_int_equal(item->size, 10);
+	assert_int_equal(stats_of(&f->tree).leaf_bytes, bytes - 290);
+	assert_int_equal(f->txn.stats.blocks_cowed, cowed);
+	tree_fixture_assert_ok(f, "shrinking an item");
+	/* After a commit the same shrink copies the (one-block) path. */
+	tree_fixture_commit(f);
+	assert_non_null(btree_resize_item(&f->tree, &f->txn, &key, 0));
+	assert_int_equal(f->txn.stats.blocks_cowed, cowed + 1);
+	assert_int_equal(stats_of(&f->tree).leaf_bytes, bytes - 300);
+	tree_fixture_assert_ok(f, "shrinking after a commit");
+	tree_fixture_free(f);
+}
+
+static void test_btree_resize_of_a_missing_key_returns_null(void **state)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	insert(f, 1, 1, 10);
+	struct btree_key key = fixture_key(1, 2);
+	assert_null(btree_resize_item(&f->tree, &f->txn, &key, 20));
+	assert_int_equal(tree_fixture_items(&f->tree), 1);
+	tree_fixture_assert_ok(f, "resizing a missing key");
+	tree_fixture_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_btree_insert_in_order_keeps_b1_to_b5_after_every_insert),
+		cmocka_unit_test(test_btree_insert_in_reverse_order_keeps_b1_to_b5_after_every_insert),
+		cmocka_unit_test(test_btree_insert_in_random_order_with_commits_keeps_b1_to_b5_after_every_insert),
+		cmocka_unit_test(test_btree_leaf_holds_items_while_header_plus_items_fit_in_nodesize),
+		cmocka_unit_test(test_btree_leaf_splits_when_the_next_item_does_not_fit),
+		cmocka_unit_test(test_btree_largest_item_fits_alone_in_a_leaf),
+		cmocka_unit_test(test_btree_node_capacity_is_nodesize_minus_header_over_33),
+		cmocka_unit_test(test_btree_delete_everything_in_random_order_collapses_to_one_empty_leaf),
+		cmocka_unit_test(test_btree_delete_of_a_missing_key_returns_false_and_changes_nothing),
+		cmocka_unit_test(test_btree_lookup_le_finds_the_predecessor_across_leaves),
+		cmocka_unit_test(test_btree_lookup_le_below_the_first_key_is_null),
+		cmocka_unit_test(test_btree_change_to_a_block_of_the_running_transaction_is_in_place),
+		cmocka_unit_test(test_btree_change_after_a_commit_copies_the_leaf_and_its_path_to_the_root),
+		cmocka_unit_test(test_btree_resize_grows_an_item_and_splits_its_full_leaf),
+		cmocka_unit_test(test_btree_resize_shrinks_an_item_in_its_leaf),
+		cmocka_unit_test(test_btree_resize_of_a_missing_key_returns_null),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
