@@ -155,15 +155,14 @@ struct run_state {
 	const struct replay_options *options;
 	replay_sink_fn sink;
 	void *opaque;
-	int64_t time_zero;
-	bool time_zero_set;
 };
 
 static bool emit_row(struct run_state *st, uint64_t op_index, const char *label, GError **error)
 {
 	struct replay_row row = { .op_index = op_index, .label = label, .fs = st->fs };
 	fs_report(st->fs, &row.report);
-	row.time_s = (double)(fs_clock(st->fs) - st->time_zero) / 1e9;
+	/* The simulated clock itself, as btrfs-replay writes it (columns.h C4). */
+	row.time_s = (double)fs_clock(st->fs) / 1e9;
 	return st->sink(st->opaque, &row, error);
 }
 
@@ -237,10 +236,6 @@ static enum replay_status replay_loop(struct run_state *st, struct trace_reader 
 		}
 		outcome->line = op.line;
 		int ret = apply_op(st->fs, &op);
-		if (op.kind == TRACE_CLOCK && !st->time_zero_set && !ret) {
-			st->time_zero = fs_clock(st->fs);
-			st->time_zero_set = true;
-		}
 		if (op.kind == TRACE_SNAPSHOT && !ret && o->warn_snapshots)
 			warn_snapshot(st, reader, &op);
 		uint64_t index = outcome->ops++;
@@ -272,8 +267,7 @@ enum replay_status replay_run(const char *trace_path, const struct replay_option
 	g_autoptr(Filesystem) fs = fs_new(&options->fs, error);
 	if (!fs)
 		return outcome->status = REPLAY_BAD_INPUT;
-	struct run_state st = { .fs = fs, .options = options, .sink = sink, .opaque = opaque,
-				.time_zero = fs_clock(fs) };
+	struct run_state st = { .fs = fs, .options = options, .sink = sink, .opaque = opaque };
 	outcome->status = replay_loop(&st, reader, outcome, error);
 	fs_report(fs, &outcome->final);
 	return outcome->status;
