@@ -324,8 +324,13 @@ static bool take_data_hole(struct blockstore *store, uint64_t bytes, uint64_t *b
 int blockstore_reserve_data(struct blockstore *store, uint64_t bytes)
 {
 	while (data_total(store) < store->data_used + store->data_reserved + bytes) {
-		if (add_chunk(store, true, store->data_chunk_size) < 0)
+		int index = add_chunk(store, true, store->data_chunk_size);
+		if (index < 0)
 			return -ENOSPC;
+		/* blockstore_alloc_data takes holes or the bump chunk: list the new
+		 * chunk as a hole, or the space reserved here could never be used. */
+		struct data_hole hole = { chunk_at(store, index)->start, chunk_at(store, index)->length };
+		g_array_append_val(store->data_holes, hole);
 	}
 	store->data_reserved += bytes;
 	return 0;

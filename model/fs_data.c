@@ -216,8 +216,11 @@ static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inod
 
 int fs_write_range(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t offset, uint64_t length)
 {
-	if (!fs->config.delayed_writeback)
-		return fs_write_range_now(fs, sv, inode, offset, length);
+	if (!fs->config.delayed_writeback) {
+		int ret = fs_write_range_now(fs, sv, inode, offset, length);
+		fs->counters.enospc_events += ret == -ENOSPC;
+		return ret;
+	}
 	uint64_t start = offset & ~(uint64_t)(BTRFS_SECTORSIZE - 1);
 	if (blockstore_reserve_data(fs->store, round_up_sector(offset + length) - start)) {
 		fs->counters.enospc_events++;
