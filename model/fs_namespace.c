@@ -482,14 +482,25 @@ int fs_rename(struct fs *fs, const char *from, const char *to)
 	const struct btree_item *existing = fs_dir_lookup(dst.dir.subvolume, dst.dir.inode, dst.name, dst.name_len);
 	if (existing && existing->payload.dir.location == inode)
 		return 0;
-	if (existing && (existing->payload.dir.file_type == FT_DIR || type == FT_DIR))
-		return existing->payload.dir.file_type == FT_DIR ? -EISDIR : -ENOTDIR;
+	bool over_dir = existing && existing->payload.dir.file_type == FT_DIR;
+	if (existing && over_dir != (type == FT_DIR))
+		return over_dir ? -EISDIR : -ENOTDIR;
+	if (existing && existing->payload.dir.location_is_root)
+		return -EXDEV;
+	uint64_t replaced = existing ? existing->payload.dir.location : 0;
+	/* rename(2) replaces an empty directory, never a full one. */
+	if (over_dir && !dir_is_empty(dst.dir.subvolume, replaced))
+		return -ENOTEMPTY;
 	if (type == FT_DIR && is_inside(dst.dir.subvolume, dst.dir.inode, inode))
 		return -EINVAL; /* a directory cannot move below itself */
 	if ((ret = fs_reserve(fs, 10)))
 		return ret;
-	if (existing)
-		unlink_name(fs, &dst, existing->payload.dir.location);
+	if (over_dir) {
+		fs_remove_dir_entry(fs, &dst);
+		fs_delete_inode_items(fs, dst.dir.subvolume, replaced);
+	} else if (existing) {
+		unlink_name(fs, &dst, replaced);
+	}
 	fs_remove_dir_entry(fs, &src);
 	remove_inode_ref(fs, src.dir.subvolume, inode, src.dir.inode, src.name_len);
 	add_inode_ref(fs, dst.dir.subvolume, inode, dst.dir.inode, dst.name_len);
