@@ -249,7 +249,14 @@ static uint64_t take_metadata_address(struct blockstore *store)
 	}
 	struct chunk *chunk = chunk_at(store, store->meta_bump_chunk);
 	if (store->meta_bump + nodesize > chunk->start + chunk->length) {
-		int index = add_chunk(store, false, store->metadata_chunk_size);
+		/* A metadata chunk that blockstore_reserve() added is still
+		 * untouched past the bump chunk: use it before adding another. */
+		int index = -1;
+		for (unsigned i = (unsigned)store->meta_bump_chunk + 1; i < store->chunks->len && index < 0; i++)
+			if (!chunk_at(store, (int)i)->data)
+				index = (int)i;
+		if (index < 0)
+			index = add_chunk(store, false, store->metadata_chunk_size);
 		if (index < 0) {
 			store->overcommitted = true;
 			uint64_t bytenr = store->next_logical;
