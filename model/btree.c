@@ -131,7 +131,7 @@ static bool should_cow_block(const struct transaction *txn, const struct tree_bl
 	return block->generation != txn->transid;
 }
 
-static struct tree_block *copy_block(struct transaction *txn, uint64_t tree_id, const struct tree_block *buf)
+struct tree_block *btree_copy_block(struct transaction *txn, uint64_t tree_id, const struct tree_block *buf)
 {
 	struct tree_block *cow = blockstore_alloc_block(txn->store, tree_id, buf->level, txn->transid);
 	size_t width = buf->level ? sizeof(struct btree_child) : sizeof(struct btree_item);
@@ -154,7 +154,7 @@ static struct tree_block *cow_path_block(struct btree *tree, struct transaction 
 	struct tree_block *buf = path->nodes[level];
 	if (!should_cow_block(txn, buf))
 		return buf;
-	struct tree_block *cow = copy_block(txn, tree->id, buf);
+	struct tree_block *cow = btree_copy_block(txn, tree->id, buf);
 	txn->stats.blocks_cowed++;
 	if (level + 1 < path->levels) {
 		struct tree_block *parent = path->nodes[level + 1];
@@ -176,7 +176,7 @@ static struct tree_block *cow_sibling(struct btree *tree, struct transaction *tx
 	struct tree_block *buf = parent->children[slot].block;
 	if (!should_cow_block(txn, buf))
 		return buf;
-	struct tree_block *cow = copy_block(txn, tree->id, buf);
+	struct tree_block *cow = btree_copy_block(txn, tree->id, buf);
 	txn->stats.blocks_cowed++;
 	parent->children[slot].block = cow;
 	refs_update_for_cow(txn, tree->id, buf, cow);

@@ -196,6 +196,12 @@ typedef bool (*btree_visit_fn)(const struct btree_item *item, void *opaque);
 uint64_t btree_visit_range(const struct btree *tree, const struct btree_key *first,
 			   const struct btree_key *last, btree_visit_fn cb, void *opaque);
 
+/* A copy of `buf` at a new address, owned by `tree_id` and written by the
+ * running transaction, with one TREE_BLOCK_REF (from whoever will point at
+ * it). The children's references are the caller's business: cow_block()
+ * moves them with refs_update_for_cow(), a snapshot adds one to each. */
+struct tree_block *btree_copy_block(struct transaction *txn, uint64_t tree_id, const struct tree_block *buf);
+
 /* Block capacity rules, in bytes/slots. */
 uint32_t btree_leaf_capacity(uint32_t nodesize);
 uint32_t btree_node_capacity(uint32_t nodesize);

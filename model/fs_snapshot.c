@@ -26,18 +26,8 @@
 
 static struct tree_block *copy_root(struct fs *fs, struct tree_block *source, uint64_t new_id)
 {
-	struct transaction *txn = &fs->txn;
-	struct tree_block *root = blockstore_alloc_block(fs->store, new_id, source->level, txn->transid);
-	size_t width = source->level ? sizeof(struct btree_child) : sizeof(struct btree_item);
-	root->nritems = source->nritems;
-	root->leaf_bytes = source->leaf_bytes;
-	root->capacity = MAX(source->nritems, 1u);
-	root->items = g_malloc(root->capacity * width);
-	if (source->nritems)
-		memcpy(root->items, source->items, source->nritems * width);
-	refs_block_created(txn, root);
-	refs_inc_children(txn, root, false);
-	txn->blocks_dirty++;
+	struct tree_block *root = btree_copy_block(&fs->txn, new_id, source);
+	refs_inc_children(&fs->txn, root, false);
 	return root;
 }
 

@@ -80,18 +80,8 @@ void tree_fixture_commit(struct tree_fixture *f)
 struct btree *tree_fixture_clone_root(struct tree_fixture *f, uint64_t id)
 {
 	g_assert(f->nextra < G_N_ELEMENTS(f->extra));
-	const struct tree_block *source = f->tree.root;
-	struct tree_block *root = blockstore_alloc_block(f->store, id, source->level, f->txn.transid);
-	size_t width = source->level ? sizeof(struct btree_child) : sizeof(struct btree_item);
-	root->nritems = source->nritems;
-	root->leaf_bytes = source->leaf_bytes;
-	root->capacity = MAX(source->nritems, 1u);
-	root->items = g_malloc(root->capacity * width);
-	if (source->nritems)
-		memcpy(root->items, source->items, source->nritems * width);
-	refs_block_created(&f->txn, root);
+	struct tree_block *root = btree_copy_block(&f->txn, id, f->tree.root);
 	refs_inc_children(&f->txn, root, false);
-	f->txn.blocks_dirty++;
 	struct btree *tree = g_new0(struct btree, 1);
 	tree->id = id;
 	tree->root = root;
