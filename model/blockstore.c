@@ -343,32 +343,77 @@ int blockstore_reserve_data(struct blockstore *store, uint64_t bytes)
 	return 0;
 }
 
-int blockstore_alloc_data(struct blockstore *store, uint64_t bytes, uint64_t *bytenr)
+/* The bump chunk, or a new chunk when it is full; false when the device has
+ * no room for another. */
+static bool take_data_bump(struct blockstore *store, uint64_t bytes, uint64_t *bytenr)
 {
-	store->data_reserved -= MIN(bytes, store->data_reserved);
-	if (!take_data_hole(store, bytes, bytenr)) {
-		struct chunk *chunk = chunk_at(store, store->data_bump_chunk);
-		if (store->data_bump + bytes > chunk->start + chunk->length) {
-			/* The tail of the old chunk stays usable for smaller extents. */
-			uint64_t tail = chunk->start + chunk->length - store->data_bump;
-			uint64_t size = MAX(store->data_chunk_size, bytes);
-			int index = add_chunk(store, true, size);
-			if (index < 0)
-				return -ENOSPC;
-			if (tail) {
-				struct data_hole hole = { store->data_bump, tail };
-				g_array_append_val(store->data_holes, hole);
-			}
-			store->data_bump_chunk = index;
-			store->data_bump = chunk_at(store, index)->start;
+	struct chunk *chunk = chunk_at(store, store->data_bump_chunk);
+	if (store->data_bump + bytes > chunk->start + chunk->length) {
+		uint64_t tail = chunk->start + chunk->length - store->data_bump;
+		int index = add_chunk(store, true, MAX(store->data_chunk_size, bytes));
+		if (index < 0)
+			return false;
+		/* The tail of the old chunk stays usable for smaller extents. */
+		if (tail) {
+			struct data_hole hole = { store->data_bump, tail };
+			g_array_append_val(store->data_holes, hole);
 		}
-		*bytenr = store->data_bump;
-		store->data_bump += bytes;
+		store->data_bump_chunk = index;
+		store->data_bump = chunk_at(store, index)->start;
 	}
-	store->data_used += bytes;
+	*bytenr = store->data_bump;
+	store->data_bump += bytes;
+	return true;
+}
+
+/* No free run holds `bytes` whole and the device is full: the largest run
+ * there is, up to `bytes` (0 when there is none). */
+static uint64_t take_largest_data_piece(struct blockstore *store, uint64_t bytes, uint64_t *bytenr)
+{
+	const struct chunk *bump = chunk_at(store, store->data_bump_chunk);
+	uint64_t best = bump->start + bump->length - store->data_bump;
+	int best_hole = -1;
+	for (unsigned i = 0; i < store->data_holes->len; i++) {
+		const struct data_hole *hole = &g_array_index(store->data_holes, struct data_hole, i);
+		if (hole->length > best) {
+			best = hole->length;
+			best_hole = (int)i;
+		}
+	}
+	uint64_t taken = MIN(best, bytes);
+	if (!taken)
+		return 0;
+	if (best_hole < 0) {
+		*bytenr = store->data_bump;
+		store->data_bump += taken;
+		return taken;
+	}
+	struct data_hole *hole = &g_array_index(store->data_holes, struct data_hole, best_hole);
+	*bytenr = hole->start;
+	hole->start += taken;
+	hole->length -= taken;
+	if (!hole->length)
+		g_array_remove_index(store->data_holes, (unsigned)best_hole);
+	return taken;
+}
+
+int blockstore_alloc_data(struct blockstore *store, uint64_t bytes, uint64_t *bytenr, uint64_t *allocated)
+{
+	uint64_t taken = bytes;
+	if (!take_data_hole(store, bytes, bytenr) && !take_data_bump(store, bytes, bytenr)) {
+		/* btrfs's cow_file_range() asks find_free_extent() for the whole
+		 * range but accepts down to one sector, and asks again for the
+		 * rest: on a full, fragmented device an extent is split. */
+		taken = take_largest_data_piece(store, bytes, bytenr);
+		if (!taken)
+			return -ENOSPC;
+	}
+	*allocated = taken;
+	store->data_reserved -= MIN(taken, store->data_reserved);
+	store->data_used += taken;
 	struct chunk *chunk = chunk_of(store, *bytenr);
 	if (chunk) {
-		chunk->used += bytes;
+		chunk->used += taken;
 		chunk->changed = true;
 	}
 	return 0;

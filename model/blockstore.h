@@ -89,8 +89,12 @@ void blockstore_free_block(struct blockstore *store, struct tree_block *block);
  * data space reservation at write()): 0 or -ENOSPC. */
 int blockstore_reserve_data(struct blockstore *store, uint64_t bytes);
 
-/* Data extents: a run of sectors in a data chunk. 0 or -ENOSPC. */
-int blockstore_alloc_data(struct blockstore *store, uint64_t bytes, uint64_t *bytenr);
+/* A data extent: a run of sectors in a data chunk, `bytes` long where a free
+ * run or a new chunk holds it whole, else the largest free run there is
+ * (*allocated says how much; the caller asks again for the rest, as btrfs
+ * splits an extent on a fragmented device). 0, or -ENOSPC when no sector
+ * is free. */
+int blockstore_alloc_data(struct blockstore *store, uint64_t bytes, uint64_t *bytenr, uint64_t *allocated);
 void blockstore_free_data(struct blockstore *store, uint64_t bytenr, uint64_t bytes);
 
 /* A chunk (block group) of the device, as the extent and free-space trees see it. */

@@ -184,4 +184,52 @@ bool fs_check(struct fs *fs, GError **error);
 /* Print every tree, for failing tests. */
 void fs_dump(const struct fs *fs, FILE *out);
 
+/* ---- walking every tree block (model/fs_walk.c; issue 8, `cowsim draw`) ----
+ * fs_walk() hands each tree's blocks to a visitor, root first, depth first,
+ * children in key order, with the facts a picture of the trees needs. The
+ * model says nothing of how they are drawn: sim/cmd_draw.c makes DOT or text.
+ * Trees come in this order: each live subvolume's tree by creation (the
+ * keyed design's one shared tree once) followed by its atime side-table if
+ * it has one, then root, extent, dev, csum, uuid, free-space, data-reloc.
+ * A block reachable from several trees (or parents) is visited from each,
+ * unless the visitor answers FS_WALK_SKIP_CHILDREN for it. */
+struct fs_walk_entry {
+	uint64_t objectid;            /* the key (btrfs_disk_key order: objectid, type, offset) */
+	uint64_t offset;
+	uint8_t type;                 /* BTRFS_*_KEY */
+	uint32_t snapshot;            /* keyed design: the key's snapshot id; 0 in btrfs */
+	uint32_t size;                /* leaf: item data bytes (without the 25-byte header); node: 0 */
+	uint64_t child;               /* node: the child block's address; leaf: 0 */
+};
+
+struct fs_walk_block {
+	uint64_t tree_id;             /* the tree being walked: 5, 256+, 2 (extent) ... */
+	enum tree_category category;  /* which report line the tree counts under */
+	const char *tree_path;        /* subvolume trees and side tables: where it was made; else NULL */
+	bool tree_readonly;           /* a read-only snapshot's tree */
+	uint64_t parent;              /* address of the node that points here, 0 at the root */
+	uint32_t depth;               /* 0 at the root */
+	uint64_t bytenr;              /* logical address */
+	uint64_t owner;               /* tree id that allocated it */
+	uint64_t generation;          /* transaction that wrote it */
+	uint8_t level;                /* 0 = leaf */
+	uint32_t refs;                /* references the extent tree counts for it (tree + shared backrefs) */
+	bool full_backref;            /* its children are referenced by its address (FULL_BACKREF) */
+	uint32_t nritems;
+	const struct fs_walk_entry *entries; /* nritems entries, valid during the call */
+};
+
+enum fs_walk_answer {
+	FS_WALK_CONTINUE = 0,
+	FS_WALK_SKIP_CHILDREN,        /* do not descend below this block */
+	FS_WALK_STOP,                 /* end the walk now */
+};
+
+typedef enum fs_walk_answer (*fs_walk_fn)(const struct fs_walk_block *block, void *opaque);
+
+/* Visits every block of every tree; the visitor must not change the
+ * filesystem. Returns false when the visitor stopped the walk. Cannot fail. */
+bool fs_walk(const struct fs *fs, fs_walk_fn visit, void *opaque);
+/* ---- end of fs_walk ---- */
+
 #endif

@@ -202,8 +202,8 @@ static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inod
 	uint64_t end = round_up_sector(offset + length);
 	fs_drop_extents(fs, sv, inode, start, end);
 	for (uint64_t at = start; at < end;) {
-		uint64_t bytes = MIN(end - at, BTRFS_MAX_EXTENT_SIZE), bytenr;
-		if (blockstore_alloc_data(fs->store, bytes, &bytenr))
+		uint64_t bytes, bytenr;
+		if (blockstore_alloc_data(fs->store, MIN(end - at, BTRFS_MAX_EXTENT_SIZE), &bytenr, &bytes))
 			return -ENOSPC;
 		struct data_extent *extent = refs_data_extent_new(&fs->txn, bytenr, bytes);
 		insert_file_extent(fs, sv, inode, at, extent, bytes, BTRFS_FILE_EXTENT_REGULAR_SIZE);
@@ -214,23 +214,34 @@ static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inod
 	return 0;
 }
 
-int fs_write_range(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t offset, uint64_t length)
+int fs_reserve_write(struct fs *fs, uint64_t offset, uint64_t length)
+{
+	uint64_t start = offset & ~(uint64_t)(BTRFS_SECTORSIZE - 1);
+	if (blockstore_reserve_data(fs->store, round_up_sector(offset + length) - start)) {
+		fs->counters.enospc_events++;
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+int fs_write_reserved(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t offset, uint64_t length)
 {
 	if (!fs->config.delayed_writeback) {
 		int ret = fs_write_range_now(fs, sv, inode, offset, length);
 		fs->counters.enospc_events += ret == -ENOSPC;
 		return ret;
 	}
-	uint64_t start = offset & ~(uint64_t)(BTRFS_SECTORSIZE - 1);
-	if (blockstore_reserve_data(fs->store, round_up_sector(offset + length) - start)) {
-		fs->counters.enospc_events++;
-		return -ENOSPC;
-	}
 	struct pending_write w = { sv, inode, offset, length };
 	g_array_append_val(fs->pending_writes, w);
 	if (fs->pending_writes->len >= FS_WRITEBACK_BATCH)
 		fs_flush_writeback(fs, NULL);
 	return 0;
+}
+
+int fs_write_range(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t offset, uint64_t length)
+{
+	int ret = fs_reserve_write(fs, offset, length);
+	return ret ? ret : fs_write_reserved(fs, sv, inode, offset, length);
 }
 
 /* Write back the queued data, all of it or one inode's. A write that meets

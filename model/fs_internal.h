@@ -91,6 +91,11 @@ void fs_remove_dir_entry(struct fs *fs, const struct name_location *at);
 
 /* fs_data.c */
 int fs_write_range(struct fs *fs, struct subvolume *subvolume, uint64_t inode, uint64_t offset, uint64_t length);
+/* fs_write_range() in two steps, for a caller that must know there is room
+ * before it changes anything: the data reservation (0 or -ENOSPC, counted),
+ * then the write itself. */
+int fs_reserve_write(struct fs *fs, uint64_t offset, uint64_t length);
+int fs_write_reserved(struct fs *fs, struct subvolume *subvolume, uint64_t inode, uint64_t offset, uint64_t length);
 void fs_drop_extents(struct fs *fs, struct subvolume *subvolume, uint64_t inode, uint64_t start, uint64_t end);
 void fs_flush_writeback(struct fs *fs, const struct inode_location *only);
 void fs_data_extent_freed(void *opaque, struct transaction *txn, struct data_extent *extent);

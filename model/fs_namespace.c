@@ -316,9 +316,14 @@ int fs_create(struct fs *fs, const char *path, uint64_t size, const struct fs_at
 	int ret = prepare_new_name(fs, path, &at);
 	if (ret || (ret = fs_reserve(fs, 6)))
 		return ret;
+	/* The data's room first: a create that fails leaves no inode behind. */
+	if (size && (ret = fs_reserve_write(fs, 0, size))) {
+		fs_release(fs);
+		return ret;
+	}
 	uint64_t inode = new_inode(fs, &at, S_IFREG | (attributes->mode & 07777), size, attributes, FT_REG_FILE);
 	if (size)
-		ret = fs_write_range(fs, at.dir.subvolume, inode, 0, size);
+		ret = fs_write_reserved(fs, at.dir.subvolume, inode, 0, size);
 	fs_release(fs);
 	return ret;
 }

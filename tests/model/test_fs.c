@@ -1,0 +1,822 @@
+/*
+ * tests/model/test_fs.c - the filesystem's contract (model/fs.h): a fresh
+ * filesystem's size, each operation's errors, data accounting, the atime
+ * rules, snapshots and ENOSPC.
+ *
+ * A failing call must change nothing: EXPECT_ERRNO checks the return value,
+ * that metadata_used and the COW count did not move, and fs_check.
+ * Real-btrfs numbers cited here are from docs/btrfs-ground-truth.md.
+ */
+#include "model_fixture.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "model_error.h"
+
+#define NODESIZE 16384u
+
+/* The clock at fs_new (fs_config_init's start time). */
+static int64_t t0;
+
+static int setup_fs(void **state)
+{
+	struct fs *fs = fixture_fs_new(NODESIZE, 4ull << 30);
+	t0 = fs_clock(fs);
+	*state = fs;
+	return 0;
+}
+
+static int teardown_fs(void **state)
+{
+	fs_free(*state);
+	return 0;
+}
+
+static void expect_errno(int got, int want, const char *call)
+{
+	if (got != want)
+		fail_msg("%s returned %d (%s), want %d (%s)", call, got, g_strerror(-got), want, g_strerror(-want));
+}
+
+/* The call fails with `want` and leaves the filesystem as it was. */
+#define EXPECT_ERRNO(fs, call, want)                                                     \
+	do {                                                                             \
+		struct fs_counters before_, after_;                                      \
+		uint64_t used_ = fixture_metadata_used(fs);                              \
+		fixture_counters(fs, &before_);                                          \
+		expect_errno((call), (want), #call);                                     \
+		fixture_counters(fs, &after_);                                           \
+		assert_int_equal(fixture_metadata_used(fs), used_);                      \
+		assert_int_equal(after_.blocks_cowed, before_.blocks_cowed);             \
+		fixture_assert_fs_ok(fs, #call);                                         \
+	} while (0)
+
+#define EXPECT_OK(call) expect_errno((call), 0, #call)
+
+static struct fs_attributes attrs(uint32_t mode)
+{
+	struct fs_attributes a;
+	fs_attributes_init(&a);
+	a.mode = mode;
+	return a;
+}
+
+static void mkdir_p(struct fs *fs, const char *path)
+{
+	struct fs_attributes a = attrs(0755);
+	EXPECT_OK(fs_mkdir(fs, path, &a));
+}
+
+static void create(struct fs *fs, const char *path, uint64_t size)
+{
+	struct fs_attributes a = attrs(0644);
+	EXPECT_OK(fs_create(fs, path, size, &a));
+}
+
+/* A name of `length` bytes under `dir`. */
+static char *long_name(const char *dir, size_t length)
+{
+	g_autofree char *name = g_strnfill(length, 'n');
+	return g_strconcat(dir, "/", name, NULL);
+}
+
+/* --- a fresh filesystem ----------------------------------------------------- */
+
+static void expect_fresh_blocks(uint32_t nodesize)
+{
+	struct fs *fs = fixture_fs_new(nodesize, 4ull << 30);
+	assert_int_equal(fixture_metadata_used(fs), 8ull * nodesize);
+	assert_int_equal(fixture_data_used(fs), 0);
+	fixture_assert_fs_ok(fs, "fs_new");
+	fs_free(fs);
+}
+
+static void test_fs_fresh_filesystem_is_131072_bytes_of_metadata_at_16k(void **state)
+{
+	struct fs *fs = fixture_fs_new(16384, 4ull << 30);
+	assert_int_equal(fixture_metadata_used(fs), 131072);
+	fs_free(fs);
+	expect_fresh_blocks(16384);
+}
+
+static void test_fs_fresh_filesystem_is_8_blocks_at_4k(void **state)
+{
+	expect_fresh_blocks(4096);
+}
+
+static void test_fs_fresh_filesystem_is_8_blocks_at_64k(void **state)
+{
+	expect_fresh_blocks(65536);
+}
+
+static void test_fs_new_rejects_bad_nodesizes_with_an_error(void **state)
+{
+	const uint32_t bad[] = { 0, 2048, 12288, 131072, 4097 };
+	for (unsigned i = 0; i < G_N_ELEMENTS(bad); i++) {
+		struct fs_config config;
+		fs_config_init(&config);
+		config.nodesize = bad[i];
+		g_autoptr(GError) error = NULL;
+		struct fs *fs = fs_new(&config, &error);
+		if (fs)
+			fail_msg("fs_new accepted nodesize %u", bad[i]);
+		assert_non_null(error);
+		assert_true(g_error_matches(error, MODEL_ERROR, MODEL_ERROR_INVALID));
+		assert_non_null(strstr(error->message, "nodesize"));
+	}
+}
+
+static void test_fs_new_rejects_a_device_too_small_for_mkfs_chunks(void **state)
+{
+	/* mkfs's chunks take 1 MiB reserved + 2 x 8 MiB system + 2 x 256 MiB
+	 * metadata + 8 MiB data = 537 MiB of raw space. */
+	struct fs_config config;
+	fs_config_init(&config);
+	config.device_size = 536 * MIB;
+	g_autoptr(GError) error = NULL;
+	assert_null(fs_new(&config, &error));
+	assert_true(g_error_matches(error, MODEL_ERROR, MODEL_ERROR_NO_SPACE));
+	g_clear_error(&error);
+	config.device_size = 100 * MIB;
+	assert_null(fs_new(&config, &error));
+	assert_non_null(error);
+	config.device_size = 537 * MIB;
+	struct fs *fs = fixture_fs_new_config(&config);
+	fixture_assert_fs_ok(fs, "fs_new at the minimum size");
+	fs_free(fs);
+}
+
+/* --- errors of the name operations -------------------------------------------- */
+
+static void test_fs_mkdir_in_a_missing_parent_is_enoent(void **state)
+{
+	struct fs *fs = *state;
+	struct fs_attributes a = attrs(0755);
+	EXPECT_ERRNO(fs, fs_mkdir(fs, "/missing/d", &a), -ENOENT);
+}
+
+static void test_fs_mkdir_of_an_existing_name_is_eexist(void **state)
+{
+	struct fs *fs = *state;
+	struct fs_attributes a = attrs(0755);
+	mkdir_p(fs, "/d");
+	create(fs, "/f", 10);
+	EXPECT_ERRNO(fs, fs_mkdir(fs, "/d", &a), -EEXIST);
+	EXPECT_ERRNO(fs, fs_mkdir(fs, "/f", &a), -EEXIST);
+}
+
+static void test_fs_create_of_an_existing_name_is_eexist(void **state)
+{
+	struct fs *fs = *state;
+	struct fs_attributes a = attrs(0644);
+	create(fs, "/f", 10);
+	EXPECT_ERRNO(fs, fs_create(fs, "/f", 10, &a), -EEXIST);
+}
+
+static void test_fs_create_under_a_regular_file_is_enotdir(void **state)
+{
+	struct fs *fs = *state;
+	struct fs_attributes a = attrs(0644);
+	create(fs, "/f", 10);
+	EXPECT_ERRNO(fs, fs_create(fs, "/f/g", 10, &a), -ENOTDIR);
+	EXPECT_ERRNO(fs, fs_create(fs, "/f/g/h", 10, &a), -ENOTDIR);
+}
+
+static void test_fs_create_in_a_missing_parent_is_enoent(void **state)
+{
+	struct fs *fs = *state;
+	struct fs_attributes a = attrs(0644);
+	EXPECT_ERRNO(fs, fs_create(fs, "/nope/f", 10, &a), -ENOENT);
+}
+
+static void test_fs_names_of_255_bytes_work_and_256_is_enametoolong(void **state)
+{
+	struct fs *fs = *state;
+	struct fs_attributes a = attrs(0644);
+	g_autofree char *ok = long_name("", 255), *bad = long_name("", 256);
+	create(fs, ok, 10);
+	EXPECT_OK(fs_stat(fs, ok));
+	EXPECT_ERRNO(fs, fs_create(fs, bad, 10, &a), -ENAMETOOLONG);
+	EXPECT_ERRNO(fs, fs_mkdir(fs, bad, &a), -ENAMETOOLONG);
+	EXPECT_ERRNO(fs, fs_symlink(fs, "/x", bad, &a), -ENAMETOOLONG);
+	EXPECT_ERRNO(fs, fs_link(fs, ok, bad), -ENAMETOOLONG);
+	EXPECT_ERRNO(fs, fs_rename(fs, ok, bad), -ENAMETOOLONG);
+	/* A long component in the middle of a path, on lookup. */
+	g_autofree char *through = g_strconcat(bad, "/f", NULL);
+	EXPECT_ERRNO(fs, fs_stat(fs, through), -ENAMETOOLONG);
+	EXPECT_ERRNO(fs, fs_read(fs, bad, NULL), -ENAMETOOLONG);
+}
+
+static void test_fs_stat_and_read_of_a_missing_path_are_enoent(void **state)
+{
+	struct fs *fs = *state;
+	EXPECT_ERRNO(fs, fs_stat(fs, "/missing"), -ENOENT);
+	EXPECT_ERRNO(fs, fs_read(fs, "/missing", NULL), -ENOENT);
+	EXPECT_ERRNO(fs, fs_readdir(fs, "/missing", NULL), -ENOENT);
+	EXPECT_ERRNO(fs, fs_settime(fs, "/missing", t0, t0), -ENOENT);
+	EXPECT_ERRNO(fs, fs_write(fs, "/missing", 0, 10), -ENOENT);
+	EXPECT_ERRNO(fs, fs_truncate(fs, "/missing", 0), -ENOENT);
+}
+
+static void test_fs_read_of_a_directory_is_eisdir_and_readdir_of_a_file_is_enotdir(void **state)
+{
+	struct fs *fs = *state;
+	mkdir_p(fs, "/d");
+	create(fs, "/d/f", 10);
+	EXPECT_ERRNO(fs, fs_read(fs, "/d", NULL), -EISDIR);
+	EXPECT_ERRNO(fs, fs_readdir(fs, "/d/f", NULL), -ENOTDIR);
+	EXPECT_OK(fs_readdir(fs, "/d", NULL));
+	EXPECT_OK(fs_read(fs, "/d/f", NULL));
+}
+
+static void test_fs_write_or_truncate_of_a_directory_is_eisdir(void **state)
+{
+	struct fs *fs = *state;
+	mkdir_p(fs, "/d");
+	EXPECT_ERRNO(fs, fs_write(fs, "/d", 0, 10), -EISDIR);
+	EXPECT_ERRNO(fs, fs_truncate(fs, "/d", 0), -EISDIR);
+}
+
+static void test_fs_link_gives_a_second_name_and_to_an_existing_name_is_eexist(void **state)
+{
+	struct fs *fs = *state;
+	create(fs, "/f", 10);
+	create(fs, "/g", 10);
+	EXPECT_OK(fs_link(fs, "/f", "/h"));
+	EXPECT_OK(fs_stat(fs, "/h"));
+	EXPECT_OK(fs_stat(fs, "/f"));
+	EXPECT_ERRNO(fs, fs_link(fs, "/f", "/g"), -EEXIST);
+	EXPECT_ERRNO(fs, fs_link(fs, "/missing", "/k"), -ENOENT);
+	fixture_assert_fs_ok(fs, "link");
+}
+
+static void test_fs_link_of_a_directory_is_eperm(void **state)
+{
+	struct fs *fs = *state;
+	mkdir_p(fs, "/d");
+	EXPECT_ERRNO(fs, fs_link(fs, "/d", "/e"), -EPERM);
+}
+
+static void test_fs_link_and_rename_across_subvolumes_are_exdev(void **state)
+{
+	struct fs *fs = *state;
+	create(fs, "/f", 10);
+	EXPECT_OK(fs_snapshot(fs, "/", "/snap", false));
+	EXPECT_ERRNO(fs, fs_link(fs, "/f", "/snap/g"), -EXDEV);
+	EXPECT_ERRNO(fs, fs_rename(fs, "/f", "/snap/g"), -EXDEV);
+}
+
+static void test_fs_symlink_onto_an_existing_name_is_eexist(void **state)
+{
+	struct fs *fs = *state;
+	struct fs_attributes a = attrs(0777);
+	create(fs, "/f", 10);
+	EXPECT_OK(fs_symlink(fs, "/f", "/l", &a));
+	EXPECT_OK(fs_stat(fs, "/l"));
+	EXPECT_ERRNO(fs, fs_symlink(fs, "/f", "/l", &a), -EEXIST);
+	EXPECT_ERRNO(fs, fs_symlink(fs, "/f", "/missing/l", &a), -ENOENT);
+}
+
+static void test_fs_unlink_removes_the_name_and_of_a_directory_is_eisdir(void **state)
+{
+	struct fs *fs = *state;
+	mkdir_p(fs, "/d");
+	create(fs, "/d/f", 10);
+	EXPECT_ERRNO(fs, fs_unlink(fs, "/d"), -EISDIR);
+	EXPECT_OK(fs_unlink(fs, "/d/f"));
+	EXPECT_ERRNO(fs, fs_stat(fs, "/d/f"), -ENOENT);
+	EXPECT_ERRNO(fs, fs_unlink(fs, "/d/f"), -ENOENT);
+	fixture_assert_fs_ok(fs, "unlink");
+}
+
+static void test_fs_rmdir_of_a_non_empty_directory_is_enotempty(void **state)
+{
+	struct fs *fs = *state;
+	mkdir_p(fs, "/d");
+	create(fs, "/d/f", 10);
+	EXPECT_ERRNO(fs, fs_rmdir(fs, "/d"), -ENOTEMPTY);
+	EXPECT_OK(fs_unlink(fs, "/d/f"));
+	EXPECT_OK(fs_rmdir(fs, "/d"));
+	EXPECT_ERRNO(fs, fs_stat(fs, "/d"), -ENOENT);
+	fixture_assert_fs_ok(fs, "rmdir");
+}
+
+static void test_fs_rmdir_of_a_file_is_enotdir_and_of_a_missing_name_enoent(void **state)
+{
+	struct fs *fs = *state;
+	create(fs, "/f", 10);
+	EXPECT_ERRNO(fs, fs_rmdir(fs, "/f"), -ENOTDIR);
+	EXPECT_ERRNO(fs, fs_rmdir(fs, "/missing"), -ENOENT);
+}
+
+static void test_fs_rename_moves_a_name_and_of_a_missing_name_is_enoent(void **state)
+{
+	struct fs *fs = *state;
+	mkdir_p(fs, "/d");
+	create(fs, "/f", 10);
+	EXPECT_OK(fs_rename(fs, "/f", "/d/g"));
+	EXPECT_ERRNO(fs, fs_stat(fs, "/f"), -ENOENT);
+	EXPECT_OK(fs_stat(fs, "/d/g"));
+	EXPECT_ERRNO(fs, fs_rename(fs, "/f", "/h"), -ENOENT);
+	EXPECT_ERRNO(fs, fs_rename(fs, "/d/g", "/missing/h"), -ENOENT);
+	fixture_assert_fs_ok(fs, "rename");
+}
+
+static void test_fs_rename_over_an_existing_file_replaces_it(void **state)
+{
+	struct fs *fs = *state;
+	create(fs, "/f", 100000);
+	create(fs, "/g", 200000);
+	EXPECT_OK(fs_sync(fs));
+	EXPECT_OK(fs_rename(fs, "/f", "/g"));
+	EXPECT_ERRNO(fs, fs_stat(fs, "/f"), -ENOENT);
+	EXPECT_OK(fs_stat(fs, "/g"));
+	EXPECT_OK(fs_sync(fs));
+	/* The replaced file's data went with it: only /f's 100000 bytes (25 sectors). */
+	assert_int_equal(fixture_data_used(fs), 25 * 4096);
+	fixture_assert_fs_ok(fs, "rename over a file");
+}
+
+static void test_fs_rename_file_over_directory_is_eisdir_and_directory_over_file_enotdir(void **state)
+{
+	struct fs *fs = *state;
+	mkdir_p(fs, "/d");
+	create(fs, "/f", 10);
+	EXPECT_ERRNO(fs, fs_rename(fs, "/f", "/d"), -EISDIR);
+	EXPECT_ERRNO(fs, fs_rename(fs, "/d", "/f"), -ENOTDIR);
+}
+
+static void test_fs_rename_of_a_directory_into_its_own_subdirectory_is_einval(void **state)
+{
+	struct fs *fs = *state;
+	mkdir_p(fs, "/a");
+	mkdir_p(fs, "/a/b");
+	/* rename(2): EINVAL when the new path is inside the old directory. */
+	EXPECT_ERRNO(fs, fs_rename(fs, "/a", "/a/b/c"), -EINVAL);
+	EXPECT_ERRNO(fs, fs_rename(fs, "/a", "/a/c"), -EINVAL);
+	EXPECT_OK(fs_stat(fs, "/a/b"));
+}
+
+static void test_fs_rename_of_a_directory_over_an_empty_directory_replaces_it(void **state)
+{
+	struct fs *fs = *state;
+	mkdir_p(fs, "/a");
+	create(fs, "/a/f", 10);
+	mkdir_p(fs, "/b");
+	mkdir_p(fs, "/c");
+	create(fs, "/c/g", 10);
+	/* rename(2): a directory may replace an empty directory; not a full one. */
+	EXPECT_ERRNO(fs, fs_rename(fs, "/a", "/c"), -ENOTEMPTY);
+	EXPECT_OK(fs_rename(fs, "/a", "/b"));
+	EXPECT_ERRNO(fs, fs_stat(fs, "/a"), -ENOENT);
+	EXPECT_OK(fs_stat(fs, "/b/f"));
+	fixture_assert_fs_ok(fs, "rename over an empty directory");
+}
+
+static void test_fs_readonly_snapshot_refuses_every_change_with_erofs(void **state)
+{
+	struct fs *fs = *state;
+	struct fs_attributes a = attrs(0644);
+	mkdir_p(fs, "/d");
+	mkdir_p(fs, "/e");
+	create(fs, "/f", 5000);
+	EXPECT_OK(fs_snapshot(fs, "/", "/ro", true));
+	EXPECT_ERRNO(fs, fs_mkdir(fs, "/ro/new", &a), -EROFS);
+	EXPECT_ERRNO(fs, fs_create(fs, "/ro/new", 10, &a), -EROFS);
+	EXPECT_ERRNO(fs, fs_symlink(fs, "/f", "/ro/new", &a), -EROFS);
+	EXPECT_ERRNO(fs, fs_link(fs, "/ro/f", "/ro/new"), -EROFS);
+	EXPECT_ERRNO(fs, fs_unlink(fs, "/ro/f"), -EROFS);
+	EXPECT_ERRNO(fs, fs_rmdir(fs, "/ro/e"), -EROFS);
+	EXPECT_ERRNO(fs, fs_rename(fs, "/ro/f", "/ro/g"), -EROFS);
+	EXPECT_ERRNO(fs, fs_truncate(fs, "/ro/f", 0), -EROFS);
+	EXPECT_ERRNO(fs, fs_write(fs, "/ro/f", 0, 10), -EROFS);
+	EXPECT_ERRNO(fs, fs_settime(fs, "/ro/f", t0, t0), -EROFS);
+	EXPECT_ERRNO(fs, fs_snapshot(fs, "/", "/ro/snap", false), -EROFS);
+	/* Reads work. */
+	EXPECT_OK(fs_read(fs, "/ro/f", NULL));
+	EXPECT_OK(fs_readdir(fs, "/ro/d", NULL));
+}
+
+static void test_fs_snapshot_of_a_plain_directory_is_einval_and_onto_a_name_eexist(void **state)
+{
+	struct fs *fs = *state;
+	mkdir_p(fs, "/d");
+	EXPECT_ERRNO(fs, fs_snapshot(fs, "/d", "/s", false), -EINVAL);
+	EXPECT_ERRNO(fs, fs_snapshot(fs, "/", "/d", false), -EEXIST);
+	EXPECT_ERRNO(fs, fs_delete_snapshot(fs, "/d"), -EINVAL);
+	EXPECT_ERRNO(fs, fs_delete_snapshot(fs, "/missing"), -ENOENT);
+}
+
+static void test_fs_clock_never_moves_back(void **state)
+{
+	struct fs *fs = *state;
+	EXPECT_OK(fs_set_clock(fs, t0 + SECOND_NS));
+	EXPECT_ERRNO(fs, fs_set_clock(fs, t0), -EINVAL);
+	assert_int_equal(fs_clock(fs), t0 + SECOND_NS);
+}
+
+/* --- data -------------------------------------------------------------------- */
+
+static void test_fs_unlink_of_the_last_name_frees_the_data_after_sync(void **state)
+{
+	struct fs *fs = *state;
+	create(fs, "/f", 1 * MIB);
+	EXPECT_OK(fs_link(fs, "/f", "/g"));
+	EXPECT_OK(fs_sync(fs));
+	assert_int_equal(fixture_data_used(fs), 1 * MIB);
+	EXPECT_OK(fs_unlink(fs, "/f"));
+	EXPECT_OK(fs_sync(fs));
+	assert_int_equal(fixture_data_used(fs), 1 * MIB);
+	EXPECT_OK(fs_unlink(fs, "/g"));
+	EXPECT_OK(fs_sync(fs));
+	assert_int_equal(fixture_data_used(fs), 0);
+	fixture_assert_fs_ok(fs, "unlinking the last name");
+}
+
+static void test_fs_file_of_2048_bytes_is_inline_and_adds_no_data(void **state)
+{
+	struct fs *fs = *state;
+	create(fs, "/small", 2048);
+	create(fs, "/tiny", 1);
+	EXPECT_OK(fs_sync(fs));
+	assert_int_equal(fixture_data_used(fs), 0);
+	create(fs, "/over", 2049);
+	EXPECT_OK(fs_sync(fs));
+	assert_int_equal(fixture_data_used(fs), 4096);
+}
+
+static void test_fs_file_of_4097_bytes_adds_8192_bytes_of_data(void **state)
+{
+	struct fs *fs = *state;
+	create(fs, "/f", 4097);
+	EXPECT_OK(fs_sync(fs));
+	assert_int_equal(fixture_data_used(fs), 8192);
+	fixture_assert_fs_ok(fs, "a 4097-byte file");
+}
+
+static void test_fs_truncate_to_zero_frees_the_data_and_write_adds_it_back(void **state)
+{
+	struct fs *fs = *state;
+	create(fs, "/f", 3 * MIB);
+	EXPECT_OK(fs_sync(fs));
+	assert_int_equal(fixture_data_used(fs), 3 * MIB);
+	EXPECT_OK(fs_truncate(fs, "/f", 0));
+	EXPECT_OK(fs_sync(fs));
+	assert_int_equal(fixture_data_used(fs), 0);
+	EXPECT_OK(fs_write(fs, "/f", 0, 2 * MIB));
+	EXPECT_OK(fs_sync(fs));
+	assert_int_equal(fixture_data_used(fs), 2 * MIB);
+	fixture_assert_fs_ok(fs, "truncate and write");
+}
+
+/* --- atime ------------------------------------------------------------------- */
+
+/* A file created now: atime == mtime == ctime == the clock. */
+static void fresh_file(struct fs *fs, const char *path)
+{
+	create(fs, path, 100);
+}
+
+static bool read_updates(struct fs *fs, const char *path)
+{
+	bool updated = false;
+	EXPECT_OK(fs_read(fs, path, &updated));
+	return updated;
+}
+
+static bool readdir_updates(struct fs *fs, const char *path)
+{
+	bool updated = false;
+	EXPECT_OK(fs_readdir(fs, path, &updated));
+	return updated;
+}
+
+static void set_mode(struct fs *fs, enum atime_mode mode, bool nodiratime)
+{
+	struct atime_options options = { .mode = mode, .nodiratime = nodiratime };
+	fs_set_atime_options(fs, &options);
+}
+
+static void test_atime_relatime_first_read_after_create_updates(void **state)
+{
+	struct fs *fs = *state;
+	fresh_file(fs, "/f");
+	EXPECT_OK(fs_set_clock(fs, t0 + SECOND_NS));
+	assert_true(read_updates(fs, "/f"));
+	struct fs_counters c;
+	fixture_counters(fs, &c);
+	assert_int_equal(c.atime_updates, 1);
+}
+
+static void test_atime_relatime_second_read_in_the_same_second_does_not_update(void **state)
+{
+	struct fs *fs = *state;
+	fresh_file(fs, "/f");
+	EXPECT_OK(fs_set_clock(fs, t0 + SECOND_NS));
+	assert_true(read_updates(fs, "/f"));
+	assert_false(read_updates(fs, "/f"));
+	EXPECT_OK(fs_set_clock(fs, t0 + SECOND_NS + SECOND_NS / 2));
+	assert_false(read_updates(fs, "/f"));
+	struct fs_counters c;
+	fixture_counters(fs, &c);
+	assert_int_equal(c.atime_updates, 1);
+	assert_int_equal(c.atime_skipped, 2);
+}
+
+static void test_atime_relatime_read_24_hours_later_updates(void **state)
+{
+	struct fs *fs = *state;
+	fresh_file(fs, "/f");
+	EXPECT_OK(fs_set_clock(fs, t0 + SECOND_NS));
+	assert_true(read_updates(fs, "/f"));
+	EXPECT_OK(fs_set_clock(fs, t0 + SECOND_NS + DAY_NS - 1));
+	assert_false(read_updates(fs, "/f"));
+	EXPECT_OK(fs_set_clock(fs, t0 + SECOND_NS + DAY_NS));
+	assert_true(read_updates(fs, "/f"));
+}
+
+static void test_atime_relatime_read_after_a_write_updates(void **state)
+{
+	struct fs *fs = *state;
+	fresh_file(fs, "/f");
+	EXPECT_OK(fs_set_clock(fs, t0 + SECOND_NS));
+	assert_true(read_updates(fs, "/f"));
+	EXPECT_OK(fs_set_clock(fs, t0 + 2 * SECOND_NS));
+	EXPECT_OK(fs_write(fs, "/f", 0, 10));
+	EXPECT_OK(fs_set_clock(fs, t0 + 3 * SECOND_NS));
+	assert_true(read_updates(fs, "/f"));
+}
+
+static void test_atime_strictatime_updates_every_read_at_a_new_time(void **state)
+{
+	struct fs *fs = *state;
+	set_mode(fs, ATIME_STRICT, false);
+	fresh_file(fs, "/f");
+	for (int i = 1; i <= 5; i++) {
+		EXPECT_OK(fs_set_clock(fs, t0 + i * SECOND_NS));
+		assert_true(read_updates(fs, "/f"));
+		assert_false(read_updates(fs, "/f")); /* same time: nothing to write */
+	}
+}
+
+static void test_atime_noatime_never_updates(void **state)
+{
+	struct fs *fs = *state;
+	set_mode(fs, ATIME_NOATIME, false);
+	fresh_file(fs, "/f");
+	mkdir_p(fs, "/d");
+	for (int i = 1; i <= 3; i++) {
+		EXPECT_OK(fs_set_clock(fs, t0 + i * 2 * DAY_NS));
+		assert_false(read_updates(fs, "/f"));
+		assert_false(readdir_updates(fs, "/d"));
+	}
+	struct fs_counters c;
+	fixture_counters(fs, &c);
+	assert_int_equal(c.atime_updates, 0);
+}
+
+static void test_atime_nodiratime_skips_readdir_but_not_read(void **state)
+{
+	struct fs *fs = *state;
+	set_mode(fs, ATIME_RELATIME, true);
+	fresh_file(fs, "/f");
+	mkdir_p(fs, "/d");
+	EXPECT_OK(fs_set_clock(fs, t0 + 2 * DAY_NS));
+	assert_false(readdir_updates(fs, "/d"));
+	assert_true(read_updates(fs, "/f"));
+	/* Without nodiratime the same directory would update. */
+	set_mode(fs, ATIME_RELATIME, false);
+	assert_true(readdir_updates(fs, "/d"));
+}
+
+static void test_atime_readonly_snapshot_reads_never_update_and_are_counted(void **state)
+{
+	struct fs *fs = *state;
+	set_mode(fs, ATIME_STRICT, false);
+	fresh_file(fs, "/f");
+	mkdir_p(fs, "/d");
+	EXPECT_OK(fs_snapshot(fs, "/", "/ro", true));
+	EXPECT_OK(fs_sync(fs));
+	uint64_t used = fixture_metadata_used(fs);
+	for (int i = 1; i <= 3; i++) {
+		EXPECT_OK(fs_set_clock(fs, t0 + i * DAY_NS));
+		assert_false(read_updates(fs, "/ro/f"));
+		assert_false(readdir_updates(fs, "/ro/d"));
+	}
+	EXPECT_OK(fs_sync(fs));
+	struct fs_counters c;
+	fixture_counters(fs, &c);
+	assert_int_equal(c.atime_readonly, 6);
+	assert_int_equal(c.atime_updates, 0);
+	assert_int_equal(fixture_metadata_used(fs), used);
+}
+
+/* n files of `size` bytes in /d, committed. */
+static void populate(struct fs *fs, unsigned n, uint64_t size)
+{
+	mkdir_p(fs, "/d");
+	for (unsigned i = 0; i < n; i++) {
+		g_autofree char *path = g_strdup_printf("/d/file-%05u.h", i);
+		create(fs, path, size);
+	}
+	EXPECT_OK(fs_sync(fs));
+}
+
+static void test_atime_update_after_a_snapshot_copies_only_one_leaf_path(void **state)
+{
+	struct fs *fs = *state;
+	populate(fs, 2000, 600);
+	uint64_t tree = fixture_metadata_used(fs);
+	EXPECT_OK(fs_snapshot(fs, "/", "/snap", false));
+	EXPECT_OK(fs_sync(fs));
+	uint64_t before = fixture_metadata_used(fs);
+	EXPECT_OK(fs_set_clock(fs, t0 + DAY_NS + SECOND_NS));
+	assert_true(read_updates(fs, "/snap/d/file-01000.h"));
+	EXPECT_OK(fs_sync(fs));
+	uint64_t after = fixture_metadata_used(fs);
+	print_message("# atime after snapshot: tree %" G_GUINT64_FORMAT " B, +%" G_GINT64_FORMAT
+		      " B (%" G_GINT64_FORMAT " blocks)\n", tree, (int64_t)(after - before),
+		      ((int64_t)after - (int64_t)before) / NODESIZE);
+	assert_true(tree / NODESIZE > 50);
+	/* The leaf, the node above it, and the extent tree's few changes. */
+	assert_in_range(after - before, 1 * NODESIZE, 6 * NODESIZE);
+	fixture_assert_fs_ok(fs, "one atime update in a snapshot");
+}
+
+static void test_fs_delete_snapshot_returns_metadata_to_its_size_before_the_snapshot(void **state)
+{
+	struct fs *fs = *state;
+	populate(fs, 2000, 600);
+	uint64_t before = fixture_metadata_used(fs);
+	EXPECT_OK(fs_snapshot(fs, "/", "/snap", false));
+	/* Unshare the whole snapshot: read every file a day later. */
+	EXPECT_OK(fs_set_clock(fs, t0 + DAY_NS + SECOND_NS));
+	for (unsigned i = 0; i < 2000; i++) {
+		g_autofree char *path = g_strdup_printf("/snap/d/file-%05u.h", i);
+		EXPECT_OK(fs_read(fs, path, NULL));
+	}
+	EXPECT_OK(fs_sync(fs));
+	uint64_t unshared = fixture_metadata_used(fs);
+	assert_true(unshared > before + before / 2);
+	EXPECT_OK(fs_delete_snapshot(fs, "/snap"));
+	EXPECT_OK(fs_sync(fs));
+	uint64_t after = fixture_metadata_used(fs);
+	print_message("# delete snapshot: before %" G_GUINT64_FORMAT ", unshared %" G_GUINT64_FORMAT
+		      ", after delete %" G_GUINT64_FORMAT "\n", before, unshared, after);
+	assert_in_range(after, before - 4 * NODESIZE, before + 4 * NODESIZE);
+	EXPECT_ERRNO(fs, fs_stat(fs, "/snap"), -ENOENT);
+	fixture_assert_fs_ok(fs, "deleting the snapshot");
+}
+
+/* --- ENOSPC ------------------------------------------------------------------- */
+
+/* Creates 16 MiB files on a 600 MiB device until one fails; returns how many
+ * succeeded and the error of the first that failed. */
+static unsigned fill_device(struct fs *fs, int *error)
+{
+	struct fs_attributes a = attrs(0644);
+	for (unsigned i = 0; i < 64; i++) {
+		g_autofree char *path = g_strdup_printf("/big-%02u", i);
+		int ret = fs_create(fs, path, 16 * MIB, &a);
+		if (!ret)
+			ret = fs_sync(fs);
+		if (ret) {
+			*error = ret;
+			return i;
+		}
+		fixture_assert_fs_ok(fs, path);
+	}
+	*error = 0;
+	return 64;
+}
+
+static void expect_enospc_on_a_small_device(struct fs *fs)
+{
+	int error;
+	unsigned created = fill_device(fs, &error);
+	struct fs_report report;
+	fs_report(fs, &report);
+	print_message("# ENOSPC: %u files of 16 MiB before %d; data %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+		      ", enospc_events %" G_GUINT64_FORMAT "\n", created, error, report.space.data_used,
+		      report.space.data_total, report.counters.enospc_events);
+	assert_int_equal(error, -ENOSPC);
+	assert_in_range(created, 1, 63);
+	/* fs.h: a call that fails changes nothing, so the file is not there. */
+	char failed[32];
+	g_snprintf(failed, sizeof(failed), "/big-%02u", created);
+	assert_int_equal(fs_stat(fs, failed), -ENOENT);
+	assert_true(report.counters.enospc_events >= 1);
+	assert_true(report.space.data_used <= report.space.data_total);
+	assert_true(report.space.device_allocated <= 600 * MIB);
+	fixture_assert_fs_ok(fs, "ENOSPC");
+	/* Deleting a file makes room again. */
+	EXPECT_OK(fs_unlink(fs, "/big-00"));
+	EXPECT_OK(fs_sync(fs));
+	struct fs_attributes a = attrs(0644);
+	EXPECT_OK(fs_create(fs, "/after", 8 * MIB, &a));
+	EXPECT_OK(fs_sync(fs));
+	fixture_assert_fs_ok(fs, "creating after ENOSPC");
+}
+
+/* 600 MiB: mkfs's 537 MiB of chunks and one 60 MiB data chunk fit. */
+static int setup_small_fs(void **state)
+{
+	*state = fixture_fs_new(NODESIZE, 600 * MIB);
+	return 0;
+}
+
+static int setup_small_fs_immediate_writeback(void **state)
+{
+	struct fs_config config;
+	fs_config_init(&config);
+	config.device_size = 600 * MIB;
+	config.delayed_writeback = false;
+	*state = fixture_fs_new_config(&config);
+	return 0;
+}
+
+static void test_fs_enospc_on_a_600_mib_device_creating_big_files_returns_enospc(void **state)
+{
+	expect_enospc_on_a_small_device(*state);
+}
+
+static void test_fs_enospc_on_a_600_mib_device_with_immediate_writeback_returns_enospc(void **state)
+{
+	expect_enospc_on_a_small_device(*state);
+}
+
+/* --- counters ------------------------------------------------------------------ */
+
+static void test_fs_counters_count_allocated_and_cowed_blocks(void **state)
+{
+	struct fs *fs = *state;
+	populate(fs, 500, 100);
+	EXPECT_OK(fs_set_clock(fs, t0 + DAY_NS));
+	EXPECT_OK(fs_read(fs, "/d/file-00010.h", NULL));
+	EXPECT_OK(fs_sync(fs));
+	struct fs_counters c;
+	fixture_counters(fs, &c);
+	assert_true(c.commits >= 2);
+	assert_true(c.blocks_cowed >= 1);
+	assert_true(c.blocks_written >= 1);
+	/* "every new tree block, copies included" */
+	assert_true(c.blocks_allocated >= c.blocks_cowed);
+}
+
+#define FS_TEST(name) cmocka_unit_test_setup_teardown(name, setup_fs, teardown_fs)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fs_fresh_filesystem_is_131072_bytes_of_metadata_at_16k),
+		cmocka_unit_test(test_fs_fresh_filesystem_is_8_blocks_at_4k),
+		cmocka_unit_test(test_fs_fresh_filesystem_is_8_blocks_at_64k),
+		cmocka_unit_test(test_fs_new_rejects_bad_nodesizes_with_an_error),
+		cmocka_unit_test(test_fs_new_rejects_a_device_too_small_for_mkfs_chunks),
+		FS_TEST(test_fs_mkdir_in_a_missing_parent_is_enoent),
+		FS_TEST(test_fs_mkdir_of_an_existing_name_is_eexist),
+		FS_TEST(test_fs_create_of_an_existing_name_is_eexist),
+		FS_TEST(test_fs_create_under_a_regular_file_is_enotdir),
+		FS_TEST(test_fs_create_in_a_missing_parent_is_enoent),
+		FS_TEST(test_fs_names_of_255_bytes_work_and_256_is_enametoolong),
+		FS_TEST(test_fs_stat_and_read_of_a_missing_path_are_enoent),
+		FS_TEST(test_fs_read_of_a_directory_is_eisdir_and_readdir_of_a_file_is_enotdir),
+		FS_TEST(test_fs_write_or_truncate_of_a_directory_is_eisdir),
+		FS_TEST(test_fs_link_gives_a_second_name_and_to_an_existing_name_is_eexist),
+		FS_TEST(test_fs_link_of_a_directory_is_eperm),
+		FS_TEST(test_fs_link_and_rename_across_subvolumes_are_exdev),
+		FS_TEST(test_fs_symlink_onto_an_existing_name_is_eexist),
+		FS_TEST(test_fs_unlink_removes_the_name_and_of_a_directory_is_eisdir),
+		FS_TEST(test_fs_rmdir_of_a_non_empty_directory_is_enotempty),
+		FS_TEST(test_fs_rmdir_of_a_file_is_enotdir_and_of_a_missing_name_enoent),
+		FS_TEST(test_fs_rename_moves_a_name_and_of_a_missing_name_is_enoent),
+		FS_TEST(test_fs_rename_over_an_existing_file_replaces_it),
+		FS_TEST(test_fs_rename_file_over_directory_is_eisdir_and_directory_over_file_enotdir),
+		FS_TEST(test_fs_rename_of_a_directory_into_its_own_subdirectory_is_einval),
+		FS_TEST(test_fs_rename_of_a_directory_over_an_empty_directory_replaces_it),
+		FS_TEST(test_fs_readonly_snapshot_refuses_every_change_with_erofs),
+		FS_TEST(test_fs_snapshot_of_a_plain_directory_is_einval_and_onto_a_name_eexist),
+		FS_TEST(test_fs_clock_never_moves_back),
+		FS_TEST(test_fs_unlink_of_the_last_name_frees_the_data_after_sync),
+		FS_TEST(test_fs_file_of_2048_bytes_is_inline_and_adds_no_data),
+		FS_TEST(test_fs_file_of_4097_bytes_adds_8192_bytes_of_data),
+		FS_TEST(test_fs_truncate_to_zero_frees_the_data_and_write_adds_it_back),
+		FS_TEST(test_atime_relatime_first_read_after_create_updates),
+		FS_TEST(test_atime_relatime_second_read_in_the_same_second_does_not_update),
+		FS_TEST(test_atime_relatime_read_24_hours_later_updates),
+		FS_TEST(test_atime_relatime_read_after_a_write_updates),
+		FS_TEST(test_atime_strictatime_updates_every_read_at_a_new_time),
+		FS_TEST(test_atime_noatime_never_updates),
+		FS_TEST(test_atime_nodiratime_skips_readdir_but_not_read),
+		FS_TEST(test_atime_readonly_snapshot_reads_never_update_and_are_counted),
+		FS_TEST(test_atime_update_after_a_snapshot_copies_only_one_leaf_path),
+		FS_TEST(test_fs_delete_snapshot_returns_metadata_to_its_size_before_the_snapshot),
+		cmocka_unit_test_setup_teardown(test_fs_enospc_on_a_600_mib_device_creating_big_files_returns_enospc,
+						setup_small_fs, teardown_fs),
+		cmocka_unit_test_setup_teardown(test_fs_enospc_on_a_600_mib_device_with_immediate_writeback_returns_enospc,
+						setup_small_fs_immediate_writeback, teardown_fs),
+		FS_TEST(test_fs_counters_count_allocated_and_cowed_blocks),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
