@@ -128,6 +128,8 @@ static int run_scenario(const struct tracegen_scenario *scenario, int argc, char
 		return EXIT_OK;
 	}
 	status = params.output ? write_atomically(scenario, &params, &error) : write_stdout(scenario, &params, &error);
+	for (guint i = 0; params.notes && i < params.notes->len; i++) /* e.g. from-strace's counts */
+		fprintf(stderr, "cowsim gen %s: %s\n", scenario->name, (const char *)g_ptr_array_index(params.notes, i));
 	if (status != EXIT_OK) {
 		fprintf(stderr, "cowsim gen %s: %s\n", scenario->name, error ? error->message : "failed");
 		status = status_of(error);

@@ -19,6 +19,7 @@
 #include "options.h"
 #include "replay.h"
 #include "results.h"
+#include "rows.h"
 
 static volatile int interrupted;
 
@@ -31,39 +32,8 @@ struct run_sink {
 	ResultsCsv *csv;
 	ResultsSubvolCsv *subvol_csv;
 	ResultsTable *summary;
-	uint32_t nodesize;
-	bool metadata_single;
+	const struct fs_config *config;
 };
-
-static void fill_row(const struct replay_row *r, ResultsRow *row)
-{
-	const struct space_report *s = &r->report.space;
-	const struct fs_counters *c = &r->report.counters;
-	memset(row, 0, sizeof(*row));
-	row->cells[RESULTS_COL_OP_INDEX] = results_cell_u64(r->op_index);
-	row->cells[RESULTS_COL_TIME_S] = results_cell_double(r->time_s);
-	row->cells[RESULTS_COL_LABEL] = results_cell_string(r->label);
-	row->cells[RESULTS_COL_METADATA_USED] = results_cell_u64(s->metadata_used);
-	row->cells[RESULTS_COL_METADATA_RAW] = results_cell_u64(s->metadata_raw);
-	row->cells[RESULTS_COL_METADATA_TOTAL] = results_cell_u64(s->metadata_total);
-	row->cells[RESULTS_COL_DATA_USED] = results_cell_u64(s->data_used);
-	row->cells[RESULTS_COL_DATA_TOTAL] = results_cell_u64(s->data_total);
-	row->cells[RESULTS_COL_GLOBAL_RESERVE] = results_cell_u64(s->global_reserve);
-	row->cells[RESULTS_COL_TREE_FS] = results_cell_u64(s->tree_bytes[TREE_CATEGORY_FS]);
-	row->cells[RESULTS_COL_TREE_EXTENT] = results_cell_u64(s->tree_bytes[TREE_CATEGORY_EXTENT]);
-	row->cells[RESULTS_COL_TREE_CSUM] = results_cell_u64(s->tree_bytes[TREE_CATEGORY_CSUM]);
-	row->cells[RESULTS_COL_TREE_ROOT] = results_cell_u64(s->tree_bytes[TREE_CATEGORY_ROOT]);
-	row->cells[RESULTS_COL_TREE_FREE_SPACE] = results_cell_u64(s->tree_bytes[TREE_CATEGORY_FREE_SPACE]);
-	row->cells[RESULTS_COL_TREE_OTHER] = results_cell_u64(s->tree_bytes[TREE_CATEGORY_OTHER]);
-	row->cells[RESULTS_COL_BLOCKS_COWED] = results_cell_u64(c->blocks_cowed);
-	row->cells[RESULTS_COL_ATIME_UPDATES] = results_cell_u64(c->atime_updates);
-	row->cells[RESULTS_COL_ATIME_SKIPPED] = results_cell_u64(c->atime_skipped);
-	row->cells[RESULTS_COL_ENOSPC_EVENTS] = results_cell_u64(c->enospc_events);
-	row->cells[RESULTS_COL_FAILED_READS] = results_cell_u64(c->failed_reads);
-	row->cells[RESULTS_COL_ATIME_DROPPED] = results_cell_u64(c->atime_dropped);
-	row->cells[RESULTS_COL_ATIME_STALE] = results_cell_u64(c->atime_stale);
-	row->cells[RESULTS_COL_UNSHARE_ESTIMATE] = results_cell_u64(c->unshare_estimate);
-}
 
 static bool write_subvolume_rows(struct run_sink *sink, const struct replay_row *r, GError **error)
 {
@@ -88,11 +58,7 @@ static bool sink_row(void *opaque, const struct replay_row *r, GError **error)
 {
 	struct run_sink *sink = opaque;
 	ResultsRow row;
-	fill_row(r, &row);
-	/* bytes_written: tree blocks written at commits plus file data. */
-	row.cells[RESULTS_COL_BYTES_WRITTEN] = results_cell_u64(
-		r->report.counters.blocks_written * sink->nodesize * (sink->metadata_single ? 1 : 2) +
-		r->report.counters.data_bytes_written);
+	rows_fill(r, sink->config, &row);
 	if (sink->csv && !results_csv_write_row(sink->csv, &row, error))
 		return false;
 	if (!r->label)
@@ -248,8 +214,7 @@ int cmd_run(int argc, char **argv)
 
 	g_autoptr(ResultsTable) summary = results_table_new();
 	results_table_add_main_columns(summary, summary_columns, G_N_ELEMENTS(summary_columns));
-	struct run_sink sink = { .summary = summary, .nodesize = options.fs.nodesize,
-				 .metadata_single = options.fs.metadata_single };
+	struct run_sink sink = { .summary = summary, .config = &options.fs };
 	status = run_with_sink(&args, &options, &sink);
 	free_run_args(&args);
 	return status;

@@ -21,5 +21,10 @@ int cmd_run(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_draw(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 #endif

@@ -17,6 +17,11 @@ static const struct command commands[] = {
 	{ "gen", cmd_gen, "generate a trace (from-dir, synthetic, seed-experiment, ...)" },
 	{ "plot", cmd_plot, "draw space-amplification curves from CSV files" },
 	{ "bench", cmd_bench, "measure the model's speed and memory (ops/s, bytes per item)" },
+	{ "compare", cmd_compare, "run one trace under several policies/mounts; table and plot side by side" },
+	{ "sweep", cmd_sweep, "run a trace over a grid of parameters (snapshots, nodesize, ...); one CSV and a plot" },
+	{ "draw", cmd_draw, "draw the modeled trees block by block at a mark (text, dot, svg)" },
+	{ "record", cmd_record, "run a command under strace and write the trace of what it did (docs/recording.md)" },
+	{ "report", cmd_report, "turn a compare or sweep folder into one self-contained HTML page" },
 };
 
 static void print_usage(FILE *out)

@@ -248,6 +248,10 @@ static enum replay_status replay_loop(struct run_state *st, struct trace_reader 
 			break;
 		}
 		progress_tick(&progress, outcome->ops, op.line);
+		if (op.kind == TRACE_MARK && o->stop_at_mark && !strcmp(op.path2, o->stop_at_mark)) {
+			outcome->stopped_at_mark = true;
+			break;
+		}
 	}
 	progress_done(&progress);
 	if (more < 0) {
@@ -255,6 +259,16 @@ static enum replay_status replay_loop(struct run_state *st, struct trace_reader 
 		status = REPLAY_BAD_INPUT;
 	}
 	return status;
+}
+
+/* replay_options.row_at_end: the state after the last op, committed. */
+static enum replay_status final_row(struct run_state *st, struct replay_outcome *outcome, GError **error)
+{
+	int ret = fs_sync(st->fs);
+	if (ret)
+		return fail(error, ret == -ENOSPC ? REPLAY_ENOSPC : REPLAY_BAD_INPUT,
+			    "the final sync after %" PRIu64 " ops failed: %s", outcome->ops, g_strerror(-ret));
+	return emit_row(st, outcome->ops ? outcome->ops - 1 : 0, NULL, error) ? REPLAY_DONE : REPLAY_SINK_FAILED;
 }
 
 enum replay_status replay_run(const char *trace_path, const struct replay_options *options, replay_sink_fn sink,
@@ -269,6 +283,8 @@ enum replay_status replay_run(const char *trace_path, const struct replay_option
 		return outcome->status = REPLAY_BAD_INPUT;
 	struct run_state st = { .fs = fs, .options = options, .sink = sink, .opaque = opaque };
 	outcome->status = replay_loop(&st, reader, outcome, error);
+	if (outcome->status == REPLAY_DONE && options->row_at_end && !outcome->stopped_at_mark)
+		outcome->status = final_row(&st, outcome, error);
 	fs_report(fs, &outcome->final);
 	return outcome->status;
 }

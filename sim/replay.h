@@ -37,6 +37,11 @@ struct replay_options {
 	bool progress;                /* progress on stderr */
 	bool warn_snapshots;          /* print the snapshot-time warning on stderr */
 	volatile int *interrupted;    /* set by a signal handler: stop at the next op */
+	/* Added for `cowsim draw` (issue 8); zero keeps the behaviour above. */
+	const char *stop_at_mark;     /* end the run (REPLAY_DONE) after the row of the first mark
+				       * with this label; NULL: run the whole trace */
+	bool row_at_end;              /* after the last op, sync and hand the sink one more row
+				       * (label NULL), as a mark would; not when stopped at a mark */
 };
 
 enum replay_status {
@@ -53,6 +58,7 @@ struct replay_outcome {
 	uint64_t ops;                 /* ops applied */
 	uint64_t line;                /* trace line where it stopped */
 	uint64_t failed_ops;          /* ops the model refused (with keep_going) */
+	bool stopped_at_mark;         /* the run ended at options->stop_at_mark */
 	struct fs_report final;
 };
 

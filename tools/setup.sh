@@ -3,7 +3,8 @@
 # As root it runs apt-get; otherwise it says what to install.
 set -euo pipefail
 packages=(meson ninja-build pkg-config gcc libc6-dev libglib2.0-dev libcmocka-dev
-          python3 python3-matplotlib btrfs-progs)
+          python3 python3-matplotlib btrfs-progs
+          graphviz chromium)  # cowsim draw --format svg; the report page test (about 20 s to install)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

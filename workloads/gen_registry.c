@@ -26,7 +26,8 @@ enum {
 	OPT_FROM_DIR, OPT_FILES, OPT_SEED, OPT_PREFIX, OPT_ORDER, OPT_START, OPT_FILES_PER_DIR,
 	OPT_DEPTH_MEAN, OPT_MAX_FILE_SIZE, OPT_SNAPSHOTS, OPT_READONLY, OPT_GREP, OPT_GREPS,
 	OPT_SCOPE, OPT_NO_FOLLOW, OPT_DAYS, OPT_KEEP, OPT_RUN_DAYS, OPT_MAILBOXES, OPT_MAILS_PER_DAY,
-	OPT_CHECK_INTERVAL, OPT_COLD_DAYS, OPT_NEW_PER_DAY, OPT_READ_FRACTION, OPT_REMAINING,
+	OPT_CHECK_INTERVAL, OPT_COLD_DAYS, OPT_NEW_PER_DAY, OPT_READ_FRACTION, OPT_ROOT, OPT_STRICT,
+	OPT_PRELUDE, OPT_REMAINING,
 };
 #define BIT(o) (UINT64_C(1) << (o))
 #define TREE_OPTIONS (BIT(OPT_FROM_DIR) | BIT(OPT_FILES) | BIT(OPT_SEED) | BIT(OPT_PREFIX) | \
@@ -89,6 +90,12 @@ static const struct option options[] = {
 	  "Files created per day (default: 1% of the tree, at least 1)", "N" },
 	{ OPT_READ_FRACTION, "read-fraction", G_OPTION_ARG_DOUBLE, FIELD(read_fraction),
 	  "Fraction of the files read (per day, or of the cold files for hsm-scan)", "F" },
+	{ OPT_ROOT, "root", G_OPTION_ARG_FILENAME, FIELD(root),
+	  "The directory the recorded program worked on; it is PREFIX (default /tree) in the trace", "DIR" },
+	{ OPT_STRICT, "strict", G_OPTION_ARG_NONE, FIELD(strict),
+	  "Stop at the first malformed log line (exit 2) instead of skipping and counting it", NULL },
+	{ OPT_PRELUDE, "prelude", G_OPTION_ARG_NONE, FIELD(prelude),
+	  "Start with the ops of `cowsim gen from-dir ROOT`, so that replay starts from the tree", NULL },
 	{ OPT_REMAINING, G_OPTION_REMAINING, G_OPTION_ARG_FILENAME_ARRAY, FIELD(remaining), NULL, "DIR" },
 };
 
@@ -107,6 +114,7 @@ void tracegen_params_init(struct tracegen_params *params)
 	params->files_per_dir = 5.0;
 	params->depth_mean = 6.49;
 	params->max_file_size = G_GINT64_CONSTANT(1) << 30;
+	params->notes = g_ptr_array_new_with_free_func(g_free);
 }
 
 void tracegen_params_clear(struct tracegen_params *params)
@@ -118,6 +126,10 @@ void tracegen_params_clear(struct tracegen_params *params)
 	g_free(params->start);
 	g_free(params->grep);
 	g_free(params->scope);
+	g_free(params->root);
+	g_free(params->strace_log);
+	if (params->notes)
+		g_ptr_array_unref(params->notes);
 	g_strfreev(params->remaining);
 	memset(params, 0, sizeof(*params));
 }
@@ -207,12 +219,15 @@ bool tracegen_params_check(const struct tracegen_scenario *scenario, struct trac
 {
 	static const char *const orders[] = { "inode", "readdir", "name", NULL };
 	/* from-dir DIR: the positional is the tree. */
-	if ((scenario->options & BIT(OPT_REMAINING)) && params->remaining && params->remaining[0] &&
-	    !params->from_dir) {
-		params->from_dir = params->remaining[0]; /* moved, not copied */
+	bool takes_log = scenario->options & BIT(OPT_ROOT); /* from-strace LOG: the positional is the log */
+	char **positional = takes_log ? &params->strace_log : &params->from_dir;
+	if ((scenario->options & BIT(OPT_REMAINING)) && params->remaining && params->remaining[0] && !*positional) {
+		*positional = params->remaining[0]; /* moved, not copied */
 		memmove(params->remaining, params->remaining + 1,
 			g_strv_length(params->remaining) * sizeof(char *));
 	}
+	if (takes_log && (!params->strace_log || !params->root))
+		return args_fail(error, "%s needs a log and a root: %s LOG --root DIR", scenario->name, scenario->name);
 	static const char *const scopes[] = { "all", "trunk", NULL };
 	return check_tree_source(scenario, params, error) && check_prefix(params, error) &&
 	       check_counts(params, error) && check_choice("order", params->order, orders, error) &&
@@ -338,5 +353,16 @@ const struct tracegen_scenario tracegen_scenarios[] = {
 	  "would; sync, mark after_migrate.",
 	  TREE_OPTIONS | SNAPSHOT_OPTIONS | BIT(OPT_SCOPE) | BIT(OPT_COLD_DAYS) | BIT(OPT_READ_FRACTION),
 	  tracegen_run_hsm_scan },
+	{ "from-strace", "convert an strace log of a real program into a trace (docs/recording.md)",
+	  "cowsim gen from-strace LOG --root DIR: the file-system calls LOG shows on paths under DIR\n"
+	  "(DIR is /tree, or --prefix, in the trace), with the log's times as clock steps, then sync\n"
+	  "and mark after_record.  LOG is what `strace -f -ttt -qq -e trace=%file,%desc,%process -o LOG\n"
+	  "CMD` writes.  --prelude starts with the copy of DIR that `cowsim gen from-dir DIR` writes\n"
+	  "(DIR must then be as it was before the program ran).  Calls outside DIR, failed calls and\n"
+	  "calls the format cannot express are dropped and counted on stderr and in the trace.\n"
+	  "A line that is not understood is reported with its line number and skipped (--strict:\n"
+	  "exit 2).",
+	  BIT(OPT_REMAINING) | BIT(OPT_ROOT) | BIT(OPT_STRICT) | BIT(OPT_PRELUDE) | BIT(OPT_PREFIX) | BIT(OPT_START),
+	  tracegen_run_from_strace },
 	{ NULL },
 };

@@ -91,7 +91,12 @@ struct tracegen_params {
 	gdouble files_per_dir;
 	gdouble depth_mean;
 	gint64 max_file_size;
-	char **remaining;        /* G_OPTION_REMAINING: from-dir's DIR */
+	char *root;              /* from-strace: the real directory the program worked on */
+	gboolean strict;         /* from-strace: a malformed log line is an error */
+	gboolean prelude;        /* from-strace: start with the from-dir copy of --root */
+	char *strace_log;        /* from-strace's LOG (the positional) */
+	GPtrArray *notes;        /* char *: report lines a scenario leaves for stderr (from-strace) */
+	char **remaining;        /* G_OPTION_REMAINING: from-dir's DIR, from-strace's LOG */
 };
 
 void tracegen_params_init(struct tracegen_params *params);

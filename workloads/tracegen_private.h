@@ -43,6 +43,7 @@ bool tracegen_run_hsm_scan(const struct tracegen_params *p, struct trace_writer 
 bool tracegen_run_backup_rotation(const struct tracegen_params *p, struct trace_writer *w, GError **error);
 bool tracegen_run_mutt(const struct tracegen_params *p, struct trace_writer *w, GError **error);
 bool tracegen_run_tmpwatch(const struct tracegen_params *p, struct trace_writer *w, GError **error);
+bool tracegen_run_from_strace(const struct tracegen_params *p, struct trace_writer *w, GError **error);
 
 /* A UTC date "YYYY-MM-DD" for a time in ns (backup-rotation's snapshot names). */
 char *tracegen_format_date(int64_t ns);

@@ -1,0 +1,352 @@
+/*
+ * sim/cmd_compare.c - `cowsim compare TRACE --policies A,B --mounts X,Y`:
+ * every atime policy under every mount option, on the same trace.
+ *
+ * How it works
+ *   The combinations run one after the other, mounts outer and policies
+ *   inner, each a fresh model replaying the whole trace (rows.h rows_run):
+ *
+ *     TRACE --> relatime x inline      --> DIR/relatime-inline.csv
+ *           --> relatime x threshold:5% --> DIR/relatime-threshold-5pct.csv
+ *           --> noatime x inline        --> DIR/noatime-inline.csv   ...
+ *     summaries --> DIR/compare.csv, DIR/compare.md, the table on stdout
+ *     the CSVs  --> cowsim plot --x mark --> DIR/compare.png, DIR/compare.svg
+ *
+ *   Every configuration is checked (options and mkfs) before the first run,
+ *   so a bad --policies or --mounts value costs nothing.  A run that fills
+ *   the device (ENOSPC) is a result, not a failure: its line says "enospc"
+ *   and the others go on (--keep-going lets it finish the trace instead).
+ *
+ * Invariants
+ *   M1  Same trace and options, same bytes in every file of DIR (the PNG too,
+ *       as plot.py makes it); progress goes to stderr only.
+ *   M2  File names are the mount and the policy made name-safe
+ *       (grid_safe_name) and are distinct, or compare refuses to start.
+ *   M3  Exit status: 0 every run done or ended by ENOSPC; 1 a run broke (a
+ *       model invariant, an unwritable file) or the plot failed; 2 bad
+ *       arguments or a malformed trace; 128+signal interrupted.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "commands.h"
+#include "grid.h"
+#include "options.h"
+#include "rows.h"
+
+#define COMPARE_DEFAULT_POLICIES "inline,side-table,threshold:5%,snapshot-aware"
+
+static volatile int interrupted;
+
+static void on_signal(int signo)
+{
+	interrupted = signo;
+}
+
+struct compare_args {
+	struct model_option_text model;
+	char *policies;
+	char *mounts;
+	char *out;
+	char *base;
+	gint64 every;
+	gboolean keep_going;
+	gboolean quiet;
+	char **rest;
+};
+
+/* One policy x mount combination. */
+struct combination {
+	const char *mount;
+	const char *policy;
+	struct fs_config config;
+	char *csv;                    /* DIR/<mount>-<policy>.csv */
+	char *label;                  /* "relatime/inline", for the plot's legend */
+};
+
+static void free_args(struct compare_args *a)
+{
+	options_model_text_clear(&a->model);
+	g_free(a->policies);
+	g_free(a->mounts);
+	g_free(a->out);
+	g_free(a->base);
+	g_strfreev(a->rest);
+}
+
+static int parse_args(int argc, char **argv, struct compare_args *a)
+{
+	const GOptionEntry entries[] = {
+		{ "policies", 'P', 0, G_OPTION_ARG_STRING, &a->policies,
+		  "atime policies to compare (default " COMPARE_DEFAULT_POLICIES ")", "LIST" },
+		{ "mounts", 'M', 0, G_OPTION_ARG_STRING, &a->mounts,
+		  "mount options to compare, as relatime,strictatime,noatime; nodiratime and lazytime join the "
+		  "mode before them (default relatime)", "LIST" },
+		{ "out", 'O', 0, G_OPTION_ARG_FILENAME, &a->out, "folder for the CSVs, tables and plot (default "
+		  "cowsim-compare)", "DIR" },
+		{ "base", 'b', 0, G_OPTION_ARG_STRING, &a->base,
+		  "amplification is final metadata over metadata at this mark (default: the first mark)", "LABEL" },
+		{ "every", 'e', 0, G_OPTION_ARG_INT64, &a->every, "also a row every N ops (finer free_min)", "N" },
+		{ "keep-going", 'k', 0, G_OPTION_ARG_NONE, &a->keep_going,
+		  "count ops the model refuses (ENOSPC, ...) and finish the trace", NULL },
+		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "no table on stdout, no progress", NULL },
+		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, "TRACE" },
+		{ NULL },
+	};
+	g_autoptr(GOptionContext) context = g_option_context_new("- every atime policy under every mount option");
+	g_option_context_set_summary(context,
+		"Replays TRACE once per policy and mount option and compares final metadata,\n"
+		"amplification (final / first mark), atime updates, failed reads and staleness.");
+	g_option_context_set_description(context,
+		"Writes DIR/<mount>-<policy>.csv per run, DIR/compare.csv, DIR/compare.md and\n"
+		"DIR/compare.png/.svg (a curve per combination over the marks).\n"
+		"Exit status: 0 done (a run ended by ENOSPC is a result), 1 a run broke or the\n"
+		"plot failed, 2 bad arguments or a malformed trace.\n\nExample:\n"
+		"  cowsim gen seed-experiment --from-dir /usr/include --snapshots 10 -o t.trace\n"
+		"  cowsim compare t.trace --policies inline,side-table,threshold:5%,snapshot-aware \\\n"
+		"      --mounts relatime,strictatime,noatime --out cmp");
+	g_option_context_add_main_entries(context, entries, NULL);
+	options_add_model_entries(context, &a->model);
+	g_autoptr(GError) error = NULL;
+	if (!g_option_context_parse(context, &argc, &argv, &error)) {
+		fprintf(stderr, "cowsim compare: %s\n", error->message);
+		return EXIT_BAD_INPUT;
+	}
+	if (!a->rest || !a->rest[0] || a->rest[1]) {
+		fprintf(stderr, "cowsim compare: give exactly one TRACE (see 'cowsim compare --help')\n");
+		return EXIT_BAD_INPUT;
+	}
+	if (!strcmp(a->rest[0], "-") || access(a->rest[0], R_OK) != 0) {
+		fprintf(stderr, "cowsim compare: %s: %s\n", a->rest[0],
+			strcmp(a->rest[0], "-") ? g_strerror(errno) : "each run reads the trace again: give a file");
+		return EXIT_BAD_INPUT;
+	}
+	if (a->model.policy || a->model.mount) {
+		fprintf(stderr, "cowsim compare: --%s: compare takes lists, give --%s instead\n",
+			a->model.policy ? "policy" : "mount", a->model.policy ? "policies" : "mounts");
+		return EXIT_BAD_INPUT;
+	}
+	if (a->every < 0) {
+		fprintf(stderr, "cowsim compare: --every takes a count of ops, 0 or more\n");
+		return EXIT_BAD_INPUT;
+	}
+	return EXIT_OK;
+}
+
+/* The configuration of one combination, checked down to mkfs. */
+static bool combination_config(const struct compare_args *a, struct combination *c, GError **error)
+{
+	struct model_option_text text = a->model;
+	text.mount = (char *)c->mount;
+	text.policy = (char *)c->policy;
+	if (!options_model_config(&text, &c->config, error))
+		return false;
+	g_autoptr(Filesystem) fs = fs_new(&c->config, error);
+	return fs != NULL;
+}
+
+static void combinations_free(GArray *combinations)
+{
+	for (unsigned i = 0; i < combinations->len; i++) {
+		struct combination *c = &g_array_index(combinations, struct combination, i);
+		g_free(c->csv);
+		g_free(c->label);
+	}
+	g_array_unref(combinations);
+}
+
+/* All combinations (M2), or NULL with a message printed. */
+static GArray *plan(const struct compare_args *a, GPtrArray *mounts, GPtrArray *policies)
+{
+	GArray *combinations = g_array_new(FALSE, TRUE, sizeof(struct combination));
+	g_autoptr(GHashTable) names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	for (unsigned m = 0; m < mounts->len; m++) {
+		for (unsigned p = 0; p < policies->len; p++) {
+			struct combination c = { .mount = mounts->pdata[m], .policy = policies->pdata[p] };
+			g_autoptr(GError) error = NULL;
+			g_autofree char *safe_mount = grid_safe_name(c.mount);
+			g_autofree char *safe_policy = grid_safe_name(c.policy);
+			g_autofree char *name = g_strdup_printf("%s-%s.csv", safe_mount, safe_policy);
+			c.csv = g_build_filename(a->out, name, NULL);
+			c.label = g_strdelimit(g_strdup_printf("%s/%s", c.mount, c.policy), ",", '+');
+			g_array_append_val(combinations, c);
+			if (!combination_config(a, &g_array_index(combinations, struct combination,
+								  combinations->len - 1), &error)) {
+				fprintf(stderr, "cowsim compare: mount %s, policy %s: %s\n", c.mount, c.policy,
+					error->message);
+				combinations_free(combinations);
+				return NULL;
+			}
+			if (!g_hash_table_add(names, g_steal_pointer(&name))) {
+				fprintf(stderr, "cowsim compare: mount %s, policy %s: its file name %s is taken by "
+					"another combination\n", c.mount, c.policy, c.csv);
+				combinations_free(combinations);
+				return NULL;
+			}
+		}
+	}
+	return combinations;
+}
+
+static double wall_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void report_run(const struct compare_args *a, const struct combination *c, const struct rows_summary *s, double seconds)
+{
+	const struct fs_report *f = &s->outcome.final;
+	fprintf(stderr, "cowsim compare: %s, %s: %s, metadata %.1f MiB", c->mount, c->policy,
+		rows_status_name(s->outcome.status), f->space.metadata_used / 1048576.0);
+	if (s->base_label && s->metadata_base)
+		fprintf(stderr, " (x%.2f of %s)", (double)f->space.metadata_used / s->metadata_base, s->base_label);
+	else
+		fprintf(stderr, " (no base mark%s%s)", a->base ? " " : "", a->base ? a->base : "");
+	fprintf(stderr, ", %.1f s\n", seconds);
+}
+
+/* Runs every combination into `table`; returns the exit status so far (M3). */
+static int run_all(const struct compare_args *a, GArray *combinations, RowsTable *table, bool *any_mark)
+{
+	int status = EXIT_OK;
+	for (unsigned i = 0; i < combinations->len; i++) {
+		const struct combination *c = &g_array_index(combinations, struct combination, i);
+		struct replay_options options = { .fs = c->config, .row_every = (uint64_t)a->every,
+						  .keep_going = a->keep_going, .interrupted = &interrupted };
+		if (!a->quiet)
+			fprintf(stderr, "cowsim compare: run %u of %u: mount %s, policy %s\n", i + 1,
+				combinations->len, c->mount, c->policy);
+		g_autoptr(GError) error = NULL;
+		struct rows_summary summary;
+		double started = wall_seconds();
+		enum replay_status run = rows_run(a->rest[0], &options, c->csv, a->base, &summary, &error);
+		if (run == REPLAY_BAD_INPUT || run == REPLAY_INTERRUPTED) {
+			rows_summary_clear(&summary);
+			fprintf(stderr, "cowsim compare: %s\n", error ? error->message : "failed");
+			return run == REPLAY_BAD_INPUT ? EXIT_BAD_INPUT : 128 + (interrupted ? interrupted : SIGINT);
+		}
+		if (run == REPLAY_ENOSPC && !a->quiet)
+			fprintf(stderr, "cowsim compare: %s, %s: %s\n", c->mount, c->policy, error->message);
+		if (run == REPLAY_CORRUPT || run == REPLAY_SINK_FAILED) {
+			fprintf(stderr, "cowsim compare: %s, %s: %s\n", c->mount, c->policy,
+				error ? error->message : "failed");
+			status = EXIT_RUN_FAILED;
+		}
+		if (!a->quiet)
+			report_run(a, c, &summary, wall_seconds() - started);
+		ResultsCell params[] = { results_cell_string(c->mount), results_cell_string(c->policy) };
+		rows_table_add(table, params, &summary, &c->config);
+		*any_mark = *any_mark || summary.marks > 0;
+		rows_summary_clear(&summary);
+	}
+	return status;
+}
+
+/* DIR/compare.png and .svg through `cowsim plot` (cmd_plot.c finds plot.py). */
+static int plot(const struct compare_args *a, GArray *combinations, bool any_mark)
+{
+	if (!any_mark) {
+		fprintf(stderr, "cowsim compare: no plot: no run reached a mark of the trace\n");
+		return EXIT_OK;
+	}
+	g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GString) labels = g_string_new(NULL);
+	g_ptr_array_add(argv, g_strdup("plot"));
+	for (unsigned i = 0; i < combinations->len; i++) {
+		const struct combination *c = &g_array_index(combinations, struct combination, i);
+		g_ptr_array_add(argv, g_strdup(c->csv));
+		g_string_append_printf(labels, "%s%s", i ? "," : "", c->label);
+	}
+	g_autofree char *base = g_path_get_basename(a->rest[0]);
+	g_ptr_array_add(argv, g_strdup("-o"));
+	g_ptr_array_add(argv, g_build_filename(a->out, "compare", NULL));
+	g_ptr_array_add(argv, g_strdup("--x"));
+	g_ptr_array_add(argv, g_strdup("mark"));
+	g_ptr_array_add(argv, g_strdup("--labels"));
+	g_ptr_array_add(argv, g_strdup(labels->str));
+	g_ptr_array_add(argv, g_strdup("--title"));
+	g_ptr_array_add(argv, g_strdup_printf("metadata_used by mark: %s", base));
+	int status = cmd_plot((int)argv->len, (char **)argv->pdata);
+	if (status == EXIT_SKIPPED) {
+		fprintf(stderr, "cowsim compare: no plot (see above); the CSVs and tables are written\n");
+		return EXIT_OK;
+	}
+	return status == EXIT_OK ? EXIT_OK : EXIT_RUN_FAILED;
+}
+
+static int write_tables(const struct compare_args *a, const RowsTable *table)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *csv = g_build_filename(a->out, "compare.csv", NULL);
+	g_autofree char *md = g_build_filename(a->out, "compare.md", NULL);
+	if (!rows_table_write_csv(table, csv, &error) || !rows_table_write_markdown(table, md, &error)) {
+		fprintf(stderr, "cowsim compare: %s\n", error->message);
+		return EXIT_RUN_FAILED;
+	}
+	if (!a->quiet && !rows_table_print(table, stdout, &error)) {
+		fprintf(stderr, "cowsim compare: %s\n", error->message);
+		return EXIT_RUN_FAILED;
+	}
+	return EXIT_OK;
+}
+
+static int compare(struct compare_args *a)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) policies = grid_split_list("policy", a->policies ? a->policies
+									     : COMPARE_DEFAULT_POLICIES, &error);
+	g_autoptr(GPtrArray) mounts = policies ? grid_split_list("mount", a->mounts ? a->mounts : "relatime",
+								 &error) : NULL;
+	if (!mounts) {
+		fprintf(stderr, "cowsim compare: --%s: %s\n", policies ? "mounts" : "policies", error->message);
+		return EXIT_BAD_INPUT;
+	}
+	if (!a->out)
+		a->out = g_strdup("cowsim-compare");
+	GArray *combinations = plan(a, mounts, policies);
+	if (!combinations)
+		return EXIT_BAD_INPUT;
+	if (g_mkdir_with_parents(a->out, 0777) != 0) {
+		fprintf(stderr, "cowsim compare: cannot create '%s': %s\n", a->out, g_strerror(errno));
+		combinations_free(combinations);
+		return EXIT_RUN_FAILED;
+	}
+	const struct rows_param params[] = {
+		{ "mount", RESULTS_CELL_STRING, RESULTS_UNIT_TEXT },
+		{ "policy", RESULTS_CELL_STRING, RESULTS_UNIT_TEXT },
+	};
+	g_autoptr(RowsTable) table = rows_table_new(params, G_N_ELEMENTS(params));
+	bool any_mark = false;
+	int status = run_all(a, combinations, table, &any_mark);
+	if (status == EXIT_OK || status == EXIT_RUN_FAILED) {
+		int written = write_tables(a, table);
+		int plotted = written == EXIT_OK ? plot(a, combinations, any_mark) : EXIT_RUN_FAILED;
+		if (status == EXIT_OK)
+			status = written != EXIT_OK ? written : plotted;
+	}
+	combinations_free(combinations);
+	return status;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct compare_args args = { 0 };
+	int status = parse_args(argc, argv, &args);
+	if (status == EXIT_OK) {
+		struct sigaction action = { .sa_handler = on_signal };
+		sigaction(SIGINT, &action, NULL);
+		sigaction(SIGTERM, &action, NULL);
+		status = compare(&args);
+	}
+	free_args(&args);
+	return status;
+}

@@ -1,0 +1,338 @@
+/*
+ * sim/rows.c - replay rows into result cells, and one line per run
+ * (see rows.h for the picture and the invariants W1-W4).
+ */
+#include "rows.h"
+
+#include <string.h>
+
+/* ---- rows of a run ------------------------------------------------------- */
+
+uint64_t rows_bytes_written(const struct fs_counters *c, const struct fs_config *config)
+{
+	return c->blocks_written * config->nodesize * (config->metadata_single ? 1 : 2) + c->data_bytes_written;
+}
+
+uint64_t rows_free_bytes(const struct space_report *s, const struct fs_config *config)
+{
+	/* the same sum as model/atime_policy.c free_bytes(), from the report */
+	uint64_t used = s->metadata_raw + s->data_used + 2 * s->system_used;
+	return used < config->device_size ? config->device_size - used : 0;
+}
+
+void rows_fill(const struct replay_row *r, const struct fs_config *config, ResultsRow *row)
+{
+	const struct space_report *s = &r->report.space;
+	const struct fs_counters *c = &r->report.counters;
+	memset(row, 0, sizeof(*row));
+	row->cells[RESULTS_COL_OP_INDEX] = results_cell_u64(r->op_index);
+	row->cells[RESULTS_COL_TIME_S] = results_cell_double(r->time_s);
+	row->cells[RESULTS_COL_LABEL] = results_cell_string(r->label);
+	row->cells[RESULTS_COL_METADATA_USED] = results_cell_u64(s->metadata_used);
+	row->cells[RESULTS_COL_METADATA_RAW] = results_cell_u64(s->metadata_raw);
+	row->cells[RESULTS_COL_METADATA_TOTAL] = results_cell_u64(s->metadata_total);
+	row->cells[RESULTS_COL_DATA_USED] = results_cell_u64(s->data_used);
+	row->cells[RESULTS_COL_DATA_TOTAL] = results_cell_u64(s->data_total);
+	row->cells[RESULTS_COL_GLOBAL_RESERVE] = results_cell_u64(s->global_reserve);
+	row->cells[RESULTS_COL_TREE_FS] = results_cell_u64(s->tree_bytes[TREE_CATEGORY_FS]);
+	row->cells[RESULTS_COL_TREE_EXTENT] = results_cell_u64(s->tree_bytes[TREE_CATEGORY_EXTENT]);
+	row->cells[RESULTS_COL_TREE_CSUM] = results_cell_u64(s->tree_bytes[TREE_CATEGORY_CSUM]);
+	row->cells[RESULTS_COL_TREE_ROOT] = results_cell_u64(s->tree_bytes[TREE_CATEGORY_ROOT]);
+	row->cells[RESULTS_COL_TREE_FREE_SPACE] = results_cell_u64(s->tree_bytes[TREE_CATEGORY_FREE_SPACE]);
+	row->cells[RESULTS_COL_TREE_OTHER] = results_cell_u64(s->tree_bytes[TREE_CATEGORY_OTHER]);
+	row->cells[RESULTS_COL_BLOCKS_COWED] = results_cell_u64(c->blocks_cowed);
+	row->cells[RESULTS_COL_BYTES_WRITTEN] = results_cell_u64(rows_bytes_written(c, config));
+	row->cells[RESULTS_COL_ATIME_UPDATES] = results_cell_u64(c->atime_updates);
+	row->cells[RESULTS_COL_ATIME_SKIPPED] = results_cell_u64(c->atime_skipped);
+	row->cells[RESULTS_COL_ENOSPC_EVENTS] = results_cell_u64(c->enospc_events);
+	row->cells[RESULTS_COL_FAILED_READS] = results_cell_u64(c->failed_reads);
+	row->cells[RESULTS_COL_ATIME_DROPPED] = results_cell_u64(c->atime_dropped);
+	row->cells[RESULTS_COL_ATIME_STALE] = results_cell_u64(c->atime_stale);
+	row->cells[RESULTS_COL_UNSHARE_ESTIMATE] = results_cell_u64(c->unshare_estimate);
+}
+
+struct run_sink {
+	ResultsCsv *csv;
+	const struct fs_config *config;
+	struct rows_summary *summary;
+	const char *base;
+};
+
+static void summary_note(struct run_sink *sink, const struct replay_row *r)
+{
+	struct rows_summary *s = sink->summary;
+	if (r->label)
+		s->marks++;
+	if (r->label && !s->base_label && (!sink->base || !strcmp(sink->base, r->label))) {
+		s->base_label = g_strdup(r->label);
+		s->metadata_base = r->report.space.metadata_used;
+	}
+	uint64_t free_bytes = rows_free_bytes(&r->report.space, sink->config);
+	if (free_bytes < s->free_min)
+		s->free_min = free_bytes;
+}
+
+static bool run_sink_row(void *opaque, const struct replay_row *r, GError **error)
+{
+	struct run_sink *sink = opaque;
+	summary_note(sink, r);
+	if (!sink->csv)
+		return true;
+	ResultsRow row;
+	rows_fill(r, sink->config, &row);
+	return results_csv_write_row(sink->csv, &row, error);
+}
+
+enum replay_status rows_run(const char *trace, const struct replay_options *options, const char *csv_path,
+			    const char *base, struct rows_summary *summary, GError **error)
+{
+	memset(summary, 0, sizeof(*summary));
+	summary->free_min = UINT64_MAX;
+	struct run_sink sink = { .config = &options->fs, .summary = summary, .base = base };
+	if (csv_path && !(sink.csv = results_csv_open(csv_path, error)))
+		return summary->outcome.status = REPLAY_SINK_FAILED;
+	enum replay_status status = replay_run(trace, options, run_sink_row, &sink, &summary->outcome, error);
+	uint64_t end_free = rows_free_bytes(&summary->outcome.final.space, &options->fs);
+	if (end_free < summary->free_min)
+		summary->free_min = end_free;
+	g_autoptr(GError) close_error = NULL;
+	if (!results_csv_close(g_steal_pointer(&sink.csv), &close_error) && status == REPLAY_DONE) {
+		g_propagate_error(error, g_steal_pointer(&close_error));
+		status = summary->outcome.status = REPLAY_SINK_FAILED;
+	}
+	return status;
+}
+
+void rows_summary_clear(struct rows_summary *summary)
+{
+	g_clear_pointer(&summary->base_label, g_free);
+}
+
+const char *rows_status_name(enum replay_status status)
+{
+	switch (status) {
+	case REPLAY_DONE: return "done";
+	case REPLAY_ENOSPC: return "enospc";
+	case REPLAY_BAD_INPUT: return "bad-input";
+	case REPLAY_INTERRUPTED: return "interrupted";
+	case REPLAY_CORRUPT: return "corrupt";
+	case REPLAY_SINK_FAILED: return "sink-failed";
+	}
+	return "?";
+}
+
+/* ---- summary columns ------------------------------------------------------ */
+
+enum summary_column {
+	SUM_STATUS, SUM_OPS, SUM_BASE_MARK, SUM_METADATA_BASE, SUM_METADATA_FINAL, SUM_AMPLIFICATION, SUM_DATA_USED,
+	SUM_BLOCKS_COWED, SUM_ATIME_UPDATES, SUM_ATIME_SKIPPED, SUM_ATIME_READONLY, SUM_ATIME_THRESHOLD,
+	SUM_ATIME_DROPPED, SUM_ATIME_STALE, SUM_STALE_1H, SUM_STALE_1D, SUM_STALE_7D, SUM_STALE_30D,
+	SUM_STALE_OLDER, SUM_FAILED_READS, SUM_ENOSPC_EVENTS, SUM_BYTES_WRITTEN, SUM_FREE_MIN,
+	SUM_UNSHARE_ESTIMATE, SUM_N
+};
+
+#define SUM_COLUMN(name, kind, unit, doc) { name, RESULTS_CELL_##kind, RESULTS_UNIT_##unit, doc }
+static const ResultsColumnInfo summary_columns[SUM_N] = {
+	SUM_COLUMN("status", STRING, TEXT, "how the run ended: done, enospc (the device filled), ..."),
+	SUM_COLUMN("ops", U64, COUNT, "trace ops applied"),
+	SUM_COLUMN("base_mark", STRING, TEXT, "the mark amplification is measured from (W2)"),
+	SUM_COLUMN("metadata_base", U64, BYTES, "metadata_used at the base mark"),
+	SUM_COLUMN("metadata_final", U64, BYTES, "metadata_used at the end of the run"),
+	SUM_COLUMN("amplification", DOUBLE, COUNT, "metadata_final / metadata_base"),
+	SUM_COLUMN("data_used", U64, BYTES, "file data in use at the end"),
+	SUM_COLUMN("blocks_cowed", U64, COUNT, "tree blocks copied on write"),
+	SUM_COLUMN("atime_updates", U64, COUNT, "atimes written"),
+	SUM_COLUMN("atime_skipped", U64, COUNT, "accesses the mount's rule did not record"),
+	SUM_COLUMN("atime_readonly", U64, COUNT, "accesses in read-only snapshots"),
+	SUM_COLUMN("atime_threshold", U64, COUNT, "updates the threshold policy held back"),
+	SUM_COLUMN("atime_dropped", U64, COUNT, "updates that met ENOSPC and were dropped"),
+	SUM_COLUMN("atime_stale", U64, COUNT, "updates the snapshot-aware policy held back"),
+	SUM_COLUMN("stale_lt_1h", U64, COUNT, "held-back updates whose atime was under 1 h old"),
+	SUM_COLUMN("stale_lt_1d", U64, COUNT, "... 1 h to 1 day old"),
+	SUM_COLUMN("stale_lt_7d", U64, COUNT, "... 1 to 7 days old"),
+	SUM_COLUMN("stale_lt_30d", U64, COUNT, "... 7 to 30 days old"),
+	SUM_COLUMN("stale_ge_30d", U64, COUNT, "... 30 days old or older"),
+	SUM_COLUMN("failed_reads", U64, COUNT, "reads failed by their atime update's ENOSPC"),
+	SUM_COLUMN("enospc_events", U64, COUNT, "operations refused with ENOSPC"),
+	SUM_COLUMN("bytes_written", U64, BYTES, "tree blocks (x2 with DUP) and data written"),
+	SUM_COLUMN("free_min", U64, BYTES, "least free space seen at a row or at the end (W3)"),
+	SUM_COLUMN("unshare_estimate", U64, BYTES, "the last snapshot's warning"),
+};
+G_STATIC_ASSERT(FS_STALENESS_BUCKETS == SUM_STALE_OLDER - SUM_STALE_1H + 1);
+
+/* Printed on the terminal; the files have every column. */
+static const enum summary_column printed_columns[] = {
+	SUM_STATUS, SUM_METADATA_FINAL, SUM_AMPLIFICATION, SUM_ATIME_UPDATES, SUM_ATIME_SKIPPED,
+	SUM_FAILED_READS, SUM_ATIME_DROPPED, SUM_ATIME_STALE, SUM_BYTES_WRITTEN,
+};
+
+static void summary_cells(const struct rows_summary *s, const struct fs_config *config, ResultsCell *cells)
+{
+	const struct fs_counters *c = &s->outcome.final.counters;
+	uint64_t final = s->outcome.final.space.metadata_used;
+	cells[SUM_STATUS] = results_cell_string(rows_status_name(s->outcome.status));
+	cells[SUM_OPS] = results_cell_u64(s->outcome.ops);
+	cells[SUM_BASE_MARK] = results_cell_string(s->base_label);
+	cells[SUM_METADATA_BASE] = s->base_label ? results_cell_u64(s->metadata_base) : results_cell_unset();
+	cells[SUM_METADATA_FINAL] = results_cell_u64(final);
+	cells[SUM_AMPLIFICATION] = s->base_label && s->metadata_base ? /* W2 */
+		results_cell_double((double)final / (double)s->metadata_base) : results_cell_unset();
+	cells[SUM_DATA_USED] = results_cell_u64(s->outcome.final.space.data_used);
+	cells[SUM_BLOCKS_COWED] = results_cell_u64(c->blocks_cowed);
+	cells[SUM_ATIME_UPDATES] = results_cell_u64(c->atime_updates);
+	cells[SUM_ATIME_SKIPPED] = results_cell_u64(c->atime_skipped);
+	cells[SUM_ATIME_READONLY] = results_cell_u64(c->atime_readonly);
+	cells[SUM_ATIME_THRESHOLD] = results_cell_u64(c->atime_threshold);
+	cells[SUM_ATIME_DROPPED] = results_cell_u64(c->atime_dropped);
+	cells[SUM_ATIME_STALE] = results_cell_u64(c->atime_stale);
+	for (unsigned i = 0; i < FS_STALENESS_BUCKETS; i++)
+		cells[SUM_STALE_1H + i] = results_cell_u64(c->staleness[i]);
+	cells[SUM_FAILED_READS] = results_cell_u64(c->failed_reads);
+	cells[SUM_ENOSPC_EVENTS] = results_cell_u64(c->enospc_events);
+	cells[SUM_BYTES_WRITTEN] = results_cell_u64(rows_bytes_written(c, config));
+	cells[SUM_FREE_MIN] = results_cell_u64(s->free_min);
+	cells[SUM_UNSHARE_ESTIMATE] = results_cell_u64(c->unshare_estimate);
+}
+
+/* ---- the table ------------------------------------------------------------ */
+
+struct RowsTable {
+	GArray *columns;              /* of ResultsColumnInfo: params, then summary_columns */
+	unsigned n_params;
+	GPtrArray *rows;              /* of ResultsCell[columns->len] */
+	GStringChunk *strings;        /* the text of every string cell and parameter name */
+};
+
+RowsTable *rows_table_new(const struct rows_param *params, unsigned n_params)
+{
+	RowsTable *t = g_new0(RowsTable, 1);
+	t->columns = g_array_new(FALSE, FALSE, sizeof(ResultsColumnInfo));
+	t->rows = g_ptr_array_new_with_free_func(g_free);
+	t->strings = g_string_chunk_new(4096);
+	t->n_params = n_params;
+	for (unsigned i = 0; i < n_params; i++) {
+		ResultsColumnInfo info = { g_string_chunk_insert_const(t->strings, params[i].name), params[i].kind,
+					   params[i].unit, "a parameter of the run" };
+		g_array_append_val(t->columns, info);
+	}
+	g_array_append_vals(t->columns, summary_columns, SUM_N);
+	return t;
+}
+
+void rows_table_free(RowsTable *t)
+{
+	if (!t)
+		return;
+	g_array_unref(t->columns);
+	g_ptr_array_unref(t->rows);
+	g_string_chunk_free(t->strings);
+	g_free(t);
+}
+
+void rows_table_add(RowsTable *t, const ResultsCell *params, const struct rows_summary *summary,
+		    const struct fs_config *config)
+{
+	ResultsCell *cells = g_new0(ResultsCell, t->columns->len);
+	memcpy(cells, params, t->n_params * sizeof(*cells));
+	summary_cells(summary, config, cells + t->n_params);
+	for (unsigned i = 0; i < t->columns->len; i++)
+		if (cells[i].kind == RESULTS_CELL_STRING)
+			cells[i].v.str = g_string_chunk_insert_const(t->strings, cells[i].v.str);
+	g_ptr_array_add(t->rows, cells);
+}
+
+unsigned rows_table_n_rows(const RowsTable *t)
+{
+	return t->rows->len;
+}
+
+static const ResultsColumnInfo *column(const RowsTable *t, unsigned i)
+{
+	return &g_array_index(t->columns, ResultsColumnInfo, i);
+}
+
+gboolean rows_table_write_csv(const RowsTable *t, const char *path, GError **error)
+{
+	g_autoptr(GString) out = g_string_new(NULL);
+	for (unsigned i = 0; i < t->columns->len; i++)
+		g_string_append_printf(out, "%s%s", i ? "," : "", column(t, i)->name);
+	g_string_append_c(out, '\n');
+	for (unsigned r = 0; r < t->rows->len; r++)
+		if (!results_format_line(out, (const ResultsColumnInfo *)(void *)t->columns->data, t->rows->pdata[r],
+					 t->columns->len, error))
+			return FALSE;
+	return g_file_set_contents(path, out->str, (gssize)out->len, error);
+}
+
+static void markdown_cell(GString *out, const ResultsColumnInfo *col, const ResultsCell *cell)
+{
+	char buf[G_ASCII_DTOSTR_BUF_SIZE];
+	switch (cell->kind) {
+	case RESULTS_CELL_UNSET:
+		g_string_append(out, "-");
+		break;
+	case RESULTS_CELL_U64:
+		if (col->unit == RESULTS_UNIT_BYTES)
+			g_string_append(out, g_ascii_formatd(buf, sizeof(buf), "%.1f", cell->v.u64 / 1048576.0));
+		else
+			g_string_append_printf(out, "%" G_GUINT64_FORMAT, cell->v.u64);
+		break;
+	case RESULTS_CELL_I64:
+		g_string_append_printf(out, "%" G_GINT64_FORMAT, cell->v.i64);
+		break;
+	case RESULTS_CELL_DOUBLE:
+		g_string_append(out, g_ascii_formatd(buf, sizeof(buf), "%.3f", cell->v.d));
+		break;
+	case RESULTS_CELL_STRING:
+		for (const char *p = cell->v.str; *p; p++) {
+			if (*p == '|')
+				g_string_append_c(out, '\\');
+			g_string_append_c(out, *p == '\n' ? ' ' : *p);
+		}
+		break;
+	}
+}
+
+gboolean rows_table_write_markdown(const RowsTable *t, const char *path, GError **error)
+{
+	g_autoptr(GString) out = g_string_new("|");
+	for (unsigned i = 0; i < t->columns->len; i++)
+		g_string_append_printf(out, " %s%s |", column(t, i)->name,
+				       column(t, i)->unit == RESULTS_UNIT_BYTES ? " (MiB)" : "");
+	g_string_append(out, "\n|");
+	for (unsigned i = 0; i < t->columns->len; i++)
+		g_string_append(out, column(t, i)->kind == RESULTS_CELL_STRING ? "---|" : "---:|");
+	g_string_append_c(out, '\n');
+	for (unsigned r = 0; r < t->rows->len; r++) {
+		const ResultsCell *cells = t->rows->pdata[r];
+		g_string_append_c(out, '|');
+		for (unsigned i = 0; i < t->columns->len; i++) {
+			g_string_append_c(out, ' ');
+			markdown_cell(out, column(t, i), &cells[i]);
+			g_string_append(out, " |");
+		}
+		g_string_append_c(out, '\n');
+	}
+	return g_file_set_contents(path, out->str, (gssize)out->len, error);
+}
+
+gboolean rows_table_print(const RowsTable *t, FILE *out, GError **error)
+{
+	g_autoptr(ResultsTable) table = results_table_new();
+	for (unsigned i = 0; i < t->n_params; i++)
+		results_table_add_column(table, column(t, i)->name, column(t, i)->unit);
+	for (unsigned j = 0; j < G_N_ELEMENTS(printed_columns); j++)
+		results_table_add_column(table, summary_columns[printed_columns[j]].name,
+					 summary_columns[printed_columns[j]].unit);
+	unsigned n = t->n_params + G_N_ELEMENTS(printed_columns);
+	g_autofree ResultsCell *cells = g_new0(ResultsCell, n);
+	for (unsigned r = 0; r < t->rows->len; r++) {
+		const ResultsCell *row = t->rows->pdata[r];
+		memcpy(cells, row, t->n_params * sizeof(*cells));
+		for (unsigned j = 0; j < G_N_ELEMENTS(printed_columns); j++)
+			cells[t->n_params + j] = row[t->n_params + printed_columns[j]];
+		if (!results_table_add_row(table, cells, n, error))
+			return FALSE;
+	}
+	return results_table_print(table, out, error);
+}

@@ -1,0 +1,108 @@
+/*
+ * sim/rows.h - replay rows into result cells, and one line per run.
+ *
+ * How it works
+ *   Every command that replays a trace turns the driver's rows (replay.h)
+ *   into cells of the main CSV schema (results/columns.h) with rows_fill().
+ *   The commands that run many configurations (compare, sweep) also keep a
+ *   rows_summary per run, fed from the same rows, and collect one summary
+ *   line per configuration in a RowsTable:
+ *
+ *     replay_run --row--> rows_fill --> DIR/<mount>-<policy>.csv  (per run)
+ *                    \--> summary: the base mark's metadata, least free space
+ *     outcome.final ----> rows_table_add: [params... | status | base_mark
+ *                          | metadata_base | metadata_final | amplification
+ *                          | counters ...]
+ *                    --> compare.csv / sweep.csv, compare.md, stdout
+ *
+ *   The summary columns are this module's own (not results/columns.h): they
+ *   describe a whole run, not a point in it.
+ *
+ * Invariants
+ *   W1  rows_fill() sets every main-schema cell the model can measure, the
+ *       same way for every command (cowsim run's CSV and compare's per-run
+ *       CSVs agree byte for byte on the same trace and options).
+ *   W2  amplification is metadata_final / metadata_base, where metadata_base
+ *       is metadata_used at the base mark: the trace's first mark, or the
+ *       first mark labelled --base LABEL. It is unset (empty) when there is
+ *       no such mark or its metadata is 0.
+ *   W3  free_min is the least free space (device size less raw metadata,
+ *       data and twice the system chunks: what the threshold policy tests) at
+ *       any row and at the end; finer with --every N.
+ *   W4  Output depends only on the cells: same runs, same bytes.
+ */
+#ifndef COWSIM_SIM_ROWS_H
+#define COWSIM_SIM_ROWS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <glib.h>
+
+#include "replay.h"
+#include "results.h"
+
+/* Bytes written to the device: tree blocks written at commits (twice with
+ * DUP) plus file data. */
+uint64_t rows_bytes_written(const struct fs_counters *counters, const struct fs_config *config);
+
+/* Free space as the threshold policy sees it (W3). */
+uint64_t rows_free_bytes(const struct space_report *space, const struct fs_config *config);
+
+/* Fills all cells of `row` from `r` (W1). Cannot fail. */
+void rows_fill(const struct replay_row *r, const struct fs_config *config, ResultsRow *row);
+
+/* What one run leaves for its summary line. */
+struct rows_summary {
+	char *base_label;             /* the base mark's label (W2), NULL if none was seen */
+	uint64_t metadata_base;       /* bytes, metadata_used at the base mark */
+	uint64_t marks;               /* mark rows seen */
+	uint64_t free_min;            /* bytes, W3 */
+	struct replay_outcome outcome;
+};
+
+/* Replays `trace` with `options`, writing every row to `csv_path` (NULL: no
+ * CSV), and fills *summary (free it with rows_summary_clear()); `base` is
+ * the base mark's label, NULL for the first mark (W2). Returns the replay
+ * status; *error explains any status but REPLAY_DONE. */
+enum replay_status rows_run(const char *trace, const struct replay_options *options, const char *csv_path,
+			    const char *base, struct rows_summary *summary, GError **error);
+void rows_summary_clear(struct rows_summary *summary);
+
+/* "done", "enospc", "bad-input", "interrupted", "corrupt", "sink-failed". */
+const char *rows_status_name(enum replay_status status);
+
+/* ---- the table of summary lines ------------------------------------------ */
+
+/* A parameter column of a RowsTable: text (a mount, a policy) or a number
+ * (a nodesize in bytes, a snapshot count). */
+struct rows_param {
+	const char *name;
+	ResultsCellKind kind;         /* RESULTS_CELL_STRING, _U64 or _DOUBLE */
+	ResultsUnit unit;
+};
+
+typedef struct RowsTable RowsTable;
+
+/* A table whose lines are the parameters (copied) and then the summary
+ * columns. Cannot fail. */
+RowsTable *rows_table_new(const struct rows_param *params, unsigned n_params);
+void rows_table_free(RowsTable *table);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(RowsTable, rows_table_free)
+
+/* Adds one line: `params` (one cell per parameter column, strings copied)
+ * and the summary of the run under `config`. Cannot fail. */
+void rows_table_add(RowsTable *table, const ResultsCell *params, const struct rows_summary *summary,
+		    const struct fs_config *config);
+
+unsigned rows_table_n_rows(const RowsTable *table);
+
+/* The whole table as CSV (header, then one line per run), written to `path`
+ * atomically. FALSE with a G_FILE_ERROR naming the path. */
+gboolean rows_table_write_csv(const RowsTable *table, const char *path, GError **error);
+/* The whole table as a Markdown table (sizes in MiB) to `path`. */
+gboolean rows_table_write_markdown(const RowsTable *table, const char *path, GError **error);
+/* The parameters and the main summary columns, aligned, to `out`. */
+gboolean rows_table_print(const RowsTable *table, FILE *out, GError **error);
+
+#endif

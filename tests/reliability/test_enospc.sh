@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# tests/reliability/test_enospc.sh COWSIM - a run that fills the modeled
+# device (issue 7.3).
+#
+# The run stops with exit 1 and a message naming the trace file and line and
+# saying that the modeled device is full; the CSV rows before that line are
+# whole and byte-identical to a run of the trace cut just before the line.
+# With --keep-going the refused op is counted and the run goes on (exit 0).
+# A CSV that cannot be written (/dev/full) is exit 1 with a message too.
+set -u
+cowsim=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/tap.sh"
+
+head='cowsim-trace 1
+clock @1354320000
+mkdir /d
+create /d/small size=1M
+sync
+mark before
+snapshot / /s
+clock +1s
+read /d/small
+mark after_snapshot'
+printf '%s\ncreate /d/big size=1G\ncreate /d/later size=1\nmark never\n' "$head" >"$work/fill.trace"
+printf '%s\n' "$head" >"$work/prefix.trace"
+opts=(--device-size 700M --every 1 --quiet)
+"$cowsim" run "$work/fill.trace" "${opts[@]}" --csv "$work/fill.csv" 2>"$work/err"
+status=$?
+check "a create of 1G on a 700M device exits 1" "[ $status = 1 ]" "status $status: $(cat "$work/err")"
+check "the message names the trace line of the create (fill.trace:11)" \
+  "grep -q 'fill.trace:11: create /d/big: no space left on the modeled device' '$work/err'" "$(cat "$work/err")"
+check "the CSV holds whole rows only" "csv_whole '$work/fill.csv'"
+"$cowsim" run "$work/prefix.trace" "${opts[@]}" --csv "$work/prefix.csv" 2>/dev/null
+check "every row before the full device equals a run of the trace cut there" \
+  "cmp -s '$work/fill.csv' '$work/prefix.csv'" "$(diff "$work/fill.csv" "$work/prefix.csv" | head -5)"
+check "both marks before it are in the CSV" \
+  "[ \"\$(awk -F, '\$3 != \"\" && NR > 1 {printf \"%s \", \$3}' '$work/fill.csv')\" = 'before after_snapshot ' ]"
+
+printf '%s\ncreate /d/f size=1\nwrite /d/f 0 800M\nmark never\n' "$head" >"$work/write.trace"
+"$cowsim" run "$work/write.trace" "${opts[@]}" --csv "$work/write.csv" 2>"$work/err"
+status=$?
+check "a write of 800M exits 1 naming write.trace:12" \
+  "[ $status = 1 ] && grep -q 'write.trace:12: write /d/f: no space left' '$work/err'" "status $status: $(cat "$work/err")"
+check "the 10 rows before the write are intact" "csv_whole '$work/write.csv' && [ \$(wc -l <'$work/write.csv') = 11 ]"
+
+"$cowsim" run "$work/fill.trace" "${opts[@]}" --keep-going --csv "$work/keep.csv" 2>"$work/err"
+status=$?
+check "with --keep-going the refused create is counted and the run ends (exit 0)" "[ $status = 0 ]" \
+  "status $status: $(cat "$work/err")"
+check "with --keep-going the mark after the full device is written" "grep -q ',never,' '$work/keep.csv'"
+
+"$cowsim" run "$work/prefix.trace" --quiet --csv /dev/full 2>"$work/err"
+status=$?
+check "a CSV that cannot be written at all (/dev/full) is a bad argument: exit 2 naming it" \
+  "[ $status = 2 ] && grep -q /dev/full '$work/err'" "status $status: $(cat "$work/err")"
+# A disk that fills during the run: RLIMIT_FSIZE of 1 KiB (SIGXFSZ ignored, so
+# write(2) fails with EFBIG) stops the CSV after a few rows.
+(trap '' XFSZ; ulimit -f 1; exec "$cowsim" run "$work/prefix.trace" --every 1 --quiet --csv "$work/limited.csv") \
+  2>"$work/err"
+status=$?
+check "a CSV that fills its disk mid-run exits 1 with a message" "[ $status = 1 ] && [ -s '$work/err' ]" \
+  "status $status: $(cat "$work/err")"
+check "the CSV cut by the full disk ends with a whole row" "csv_whole '$work/limited.csv'"
+check "the rows it kept equal the first rows of the full CSV" \
+  "cmp -s '$work/limited.csv' <(head -n \$(wc -l <'$work/limited.csv') '$work/prefix.csv')"
+finish

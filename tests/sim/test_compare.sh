@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# tests/sim/test_compare.sh COWSIM - `cowsim compare` as a user meets it (TAP).
+#
+# The contract of issue 4 item 4: every policy x mount runs on the same
+# trace, one CSV each, a table with a line per combination (compare.csv,
+# compare.md, stdout) and one plot; noatime leaves the greps' metadata within
+# 2%, side-table grows less than inline; the same inputs give the same bytes;
+# bad arguments are exit 2 with a message and nothing run.
+set -u
+cowsim=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && echo "# $2"; }
+check() { if eval "$2"; then ok "$1"; else not_ok "$1" "${3:-}"; fi; }
+# field VALUE of column NAME in the line of FILE where mount=$3 and policy=$4
+cell() { awk -F, -v name="$2" -v m="$3" -v p="$4" 'NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i; next}
+                                                   $1 == m && $2 == p {print $c[name]}' "$1"; }
+
+"$cowsim" gen seed-experiment --files 300 --snapshots 3 -o "$work/seed.trace"
+policies='inline,side-table,threshold:5%,snapshot-aware'
+mounts='relatime,strictatime,noatime'
+
+# --- the runs and their files --------------------------------------------------
+"$cowsim" compare "$work/seed.trace" --policies "$policies" --mounts "$mounts" --base after_snapshots \
+  --out "$work/a" >"$work/stdout" 2>"$work/stderr"
+status=$?
+check "compare of 4 policies x 3 mounts exits 0" "[ $status = 0 ]" "$(cat "$work/stderr")"
+csvs=$(cd "$work/a" && ls ./*-*.csv 2>/dev/null | wc -l)
+check "one CSV per combination (12)" "[ $csvs = 12 ]" "found $csvs"
+check "file names are name-safe: threshold:5% becomes threshold-5pct" "[ -s \"$work/a/noatime-threshold-5pct.csv\" ]"
+check "each per-run CSV has the marks of the trace" \
+  "[ \$(grep -c after_grep2 \"$work/a/strictatime-side-table.csv\") = 1 ]"
+check "compare.csv has a header and 12 lines" "[ \$(wc -l <\"$work/a/compare.csv\") = 13 ]"
+check "compare.md has a header, a rule and 12 lines" "[ \$(grep -c '^|' \"$work/a/compare.md\") = 14 ]"
+for column in metadata_final amplification atime_updates atime_skipped failed_reads atime_dropped atime_stale \
+              bytes_written stale_lt_1h stale_ge_30d; do
+  check "compare.csv has column $column" "head -1 \"$work/a/compare.csv\" | tr , '\n' | grep -qx $column"
+done
+lines=$(grep -cE '^(relatime|strictatime|noatime) +(inline|side-table|threshold:5%|snapshot-aware) +done' "$work/stdout")
+check "the printed table has a line per combination" "[ $lines = 12 ]" "$(cat "$work/stdout")"
+check "progress on stderr says which run of how many" "grep -q 'run 12 of 12: mount noatime, policy snapshot-aware' \"$work/stderr\""
+check "the plot is written (PNG and SVG)" "[ -s \"$work/a/compare.png\" ] && [ -s \"$work/a/compare.svg\" ]"
+
+# --- what the numbers say ------------------------------------------------------------
+# amplification is measured from after_snapshots here: what the greps add
+grow() { cell "$work/a/compare.csv" amplification "$1" "$2"; }
+check "noatime grows metadata by less than 2% (inline)" "awk 'BEGIN {exit !($(grow noatime inline) < 1.02)}'"
+check "side-table grows less than inline under relatime" \
+  "awk 'BEGIN {exit !($(grow relatime side-table) < $(grow relatime inline))}'"
+check "inline grows under strictatime (the greps unshare leaves)" \
+  "awk 'BEGIN {exit !($(grow strictatime inline) > 1.5)}'"
+check "noatime records no atime update" "[ \"$(cell "$work/a/compare.csv" atime_updates noatime side-table)\" = 0 ]"
+check "snapshot-aware holds updates back and counts their ages" \
+  "[ $(cell "$work/a/compare.csv" atime_stale relatime snapshot-aware) -gt 0 ] && \
+   [ $(cell "$work/a/compare.csv" atime_stale relatime snapshot-aware) = \
+     \$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) c[\$i] = i; next} \$1 == \"relatime\" && \$2 == \"snapshot-aware\" \
+        {print \$c[\"stale_lt_1h\"] + \$c[\"stale_lt_1d\"] + \$c[\"stale_lt_7d\"] + \$c[\"stale_lt_30d\"] + \$c[\"stale_ge_30d\"]}' \
+        \"$work/a/compare.csv\") ]"
+"$cowsim" run "$work/seed.trace" --mount strictatime --policy side-table --csv "$work/run.csv" --quiet 2>/dev/null
+check "a per-run CSV is byte for byte what cowsim run writes" "cmp -s \"$work/run.csv\" \"$work/a/strictatime-side-table.csv\""
+
+# --- determinism -------------------------------------------------------------------
+"$cowsim" compare "$work/seed.trace" --policies "$policies" --mounts "$mounts" --base after_snapshots \
+  --out "$work/b" >/dev/null 2>&1
+same=1
+for f in "$work"/a/*.csv "$work"/a/compare.md "$work"/a/compare.svg "$work"/a/compare.png; do
+  cmp -s "$f" "$work/b/$(basename "$f")" || { same=0; echo "# differs: $(basename "$f")"; }
+done
+check "the same trace and options give the same bytes in every file" "[ $same = 1 ]"
+
+# --- bad arguments: exit 2, a message, nothing run ------------------------------------------
+for args in "--policies inline,nope" "--policies inline,inline" "--mounts relatime,fastatime" "--policy inline" \
+            "--mount noatime" "--nodesize 3000" "--policies threshold:0%" "--every -1" "--policies ,"; do
+  # shellcheck disable=SC2086
+  "$cowsim" compare "$work/seed.trace" $args --out "$work/bad" >/dev/null 2>"$work/err"
+  status=$?
+  check "compare $args exits 2 with a message and runs nothing" \
+    "[ $status = 2 ] && [ -s \"$work/err\" ] && ! ls \"$work\"/bad/*.csv >/dev/null 2>&1" \
+    "status $status: $(cat "$work/err")"
+done
+"$cowsim" compare "$work/missing.trace" --out "$work/bad" >/dev/null 2>"$work/err"
+check "a missing trace exits 2 and names the file" "[ $? = 2 ] && grep -q missing.trace \"$work/err\""
+
+echo "1..$n"
+[ $failed = 0 ]

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# tests/teaching/test_report_cli.sh COWSIM TUTORIAL_DIR - `cowsim report` (TAP).
+#
+# Issue 8, item 3: a results folder becomes one self-contained page: every
+# CSV a table, every image a data URI (no other source anywhere), the
+# summary's parameter columns as parameters, the calibration error computed
+# from the calibration CSV (or said to be absent); same folder, same bytes;
+# a malformed CSV or an empty folder is exit 2 naming the file.
+set -u
+cowsim=$1
+traces=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && echo "# $2" | head -20; }
+check() { if eval "$2"; then ok "$1"; else not_ok "$1" "${3:-}"; fi; }
+
+# A folder shaped as compare writes it, made with run and plot so that this
+# test does not depend on compare's options: a summary CSV whose columns
+# before "status" are the parameters, per-run CSVs, a Markdown table, a PNG.
+dir="$work/cmp"; mkdir "$dir"
+for mount in relatime noatime; do
+  "$cowsim" run "$traces/ten-files.trace" --nodesize 4K --mount $mount --quiet --csv "$dir/$mount-inline.csv"
+done
+printf 'mount,policy,status,metadata_final\nrelatime,inline,done,69632\nnoatime,inline,done,65536\n' > "$dir/compare.csv"
+printf '| mount | policy | metadata_final (MiB) |\n|---|---|---:|\n| relatime | inline | 0.1 |\n' > "$dir/compare.md"
+printf 'trace=ten-files.trace\nnodesize=4096\n' > "$dir/params.txt"
+plotted=0
+if "$cowsim" plot "$dir/relatime-inline.csv" "$dir/noatime-inline.csv" -o "$dir/compare" --x mark >/dev/null 2>&1; then plotted=1; fi
+[ $plotted = 1 ] || printf '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>' > "$dir/compare.svg"
+touch "$dir/.hidden" "$dir/half-written.tmp"
+printf 'case,nodesize,mark,error_pct\na-16k,16384,after_grep,-3.20\na-4k,4096,after_grep,1.50\nb-4k,4096,after_copy,-0.25\n' > "$work/cal.csv"
+
+"$cowsim" report "$dir" --calibration "$work/cal.csv" -o "$work/page.html" 2>"$work/err"; s=$?
+page="$work/page.html"
+check "report exits 0 and writes the page" "[ $s = 0 ] && [ -s '$page' ]" "$(cat "$work/err")"
+check "every CSV is a table (summary + 2 runs + the Markdown table + parameters + calibration)" \
+  "[ \$(grep -c '<table' '$page') = 6 ]" "$(grep -c '<table' "$page")"
+check "the summary comes first" "[ \"\$(grep -o '<h3>[^<]*</h3>' '$page' | head -1)\" = '<h3>compare.csv</h3>' ]"
+check "the parameter columns before status are listed with their values" \
+  "grep -q '<tr><th>mount</th><td>relatime, noatime</td></tr>' '$page'"
+check "a key=value text file is shown as parameters" "grep -q 'nodesize=4096' '$page'"
+imgs=$(grep -o '<img [^>]*>' "$page" | wc -l); data=$(grep -o '<img [^>]*src="data:image/[a-z+]*;base64,' "$page" | wc -l)
+check "every image is inlined as a base64 data URI" "[ $imgs -ge 1 ] && [ $imgs = $data ]" "imgs $imgs data $data"
+check "a PNG hides the SVG of the same plot" "[ $plotted = 0 ] || ! grep -q 'alt=\"compare.svg\"' '$page'"
+check "no external resource: no src or href outside data: and #anchors" \
+  "! grep -Eo '(src|href)=\"[^\"]*\"' '$page' | grep -Ev '(src|href)=\"(data:|#)'"
+check "a Content-Security-Policy forbids any other source" "grep -q \"default-src 'none'\" '$page'"
+check "the worst calibration error is computed from the file" "grep -q 'Worst error: -3.20%</b> (a-16k at after_grep)' '$page'"
+check "the per-nodesize errors are shown and 4096 (named by params) is marked as applying" \
+  "grep -q '<tr class=\"applies\"><td class=\"n\">4096</td><td class=\"n\">2</td><td class=\"n\">0.88</td><td class=\"n\">+1.50</td>' '$page'" \
+  "$(grep -o '<tr[^>]*><td class="n">4096</td>.\{0,120\}' "$page")"
+check "hidden and temporary files are left out and counted" "grep -q '2 hidden or temporary files left out' '$page'"
+check "Markdown tables become HTML tables" "grep -q '<th>metadata_final (MiB)</th>' '$page'"
+"$cowsim" report "$dir" --calibration "$work/cal.csv" -o "$work/again.html"
+check "the same folder gives the same bytes" "cmp -s '$page' '$work/again.html'"
+"$cowsim" report "$dir" --calibration "$work/none.csv" -o "$work/nocal.html"
+check "an absent calibration file is said to be absent" "grep -q 'No calibration error applies: the file is absent' '$work/nocal.html'"
+"$cowsim" report "$dir" --calibration "$work/cal.csv" && cp "$dir/report.html" "$work/first.html"
+"$cowsim" report "$dir" --calibration "$work/cal.csv"
+check "without -o the page is DIR/report.html, and the next report leaves the last one out" \
+  "[ -s '$work/first.html' ] && cmp -s '$dir/report.html' '$work/first.html' && ! grep -q 'not shown: report.html' '$dir/report.html'"
+rm "$dir/report.html"
+"$cowsim" report "$dir" --calibration "$work/cal.csv" --max-rows 2 -o "$work/short.html"
+check "--max-rows cuts per-run tables and says so" "grep -q 'The first 2 of 4 rows' '$work/short.html'"
+
+# --- bad input ----------------------------------------------------------------
+mkdir "$work/empty"
+"$cowsim" report "$work/empty" 2>"$work/err"; s=$?
+check "a folder without results is exit 2 with a message" "[ $s = 2 ] && grep -q 'no results here' '$work/err'"
+"$cowsim" report "$work/missing" 2>"$work/err"; s=$?
+check "a missing folder is exit 2 naming it" "[ $s = 2 ] && grep -q 'missing' '$work/err'"
+mkdir "$work/bad"; printf 'a,b\n1,2\n3,"unterminated\n' > "$work/bad/x.csv"
+"$cowsim" report "$work/bad" 2>"$work/err"; s=$?
+check "a malformed CSV is exit 2 naming file, line and field" "[ $s = 2 ] && grep -q 'x.csv:3: field 2: unterminated quoted field' '$work/err'" "$(cat "$work/err")"
+"$cowsim" report 2>/dev/null; s=$?
+check "no DIR is exit 2" "[ $s = 2 ]"
+
+echo "1..$n"
+[ $failed = 0 ]
