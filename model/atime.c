@@ -14,7 +14,12 @@ static bool relatime_need_update(const struct atime_times *t, int64_t now)
 		return true;
 	if (t->ctime >= t->atime)
 		return true;
-	return now - t->atime >= LINUX_RELATIME_MAX_AGE_NS;
+	/* An atime may be as old as 1678: now - atime can pass INT64_MAX, and
+	 * is then older than any limit. */
+	int64_t age;
+	if (__builtin_sub_overflow(now, t->atime, &age))
+		return t->atime < 0;
+	return age >= LINUX_RELATIME_MAX_AGE_NS;
 }
 
 bool atime_needs_update(const struct atime_options *options, bool is_directory,

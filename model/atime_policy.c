@@ -87,7 +87,9 @@ static void count_staleness(struct fs *fs, int64_t atime)
 {
 	static const int64_t hour = 3600ll * 1000000000ll;
 	static const int64_t limits[FS_STALENESS_BUCKETS - 1] = { hour, 24 * hour, 7 * 24 * hour, 30 * 24 * hour };
-	int64_t age = fs->clock_ns - atime;
+	int64_t age;
+	if (__builtin_sub_overflow(fs->clock_ns, atime, &age))
+		age = atime < 0 ? INT64_MAX : INT64_MIN; /* an atime of 1678 is older than any bucket */
 	unsigned bucket = 0;
 	while (bucket < FS_STALENESS_BUCKETS - 1 && age >= limits[bucket])
 		bucket++;

@@ -763,6 +763,8 @@ struct btree_item *btree_resize_item(struct btree *tree, struct transaction *txn
 	if (!btree_lookup(tree, key, &path))
 		return NULL;
 	uint32_t old_size = btree_path_item(&path)->size;
+	/* As btree_insert_item: an item never outgrows an empty leaf (callers check). */
+	g_assert(BTRFS_ITEM_HEADER_SIZE + new_size <= btree_leaf_capacity(nodesize_of(txn)));
 	if (new_size > old_size) {
 		if (!btree_search(tree, txn, key, SEARCH_INSERT, new_size - old_size, &path))
 			return NULL;

@@ -331,9 +331,13 @@ int fs_truncate(struct fs *fs, const char *path, uint64_t size)
 		g_autoptr(GArray) spans = file_extents(where.subvolume, where.inode, 1);
 		bool is_inline = spans->len && !g_array_index(spans, struct extent_span, 0).extent;
 		if (is_inline && size) {
+			/* A cut inside the inline bytes shrinks the item; a cut past them
+			 * (the file grew sparse after them) leaves it whole, as
+			 * btrfs_truncate_inode_items does. */
 			struct extent_span *s = &g_array_index(spans, struct extent_span, 0);
-			subvol_resize(fs, where.subvolume, &s->key,
-					  BTRFS_FILE_EXTENT_INLINE_HEADER + (uint32_t)size)->payload.file_extent.num_bytes = size;
+			if (size < s->num_bytes)
+				subvol_resize(fs, where.subvolume, &s->key, BTRFS_FILE_EXTENT_INLINE_HEADER +
+					      (uint32_t)size)->payload.file_extent.num_bytes = size;
 		} else {
 			fs_drop_extents(fs, where.subvolume, where.inode, round_up_sector(size), UINT64_MAX);
 		}

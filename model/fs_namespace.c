@@ -243,6 +243,26 @@ static void add_inode_ref(struct fs *fs, struct subvolume *sv, uint64_t inode, u
 	subvol_insert(fs, sv, &key, bytes, &payload);
 }
 
+/*
+ * Whether a name of name_len bytes still fits the inode's INODE_REF item in
+ * `parent` once a name of freed_len bytes (0: none) has left it. The item
+ * holds every name of the inode in that directory and cannot outgrow a leaf:
+ * btrfs then writes INODE_EXTREF items (the extref mkfs feature); the model
+ * refuses the name with -EMLINK, as btrfs without extref does
+ * (btrfs_insert_inode_ref turns split_leaf's -EOVERFLOW into -EMLINK).
+ */
+static bool inode_ref_has_room(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t parent,
+			       uint16_t name_len, uint16_t freed_len)
+{
+	struct btree_key key = { inode, parent, BTRFS_INODE_REF_KEY };
+	const struct btree_item *ref = subvol_lookup(sv, &key);
+	uint32_t size = ref ? ref->size : 0;
+	if (ref && freed_len)
+		size -= BTRFS_INODE_REF_SIZE + freed_len;
+	size += BTRFS_INODE_REF_SIZE + name_len;
+	return BTRFS_ITEM_HEADER_SIZE + size <= btree_leaf_capacity(fs->config.nodesize);
+}
+
 static void remove_inode_ref(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t parent,
 			     uint16_t name_len)
 {
@@ -312,6 +332,8 @@ int fs_mkdir(struct fs *fs, const char *path, const struct fs_attributes *attrib
 
 int fs_create(struct fs *fs, const char *path, uint64_t size, const struct fs_attributes *attributes)
 {
+	if (size > (UINT64_MAX >> 1))
+		return -EFBIG; /* MAX_LFS_FILESIZE, as fs_write() and fs_truncate() */
 	struct name_location at;
 	int ret = prepare_new_name(fs, path, &at);
 	if (ret || (ret = fs_reserve(fs, 6)))
@@ -359,7 +381,8 @@ int fs_link(struct fs *fs, const char *existing, const char *path)
 		return -EPERM;
 	if (target.subvolume != at.dir.subvolume)
 		return -EXDEV;
-	if (inode->payload.inode.nlink >= 65535)
+	if (inode->payload.inode.nlink >= 65535 ||
+	    !inode_ref_has_room(fs, at.dir.subvolume, target.inode, at.dir.inode, at.name_len, 0))
 		return -EMLINK;
 	uint8_t type = S_ISLNK(inode->payload.inode.mode) ? FT_SYMLINK : FT_REG_FILE;
 	if ((ret = fs_reserve(fs, 4)))
@@ -498,6 +521,9 @@ int fs_rename(struct fs *fs, const char *from, const char *to)
 		return -ENOTEMPTY;
 	if (type == FT_DIR && is_inside(dst.dir.subvolume, dst.dir.inode, inode))
 		return -EINVAL; /* a directory cannot move below itself */
+	if (!inode_ref_has_room(fs, dst.dir.subvolume, inode, dst.dir.inode, dst.name_len,
+				src.dir.inode == dst.dir.inode ? src.name_len : 0))
+		return -EMLINK;
 	if ((ret = fs_reserve(fs, 10)))
 		return ret;
 	if (over_dir) {

@@ -69,6 +69,9 @@ static int apply_op(struct fs *fs, const struct trace_op *op)
 	case TRACE_TRUNCATE:
 		return fs_truncate(fs, op->path, op->size);
 	case TRACE_READ: {
+		/* rw_verify_area(): a range that passes the largest file offset is EINVAL. */
+		if (op->has_range && (op->offset > INT64_MAX || op->length > INT64_MAX - op->offset))
+			return -EINVAL;
 		int ret = fs_read(fs, op->path, NULL);
 		return ret == -ENOSPC ? 0 : ret; /* counted as a failed read */
 	}
@@ -99,7 +102,9 @@ static int apply_op(struct fs *fs, const struct trace_op *op)
 	case TRACE_FSYNC:
 		return fs_fsync(fs, op->path);
 	case TRACE_CLOCK: {
-		int64_t now = op->clock_relative ? fs_clock(fs) + op->clock_ns : op->clock_ns;
+		int64_t now = op->clock_ns;
+		if (op->clock_relative && __builtin_add_overflow(fs_clock(fs), op->clock_ns, &now))
+			return -EOVERFLOW; /* past the int64 nanoseconds of 2262 */
 		return fs_set_clock(fs, now);
 	}
 	case TRACE_SYNC:
@@ -115,6 +120,8 @@ static const char *op_error_text(const struct trace_op *op, int ret)
 {
 	if (op->kind == TRACE_CLOCK && ret == -EINVAL)
 		return "the clock cannot move backwards";
+	if (op->kind == TRACE_CLOCK && ret == -EOVERFLOW)
+		return "the clock would pass the year 2262 (int64 nanoseconds)";
 	if (op->kind == TRACE_REMOUNT && ret == -EINVAL)
 		return "unknown mount option";
 	return g_strerror(-ret);

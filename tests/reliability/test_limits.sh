@@ -68,44 +68,42 @@ done
 run_lines "65535 links to one inode" 0 "${links[@]}"
 run_lines "a 65536th link" 2 "${links[@]}" "link /f /one-too-many"
 
-# Known bugs (docs/reliability.md, "Open"): TODO until fixed.
+# Bugs the fuzzer and this test found, now fixed (docs/reliability.md):
 # 66 links with 250-byte names to one file in one directory outgrow its
 # INODE_REF item (one item holds every name of an inode in a directory).
-# btrfs goes on with INODE_EXTREF items (or, without extref, says EMLINK);
-# the model's btree_resize_item() crashes (SIGSEGV). Either btrfs answer passes.
+# btrfs without extref says EMLINK, and so does the model.
 same_dir=("create /f size=1")
 for k in $(seq 10 75); do same_dir+=("link /f /$(name 250)$k"); done
 i=$((i + 1))
 { echo 'cowsim-trace 1'; printf '%s\n' "${same_dir[@]}"; } >"$work/limit$i.trace"
 "$cowsim" run "$work/limit$i.trace" --quiet 2>"$work/err"
 status=$?
-check_todo "66 long-named links in one directory: exit 0, or 2 naming the link's line" \
-  "[ $status = 0 ] || { [ $status = 2 ] && grep -Eq 'limit$i.trace:[0-9]+: link /f: Too many links' '$work/err'; }" \
+check "66 long-named links in one directory: exit 2 naming the link's line, EMLINK" \
+  "[ $status = 2 ] && grep -Eq 'limit$i.trace:[0-9]+: link /f: Too many links' '$work/err'" \
   "model: the INODE_REF item outgrows a leaf (status $status)"
 # Linux refuses a read whose offset + length pass 2^63 - 1 (rw_verify_area:
-# EINVAL); replay ignores a read's range.
+# EINVAL), and so does replay.
 i=$((i + 1))
 printf 'cowsim-trace 1\ncreate /f size=1\nread /f 18446744073709551615 2\n' >"$work/limit$i.trace"
 "$cowsim" run "$work/limit$i.trace" --quiet 2>"$work/err"
 status=$?
-check_todo "a read range whose end passes 2^63 - 1: exit 2 naming limit$i.trace:3" \
+check "a read range whose end passes 2^63 - 1: exit 2 naming limit$i.trace:3" \
   "[ $status = 2 ] && grep -q 'limit$i.trace:3:' '$work/err'" "replay: a read's range is not checked (status $status)"
 # A file above MAX_LFS_FILESIZE cannot exist (write(2) says EFBIG); the model
-# tries to allocate 8 EiB of data and reports ENOSPC (exit 1) instead.
+# says so too.
 i=$((i + 1))
 printf 'cowsim-trace 1\ncreate /f size=9223372036854775808\n' >"$work/limit$i.trace"
 "$cowsim" run "$work/limit$i.trace" --quiet 2>"$work/err"
 status=$?
-check_todo "a create above 2^63 - 1: exit 2 naming limit$i.trace:2" \
+check "a create above 2^63 - 1: exit 2 naming limit$i.trace:2" \
   "[ $status = 2 ] && grep -q 'limit$i.trace:2: create /f: File too large' '$work/err'" \
   "model: fs_create does not check MAX_LFS_FILESIZE (status $status)"
-# A relative clock that passes 2262: replay adds without a check (signed
-# overflow: UBSan stops the run; a plain build wraps and says "backwards").
+# A relative clock that passes 2262 is refused (it was a signed overflow).
 i=$((i + 1))
 printf 'cowsim-trace 1\nclock @9000000000\nclock +10000d\n' >"$work/limit$i.trace"
 "$cowsim" run "$work/limit$i.trace" --quiet 2>"$work/err"
 status=$?
-check_todo "a clock that overflows when added: exit 2 naming limit$i.trace:3 and 2262" \
+check "a clock that overflows when added: exit 2 naming limit$i.trace:3 and 2262" \
   "[ $status = 2 ] && grep -q 'limit$i.trace:3: clock.*2262' '$work/err'" \
   "replay: clock + duration is not checked (status $status)"
 finish
