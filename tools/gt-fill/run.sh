@@ -4,7 +4,7 @@ set -eu
 name=$1 mode=$2 img=/tmp/fill-$1.img mnt=/mnt/fill-$1
 truncate -s 4G $img; mkfs.btrfs -q -f -n 16384 $img >/dev/null; mkdir -p $mnt; mount -o loop,relatime $img $mnt
 t0=$(date +%s.%N)
-if [[ $mode == cp ]]; then cp -a /usr/include $mnt/tree; else python3 "$(dirname "$0")"/copy.py /usr/include $mnt/tree $mode; fi
+if [[ $mode == cp ]]; then cp -a /usr/include $mnt/tree; else "$(dirname "$0")"/copy.sh /usr/include $mnt/tree $mode; fi
 t1=$(date +%s.%N)
 sync; btrfs fi sync $mnt >/dev/null
 echo "$name $mode copy_seconds $(echo "$t1 - $t0" | bc) meta $(btrfs fi df -b $mnt | sed -n 's/^Metadata, [A-Z]*: total=[0-9]*, used=\([0-9]*\)$/\1/p')"
