@@ -16,7 +16,11 @@
  *     DIR/other .csv files        --> "Runs", last: one table each (the first
  *                                     --max-rows rows)
  *     results/calibration.csv     --> "Calibration": the worst error of the
- *                                     model against real btrfs, and by nodesize
+ *                                     model against real btrfs, by nodesize, and
+ *                                     the one that applies at the runs' nodesize
+ *                                     (--nodesize, the folder's nodesize column
+ *                                     or parameter file, else inferred from the
+ *                                     per-run CSVs' tree sizes)
  *
  *   Options held fixed are shown only when a key=value .txt file in DIR
  *   records them (compare and sweep do not write one yet). Nothing outside
@@ -542,11 +546,63 @@ static void parameter_nodesizes(const struct folder *f, GPtrArray *sizes)
 	}
 }
 
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/* The columns of a per-run CSV that are whole blocks of metadata (rows.c). */
+static bool is_block_column(const char *name)
+{
+	return !strcmp(name, "metadata_used") || (g_str_has_prefix(name, "tree_") && strcmp(name, "tree_other"));
+}
+
+/* The nodesize of runs that do not record it (compare's per-run CSVs): every
+ * tree's size is a whole number of blocks, so the largest power of two from
+ * 4K to 64K dividing every metadata_used and tree_* value is taken as the
+ * nodesize. It is too large only if every tree held an even number of blocks
+ * at every row; the root tree, one block in most runs, makes that unlikely,
+ * and the page says how it was found. 0 when no CSV has these columns. */
+static uint64_t inferred_nodesize(const struct folder *f, uint64_t *values)
+{
+	uint64_t g = 0;
+	*values = 0;
+	for (unsigned i = 0; i < f->csvs->len; i++) {
+		const CsvTable *t = f->csvs->pdata[i];
+		for (unsigned c = 0; c < t->header->len; c++) {
+			if (!is_block_column(t->header->pdata[c]))
+				continue;
+			for (unsigned r = 0; r < t->rows->len; r++) {
+				uint64_t v = g_ascii_strtoull(csv_cell(t->rows->pdata[r], c), NULL, 10);
+				g = v ? gcd64(g, v) : g;
+				*values += v != 0;
+			}
+		}
+	}
+	if (!g || g % 4096)
+		return 0;
+	uint64_t size = 4096;
+	while (size < 65536 && g % (size * 2) == 0)
+		size *= 2;
+	return size;
+}
+
 /* The nodesizes the folder names: a "nodesize" column of its CSVs, or a
- * nodesize line of a parameter file. */
-static GPtrArray *folder_nodesizes(const struct folder *f)
+ * nodesize line of a parameter file; else the one its per-run CSVs show.
+ * *source says which, for the page. */
+static GPtrArray *folder_nodesizes(const struct folder *f, const char *given, char **source)
 {
 	GPtrArray *sizes = g_ptr_array_new_with_free_func(g_free);
+	if (given) {
+		add_unique(sizes, given);
+		*source = g_strdup("given with --nodesize");
+		return sizes;
+	}
 	parameter_nodesizes(f, sizes);
 	for (unsigned i = 0; i < f->csvs->len; i++) {
 		const CsvTable *t = f->csvs->pdata[i];
@@ -556,6 +612,17 @@ static GPtrArray *folder_nodesizes(const struct folder *f)
 		g_autoptr(GPtrArray) values = distinct_values(t, (unsigned)c);
 		for (unsigned v = 0; v < values->len; v++)
 			add_unique(sizes, values->pdata[v]);
+	}
+	uint64_t values = 0, inferred = sizes->len ? 0 : inferred_nodesize(f, &values);
+	if (inferred) {
+		g_autofree char *text = g_strdup_printf("%" PRIu64, inferred);
+		add_unique(sizes, text);
+		*source = g_strdup_printf("inferred: the folder does not record its nodesize, and all %" PRIu64
+					  " metadata_used and tree_* values of its per-run CSVs are whole blocks of "
+					  "%" PRIu64 " bytes%s", values, inferred,
+					  inferred < 65536 ? ", not all of twice that" : "");
+	} else {
+		*source = g_strdup("named by the folder (a nodesize column or a parameter file)");
 	}
 	return sizes;
 }
@@ -609,7 +676,28 @@ static void html_calibration_table(GString *out, GArray *errors, const GPtrArray
 	g_string_append(out, "</tbody></table>\n");
 }
 
-static void html_calibration(GString *out, const struct folder *f, const char *path)
+/* "The error that applies here": the calibration's worst error at the nodesize of the runs. */
+static void html_applying_error(GString *out, GArray *errors, const char *nodesize, const char *source)
+{
+	for (unsigned i = 0; i < errors->len; i++) {
+		const struct nodesize_error *e = &g_array_index(errors, struct nodesize_error, i);
+		if (strcmp(e->nodesize, nodesize))
+			continue;
+		g_string_append_printf(out, "<p class=\"applies\"><b>The error that applies here, nodesize %s: worst "
+				       "%+.2f%%</b> (", nodesize, e->worst);
+		html_text(out, e->worst_case);
+		g_string_append_printf(out, "), mean |error| %.2f%% over %u calibration marks. Nodesize ",
+				       e->sum_abs / e->cases, e->cases);
+		html_text(out, source);
+		g_string_append(out, ".</p>\n");
+		return;
+	}
+	g_string_append_printf(out, "<p class=\"warn\"><b>No calibration case at nodesize %s</b> (", nodesize);
+	html_text(out, source);
+	g_string_append(out, "): the model has not been compared with real btrfs at that size.</p>\n");
+}
+
+static void html_calibration(GString *out, const struct folder *f, const char *path, const char *nodesize)
 {
 	g_string_append(out, "<h2 id=\"calibration\">Calibration</h2>\n<p>How far the model's metadata_used is from "
 			     "real btrfs on the calibration runs (<code>tools/calibrate</code>): error_pct = "
@@ -637,10 +725,13 @@ static void html_calibration(GString *out, const struct folder *f, const char *p
 	g_string_append_printf(out, "<p><b>Worst error: %+.2f%%</b> (", w->worst);
 	html_text(out, w->worst_case);
 	g_string_append_printf(out, "), over %u rows; mean |error| %.2f%%.</p>\n", w->cases, w->sum_abs / w->cases);
-	g_autoptr(GPtrArray) applies = folder_nodesizes(f);
+	g_autofree char *source = NULL;
+	g_autoptr(GPtrArray) applies = folder_nodesizes(f, nodesize, &source);
 	if (!applies->len)
 		g_string_append(out, "<p class=\"note\">The folder does not name its nodesize, so no row is marked as "
 				     "applying; cowsim's default nodesize is 16384.</p>\n");
+	for (unsigned i = 0; i < applies->len; i++)
+		html_applying_error(out, by_size, applies->pdata[i], source);
 	html_calibration_table(out, by_size, applies);
 }
 
@@ -652,7 +743,7 @@ static const char page_style[] =
 	"table{border-collapse:collapse;margin:.5em 0;font-size:.85em}"
 	"th,td{border:1px solid #ccc;padding:.25em .5em;vertical-align:top}th{background:#f0f0f0;text-align:left}"
 	"td.n{text-align:right;font-variant-numeric:tabular-nums}td small{color:#666}"
-	"tr.applies td{background:#e6f0fa}.scroll{overflow-x:auto}"
+	"tr.applies td{background:#e6f0fa}p.applies{background:#e6f0fa;padding:.4em}.scroll{overflow-x:auto}"
 	"figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ddd}figcaption{font-size:.85em;color:#555}"
 	".note{color:#555;font-size:.9em}.warn{color:#8a3b00}pre{background:#f6f6f6;padding:.5em;overflow-x:auto}"
 	"nav a{margin-right:1em}";
@@ -725,6 +816,7 @@ static void html_files(GString *out, const struct folder *f)
 struct report_args {
 	char *output;
 	char *calibration;
+	char *nodesize;               /* --nodesize, in bytes as text; NULL: from the folder */
 	char *title;
 	gint64 max_rows;
 	char **rest;
@@ -767,7 +859,7 @@ static bool html_page(GString *out, const struct folder *f, const struct report_
 	for (unsigned m = 0; m < f->images->len; m++)
 		if (!html_image(out, f->dir, f->images->pdata[m], error))
 			return false;
-	html_calibration(out, f, a->calibration);
+	html_calibration(out, f, a->calibration, a->nodesize);
 	if (f->notes->len > parameter_files->len)
 		g_string_append(out, "<h2 id=\"notes\">Notes</h2>\n");
 	if (!html_notes(out, f, parameter_files, error))
@@ -792,6 +884,22 @@ static char *default_calibration(void)
 #endif
 }
 
+/* --nodesize 16K becomes "16384"; false unless it is a btrfs nodesize. */
+static bool nodesize_in_bytes(char **text, GError **error)
+{
+	uint64_t bytes = 0;
+	if (!options_parse_size("--nodesize", *text, &bytes, error))
+		return false;
+	if (bytes < 4096 || bytes > 65536 || (bytes & (bytes - 1))) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			    "--nodesize: %s is not a btrfs nodesize (4K, 8K, 16K, 32K, 64K)", *text);
+		return false;
+	}
+	g_free(*text);
+	*text = g_strdup_printf("%" PRIu64, bytes);
+	return true;
+}
+
 static int parse_report_args(int argc, char **argv, struct report_args *a)
 {
 	a->max_rows = 50;
@@ -801,6 +909,9 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 		{ "calibration", 0, 0, G_OPTION_ARG_FILENAME, &a->calibration,
 		  "the calibration errors (default: results/calibration.csv of the source tree)", "CSV" },
 		{ "title", 0, 0, G_OPTION_ARG_STRING, &a->title, "the page's title", "TEXT" },
+		{ "nodesize", 0, 0, G_OPTION_ARG_STRING, &a->nodesize,
+		  "the runs' nodesize, for the calibration error that applies (default: what the folder "
+		  "records, else what its per-run CSVs show)", "SIZE" },
 		{ "max-rows", 0, 0, G_OPTION_ARG_INT64, &a->max_rows,
 		  "rows shown of each per-run CSV (default 50, 0: all; summaries are shown whole)", "N" },
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, "DIR" },
@@ -829,6 +940,10 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 		fprintf(stderr, "cowsim report: --max-rows takes a count, 0 or more\n");
 		return EXIT_BAD_INPUT;
 	}
+	if (a->nodesize && !nodesize_in_bytes(&a->nodesize, &error)) {
+		fprintf(stderr, "cowsim report: %s\n", error->message);
+		return EXIT_BAD_INPUT;
+	}
 	if (!a->output)
 		a->output = g_build_filename(a->rest[0], "report.html", NULL);
 	if (!a->calibration)
@@ -840,6 +955,7 @@ static void free_report_args(struct report_args *a)
 {
 	g_free(a->output);
 	g_free(a->calibration);
+	g_free(a->nodesize);
 	g_free(a->title);
 	g_strfreev(a->rest);
 }

@@ -3,8 +3,9 @@
  *
  * State, and who shares it:
  *
- *     pid 100 --fds--> fd_table { 3 -> fd_entry{cloexec} --> open_file{real, offset, read_done, ...} }
- *        \---cwd--> cwd{real}            ^ a dup()ed fd points to the same open_file
+ *     pid 100 --fds--> fd table { 3 -> fd_entry{cloexec} --> open_file{real, offset, read_done, ...} }
+ *        \---cwd--> open_file{real}      ^ a dup()ed fd points to the same open_file
+ *                    (a cwd is held as an open file of its directory, as fchdir(2) takes one)
  *     pid 101 (thread, CLONE_FILES|CLONE_FS) shares both; a fork copies the table
  *     (the copies point to the same open_files, as after fork(2)).
  *
@@ -18,7 +19,7 @@
  * changed nothing.
  *
  * Invariants (besides S1-S5 of strace.h):
- *   C1 an open_file lives while an fd_entry points to it (refcount);
+ *   C1 an open_file lives while an fd_entry or a process's cwd points to it (refcount);
  *   C2 nodes holds "" (ROOT) when options.tree was given; a node's parent
  *      is a DIR node;
  *   C3 the clock never goes back: "clock +D" only with D > 0.
@@ -58,20 +59,10 @@ struct fd_entry {
 	bool cloexec;
 };
 
-struct fd_table {
-	int refs;
-	GHashTable *fds;         /* GINT_TO_POINTER(fd) -> struct fd_entry * */
-};
-
-struct cwd {
-	int refs;
-	char *real;
-};
-
 struct proc {
 	int64_t pid;
-	struct fd_table *fds;
-	struct cwd *cwd;
+	GHashTable *fds;         /* the fd table: GINT_TO_POINTER(fd) -> struct fd_entry *; refcounted */
+	struct open_file *cwd;   /* the working directory */
 	GString *pending;        /* the text of an unfinished call, or NULL */
 	char pending_name[64];
 	uint64_t pending_line;
@@ -190,6 +181,14 @@ static void nodes_remove_below(struct strace_converter *c, const char *rel)
 			g_hash_table_iter_remove(&it);
 }
 
+/* A new open file of REAL with no reference yet: fd_install and proc_add take them. */
+static struct open_file *open_file_new(const char *real)
+{
+	struct open_file *f = g_new0(struct open_file, 1);
+	f->real = g_strdup(real);
+	return f;
+}
+
 static void open_file_unref(struct open_file *f)
 {
 	if (--f->refs > 0)
@@ -205,38 +204,28 @@ static void fd_entry_free(gpointer data)
 	g_free(e);
 }
 
-static struct fd_table *fd_table_new(void)
+/* A new, empty fd table: its own reference is the caller's (g_hash_table_ref/unref). */
+static GHashTable *fd_table_new(void)
 {
-	struct fd_table *t = g_new0(struct fd_table, 1);
-	t->refs = 1;
-	t->fds = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, fd_entry_free);
-	return t;
+	return g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, fd_entry_free);
 }
 
-static void fd_table_unref(struct fd_table *t)
-{
-	if (--t->refs > 0)
-		return;
-	g_hash_table_unref(t->fds);
-	g_free(t);
-}
-
-static void fd_install(struct fd_table *t, int64_t fd, struct open_file *f, bool cloexec)
+static void fd_install(GHashTable *t, int64_t fd, struct open_file *f, bool cloexec)
 {
 	struct fd_entry *e = g_new0(struct fd_entry, 1);
 	e->file = f;
 	f->refs++;
 	e->cloexec = cloexec;
-	g_hash_table_replace(t->fds, GINT_TO_POINTER((int)fd), e);
+	g_hash_table_replace(t, GINT_TO_POINTER((int)fd), e);
 }
 
 /* A copy of T (fork without CLONE_FILES); SKIP_CLOEXEC drops the O_CLOEXEC fds (exec). */
-static struct fd_table *fd_table_copy(struct fd_table *t, bool skip_cloexec)
+static GHashTable *fd_table_copy(GHashTable *t, bool skip_cloexec)
 {
-	struct fd_table *copy = fd_table_new();
+	GHashTable *copy = fd_table_new();
 	GHashTableIter it;
 	gpointer key, value;
-	g_hash_table_iter_init(&it, t->fds);
+	g_hash_table_iter_init(&it, t);
 	while (g_hash_table_iter_next(&it, &key, &value)) {
 		struct fd_entry *e = value;
 		if (!skip_cloexec || !e->cloexec)
@@ -245,38 +234,24 @@ static struct fd_table *fd_table_copy(struct fd_table *t, bool skip_cloexec)
 	return copy;
 }
 
-static struct cwd *cwd_new(const char *real)
-{
-	struct cwd *w = g_new0(struct cwd, 1);
-	w->refs = 1;
-	w->real = g_strdup(real);
-	return w;
-}
-
-static void cwd_unref(struct cwd *w)
-{
-	if (--w->refs > 0)
-		return;
-	g_free(w->real);
-	g_free(w);
-}
-
 static void proc_free(gpointer data)
 {
 	struct proc *p = data;
-	fd_table_unref(p->fds);
-	cwd_unref(p->cwd);
+	g_hash_table_unref(p->fds);
+	open_file_unref(p->cwd);
 	if (p->pending)
 		g_string_free(p->pending, TRUE);
 	g_free(p);
 }
 
-static struct proc *proc_add(struct strace_converter *c, int64_t pid, struct fd_table *fds, struct cwd *cwd)
+/* Takes the reference FDS holds and adds one to CWD. */
+static struct proc *proc_add(struct strace_converter *c, int64_t pid, GHashTable *fds, struct open_file *cwd)
 {
 	struct proc *p = g_new0(struct proc, 1);
 	p->pid = pid;
 	p->fds = fds;
 	p->cwd = cwd;
+	cwd->refs++;
 	g_hash_table_replace(c->procs, g_memdup2(&pid, sizeof(pid)), p);
 	return p;
 }
@@ -291,13 +266,8 @@ static struct proc *proc_clone(struct strace_converter *c, struct proc *parent, 
 {
 	bool files = flags && strace_arg_has_flag(flags, "CLONE_FILES");
 	bool fs = flags && strace_arg_has_flag(flags, "CLONE_FS");
-	struct fd_table *fds = files ? parent->fds : fd_table_copy(parent->fds, false);
-	struct cwd *cwd = fs ? parent->cwd : cwd_new(parent->cwd->real);
-	if (files)
-		fds->refs++;
-	if (fs)
-		cwd->refs++;
-	return proc_add(c, pid, fds, cwd);
+	GHashTable *fds = files ? g_hash_table_ref(parent->fds) : fd_table_copy(parent->fds, false);
+	return proc_add(c, pid, fds, fs ? parent->cwd : open_file_new(parent->cwd->real));
 }
 
 /* The process PID; a new one inherits from the process with an unfinished
@@ -320,7 +290,17 @@ static struct proc *proc_get(struct strace_converter *c, int64_t pid)
 	if (parent)
 		return proc_clone(c, parent, pid, strcmp(parent->pending_name, "clone") &&
 					  strcmp(parent->pending_name, "clone3") ? NULL : parent->pending->str);
-	return proc_add(c, pid, fd_table_new(), cwd_new(c->opt.cwd));
+	return proc_add(c, pid, fd_table_new(), open_file_new(c->opt.cwd));
+}
+
+/* F's path after a rename of OLD to NEW, when F is OLD or below it. */
+static void open_file_follow(struct open_file *f, const char *old, const char *new)
+{
+	if (!strcmp(f->real, old) || is_under(f->real, old)) {
+		char *moved = g_strconcat(new, f->real + strlen(old), NULL);
+		g_free(f->real);
+		f->real = moved;
+	}
 }
 
 /* After a rename of OLD to NEW (real paths): open files and cwds follow. */
@@ -328,24 +308,13 @@ static void follow_rename(struct strace_converter *c, const char *old, const cha
 {
 	GHashTableIter pit, fit;
 	gpointer value;
-	size_t n = strlen(old);
 	g_hash_table_iter_init(&pit, c->procs);
 	while (g_hash_table_iter_next(&pit, NULL, &value)) {
 		struct proc *p = value;
-		if (!strcmp(p->cwd->real, old) || is_under(p->cwd->real, old)) {
-			char *moved = g_strconcat(new, p->cwd->real + n, NULL);
-			g_free(p->cwd->real);
-			p->cwd->real = moved;
-		}
-		g_hash_table_iter_init(&fit, p->fds->fds);
-		while (g_hash_table_iter_next(&fit, NULL, &value)) {
-			struct open_file *f = ((struct fd_entry *)value)->file;
-			if (!strcmp(f->real, old) || is_under(f->real, old)) {
-				char *moved = g_strconcat(new, f->real + n, NULL);
-				g_free(f->real);
-				f->real = moved;
-			}
-		}
+		open_file_follow(p->cwd, old, new);
+		g_hash_table_iter_init(&fit, p->fds);
+		while (g_hash_table_iter_next(&fit, NULL, &value))
+			open_file_follow(((struct fd_entry *)value)->file, old, new);
 	}
 }
 
@@ -356,7 +325,7 @@ static void mark_unlinked(struct strace_converter *c, const char *real)
 	gpointer value;
 	g_hash_table_iter_init(&pit, c->procs);
 	while (g_hash_table_iter_next(&pit, NULL, &value)) {
-		g_hash_table_iter_init(&fit, ((struct proc *)value)->fds->fds);
+		g_hash_table_iter_init(&fit, ((struct proc *)value)->fds);
 		while (g_hash_table_iter_next(&fit, NULL, &value)) {
 			struct open_file *f = ((struct fd_entry *)value)->file;
 			if (!strcmp(f->real, real))
@@ -632,15 +601,14 @@ static struct open_file *fd_file(struct strace_converter *c, struct proc *p, con
 	int64_t fd;
 	if (!fd_arg || strace_arg_int(fd_arg, &fd))
 		return NULL;
-	struct fd_entry *e = g_hash_table_lookup(p->fds->fds, GINT_TO_POINTER((int)fd));
+	struct fd_entry *e = g_hash_table_lookup(p->fds, GINT_TO_POINTER((int)fd));
 	if (e)
 		return e->file;
 	/* strace -y names the file: take it as an fd opened before the log began. */
 	g_autoptr(GString) decoration = g_string_new(NULL);
 	if (!strace_arg_fd_path(fd_arg, decoration))
 		return NULL;
-	struct open_file *f = g_new0(struct open_file, 1);
-	f->real = g_strdup(decoration->str);
+	struct open_file *f = open_file_new(decoration->str);
 	fd_install(p->fds, fd, f, false);
 	return f;
 }
@@ -753,8 +721,7 @@ static enum outcome do_open(struct strace_converter *c, struct proc *p, const st
 	enum where w = resolve(c, p, a->dirfd, path_copy, follow, real);
 	if (w == AT_FAIL || w == AT_UNKNOWN_FD || w == AT_LOOP)
 		return from_where(w);
-	struct open_file *f = g_new0(struct open_file, 1);
-	f->real = g_strdup(real->str);
+	struct open_file *f = open_file_new(real->str);
 	f->append = strace_arg_has_flag(a->flags, "O_APPEND");
 	fd_install(p->fds, call->ret, f, strace_arg_has_flag(a->flags, "O_CLOEXEC"));
 	return w == AT_OUTSIDE ? OUT_OUTSIDE : open_effect(c, rel_of(c, f->real), a);
@@ -790,7 +757,7 @@ static enum outcome h_close(struct strace_converter *c, struct proc *p, const st
 	int64_t fd;
 	if (!int_arg(call, 0, &fd))
 		return malformed(c, "argument 1 (fd): not a number");
-	return g_hash_table_remove(p->fds->fds, GINT_TO_POINTER((int)fd)) ? OUT_NO_EFFECT : OUT_UNKNOWN_FD;
+	return g_hash_table_remove(p->fds, GINT_TO_POINTER((int)fd)) ? OUT_NO_EFFECT : OUT_UNKNOWN_FD;
 }
 
 static enum outcome h_close_range(struct strace_converter *c, struct proc *p, const struct strace_call *call)
@@ -801,7 +768,7 @@ static enum outcome h_close_range(struct strace_converter *c, struct proc *p, co
 	bool cloexec = arg(call, 2) && strace_arg_has_flag(arg(call, 2), "CLOSE_RANGE_CLOEXEC");
 	GHashTableIter it;
 	gpointer key, value;
-	g_hash_table_iter_init(&it, p->fds->fds);
+	g_hash_table_iter_init(&it, p->fds);
 	while (g_hash_table_iter_next(&it, &key, &value)) {
 		int fd = GPOINTER_TO_INT(key);
 		if (fd < lo || fd > hi)
@@ -838,7 +805,7 @@ static enum outcome h_fcntl(struct strace_converter *c, struct proc *p, const st
 		return malformed(c, "fcntl: missing fd or command");
 	if (!strcmp(cmd, "F_DUPFD") || !strcmp(cmd, "F_DUPFD_CLOEXEC"))
 		return dup_to(c, p, arg(call, 0), call->ret, !strcmp(cmd, "F_DUPFD_CLOEXEC"));
-	struct fd_entry *e = g_hash_table_lookup(p->fds->fds, GINT_TO_POINTER((int)fd));
+	struct fd_entry *e = g_hash_table_lookup(p->fds, GINT_TO_POINTER((int)fd));
 	if (!e)
 		return OUT_UNKNOWN_FD;
 	if (!strcmp(cmd, "F_SETFD"))
@@ -850,15 +817,25 @@ static enum outcome h_fcntl(struct strace_converter *c, struct proc *p, const st
 
 /* --- handlers: reading ------------------------------------------------------------------------------ */
 
-/* The first read of an open regular file is the atime update; later ones change nothing. */
+/* The first read (TRACE_READ) or listing (TRACE_READDIR) of an open file is
+ * the atime update; later ones change nothing. */
+static enum outcome touch_once(struct strace_converter *c, struct open_file *f, const char *rel,
+			       enum trace_op_kind kind)
+{
+	bool *done = kind == TRACE_READDIR ? &f->readdir_done : &f->read_done;
+	if (*done)
+		return OUT_NO_EFFECT;
+	*done = true;
+	const struct node *n = node_get(c, rel);
+	bool consistent = kind == TRACE_READDIR ? !c->tree_known || (n && n->kind == NODE_DIR) : exists(c, rel);
+	if (!consistent)
+		return OUT_INCONSISTENT;
+	return emit_path_op(c, kind, rel) ? OUT_CONVERTED : OUT_ERROR;
+}
+
 static enum outcome read_once(struct strace_converter *c, struct open_file *f, const char *rel)
 {
-	if (f->read_done)
-		return OUT_NO_EFFECT;
-	f->read_done = true;
-	if (!exists(c, rel))
-		return OUT_INCONSISTENT;
-	return emit_path_op(c, TRACE_READ, rel) ? OUT_CONVERTED : OUT_ERROR;
+	return touch_once(c, f, rel, TRACE_READ);
 }
 
 /* read readv pread64 preadv preadv2 */
@@ -891,15 +868,7 @@ static enum outcome h_getdents(struct strace_converter *c, struct proc *p, const
 	struct open_file *f;
 	const char *rel;
 	enum outcome o = fd_arg(c, p, call, 0, &f, &rel);
-	if (o != OUT_CONVERTED)
-		return o;
-	if (f->readdir_done)
-		return OUT_NO_EFFECT;
-	f->readdir_done = true;
-	const struct node *n = node_get(c, rel);
-	if (c->tree_known && (!n || n->kind != NODE_DIR))
-		return OUT_INCONSISTENT;
-	return emit_path_op(c, TRACE_READDIR, rel) ? OUT_CONVERTED : OUT_ERROR;
+	return o == OUT_CONVERTED ? touch_once(c, f, rel, TRACE_READDIR) : o;
 }
 
 static enum outcome h_lseek(struct strace_converter *c, struct proc *p, const struct strace_call *call)
@@ -1335,15 +1304,20 @@ static enum outcome h_utime(struct strace_converter *c, struct proc *p, const st
 
 /* --- handlers: processes ---------------------------------------------------------------------------------- */
 
+/* The cwd is changed in place: a CLONE_FS sibling sharing it moves too. */
+static void set_cwd(struct proc *p, const char *real)
+{
+	g_free(p->cwd->real);
+	p->cwd->real = g_strdup(real);
+}
+
 static enum outcome h_chdir(struct strace_converter *c, struct proc *p, const struct strace_call *call)
 {
 	static const struct path_call shape = { -1, 0, -1, true };
 	const char *rel;
 	enum outcome o = call_path(c, p, call, &shape, &rel);
-	if (o == OUT_CONVERTED || o == OUT_OUTSIDE) {
-		g_free(p->cwd->real);
-		p->cwd->real = g_strdup(c->path_b->str);
-	}
+	if (o == OUT_CONVERTED || o == OUT_OUTSIDE)
+		set_cwd(p, c->path_b->str);
 	return o == OUT_CONVERTED ? OUT_NO_EFFECT : o;
 }
 
@@ -1352,8 +1326,7 @@ static enum outcome h_fchdir(struct strace_converter *c, struct proc *p, const s
 	struct open_file *f = fd_file(c, p, arg(call, 0));
 	if (!f)
 		return OUT_UNKNOWN_FD;
-	g_free(p->cwd->real);
-	p->cwd->real = g_strdup(f->real);
+	set_cwd(p, f->real);
 	return rel_of(c, f->real) ? OUT_NO_EFFECT : OUT_OUTSIDE;
 }
 
@@ -1375,8 +1348,8 @@ static enum outcome h_execve(struct strace_converter *c, struct proc *p, const s
 {
 	(void)c;
 	(void)call;
-	struct fd_table *kept = fd_table_copy(p->fds, true);
-	fd_table_unref(p->fds);
+	GHashTable *kept = fd_table_copy(p->fds, true);
+	g_hash_table_unref(p->fds);
 	p->fds = kept;
 	return OUT_OTHER;
 }

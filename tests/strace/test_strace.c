@@ -81,12 +81,28 @@ static void converted_clear(struct converted *c)
 	g_clear_error(&c->error);
 }
 
-#define EXPECT_OPS(log, expected)                                        \
-	do {                                                             \
-		struct converted got_ = convert((log), false, true);     \
-		assert_true(got_.ok);                                    \
-		assert_string_equal(got_.ops, (expected));               \
-		converted_clear(&got_);                                  \
+/* Converts LOG with the small tree and asserts that it gives the ops
+ * EXPECTED; the caller checks the counts and clears the result. */
+static struct converted expect_ops(const char *log, const char *expected)
+{
+	struct converted got = convert(log, false, true);
+	assert_true(got.ok);
+	assert_string_equal(got.ops, expected);
+	return got;
+}
+
+#define EXPECT_OPS(log, expected)                                          \
+	do {                                                               \
+		struct converted got_ = expect_ops((log), (expected));     \
+		converted_clear(&got_);                                    \
+	} while (0)
+
+/* EXPECT_OPS, and the count FIELD of struct strace_stats is COUNT. */
+#define EXPECT_COUNTED(log, expected, field, count)                        \
+	do {                                                               \
+		struct converted got_ = expect_ops((log), (expected));     \
+		assert_int_equal(got_.stats.field, (count));               \
+		converted_clear(&got_);                                    \
 	} while (0)
 
 static void test_open_and_reads_become_one_read_per_open(void **state)
@@ -183,13 +199,11 @@ static void test_chdir_and_fchdir_move_relative_paths(void **state)
 static void test_calls_outside_the_root_are_dropped_and_counted(void **state)
 {
 	(void)state;
-	struct converted got = convert("1 openat(AT_FDCWD, \"/etc/ld.so.cache\", O_RDONLY|O_CLOEXEC) = 3\n"
-				       "1 read(3, \"x\", 10) = 10\n"
-				       "1 stat(\"/r/../etc\", {st_mode=S_IFDIR|0755, ...}) = 0\n"
-				       "1 write(1, \"hi\\n\", 3) = 3\n",
-				       false, true);
-	assert_true(got.ok);
-	assert_string_equal(got.ops, "");
+	struct converted got = expect_ops("1 openat(AT_FDCWD, \"/etc/ld.so.cache\", O_RDONLY|O_CLOEXEC) = 3\n"
+					  "1 read(3, \"x\", 10) = 10\n"
+					  "1 stat(\"/r/../etc\", {st_mode=S_IFDIR|0755, ...}) = 0\n"
+					  "1 write(1, \"hi\\n\", 3) = 3\n",
+					  "");
 	assert_int_equal(got.stats.outside, 3);
 	assert_int_equal(got.stats.unknown_fd, 1);
 	converted_clear(&got);
@@ -198,13 +212,9 @@ static void test_calls_outside_the_root_are_dropped_and_counted(void **state)
 static void test_failed_calls_are_dropped_and_counted(void **state)
 {
 	(void)state;
-	struct converted got = convert("1 openat(AT_FDCWD, \"a/nope\", O_RDONLY) = -1 ENOENT (No such file or directory)\n"
-				       "1 mkdir(\"a\", 0777) = -1 EEXIST (File exists)\n",
-				       false, true);
-	assert_true(got.ok);
-	assert_string_equal(got.ops, "");
-	assert_int_equal(got.stats.failed, 2);
-	converted_clear(&got);
+	EXPECT_COUNTED("1 openat(AT_FDCWD, \"a/nope\", O_RDONLY) = -1 ENOENT (No such file or directory)\n"
+		       "1 mkdir(\"a\", 0777) = -1 EEXIST (File exists)\n",
+		       "", failed, 2);
 }
 
 static void test_a_followed_symlink_is_read_first_even_when_the_call_fails(void **state)
@@ -291,53 +301,39 @@ static void test_fork_copies_the_fd_table_and_a_thread_shares_it(void **state)
 static void test_cloexec_fds_are_closed_by_execve(void **state)
 {
 	(void)state;
-	struct converted got = convert("1 openat(AT_FDCWD, \"a/x\", O_RDONLY|O_CLOEXEC) = 3\n"
-				       "1 openat(AT_FDCWD, \"a\", O_RDONLY|O_DIRECTORY) = 4\n"
-				       "1 execve(\"/bin/cat\", [\"cat\"], 0x7ffd /* 3 vars */) = 0\n"
-				       "1 read(3, \"a\", 1) = 1\n"
-				       "1 getdents64(4, 0x5600 /* 3 entries */, 32768) = 72\n",
-				       false, true);
-	assert_true(got.ok);
-	assert_string_equal(got.ops, "readdir /tree/a\n");
-	assert_int_equal(got.stats.unknown_fd, 1);
-	converted_clear(&got);
+	EXPECT_COUNTED("1 openat(AT_FDCWD, \"a/x\", O_RDONLY|O_CLOEXEC) = 3\n"
+		       "1 openat(AT_FDCWD, \"a\", O_RDONLY|O_DIRECTORY) = 4\n"
+		       "1 execve(\"/bin/cat\", [\"cat\"], 0x7ffd /* 3 vars */) = 0\n"
+		       "1 read(3, \"a\", 1) = 1\n"
+		       "1 getdents64(4, 0x5600 /* 3 entries */, 32768) = 72\n",
+		       "readdir /tree/a\n", unknown_fd, 1);
 }
 
 static void test_calls_the_tree_contradicts_are_dropped_as_inconsistent(void **state)
 {
 	(void)state;
-	struct converted got = convert("1 stat(\"a/ghost\", {st_mode=S_IFREG|0644, ...}) = 0\n"
-				       "1 mkdir(\"a\", 0755) = 0\n",
-				       false, true);
-	assert_true(got.ok);
-	assert_string_equal(got.ops, "");
-	assert_int_equal(got.stats.inconsistent, 2);
-	converted_clear(&got);
+	EXPECT_COUNTED("1 stat(\"a/ghost\", {st_mode=S_IFREG|0644, ...}) = 0\n"
+		       "1 mkdir(\"a\", 0755) = 0\n",
+		       "", inconsistent, 2);
 }
 
 static void test_calls_the_format_cannot_express_are_counted_by_name(void **state)
 {
 	(void)state;
-	struct converted got = convert("1 chmod(\"a/x\", 0600) = 0\n"
-				       "1 fchownat(AT_FDCWD, \"a\", 1000, 1000, 0) = 0\n",
-				       false, true);
-	assert_true(got.ok);
-	assert_string_equal(got.ops, "");
-	assert_int_equal(got.stats.unsupported, 2);
-	converted_clear(&got);
+	EXPECT_COUNTED("1 chmod(\"a/x\", 0600) = 0\n"
+		       "1 fchownat(AT_FDCWD, \"a\", 1000, 1000, 0) = 0\n",
+		       "", unsupported, 2);
 }
 
 static void test_malformed_lines_are_skipped_and_counted_with_their_line_number(void **state)
 {
 	(void)state;
-	struct converted got = convert("1 stat(\"a\", {st_mode=S_IFDIR|0755, ...}) = 0\n"
-				       "this is not strace\n"
-				       "1 openat(AT_FDCWD, \"a/x\n"
-				       "1 <... read resumed>\"\", 4) = 0\n"
-				       "1 stat(\"b\", {st_mode=S_IFDIR|0755, ...}) = 0\n",
-				       false, true);
-	assert_true(got.ok);
-	assert_string_equal(got.ops, "stat /tree/a\nstat /tree/b\n");
+	struct converted got = expect_ops("1 stat(\"a\", {st_mode=S_IFDIR|0755, ...}) = 0\n"
+					  "this is not strace\n"
+					  "1 openat(AT_FDCWD, \"a/x\n"
+					  "1 <... read resumed>\"\", 4) = 0\n"
+					  "1 stat(\"b\", {st_mode=S_IFDIR|0755, ...}) = 0\n",
+					  "stat /tree/a\nstat /tree/b\n");
 	assert_int_equal(got.stats.malformed, 3);
 	assert_int_equal(got.stats.first_malformed_line, 2);
 	converted_clear(&got);

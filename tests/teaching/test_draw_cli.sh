@@ -6,16 +6,13 @@
 # copying exactly the leaf and the path; every live block is drawn once
 # (D2: blocks drawn with --trees all = metadata_used / nodesize); the same
 # inputs give the same bytes; svg comes from Graphviz or falls back to text;
-# bad arguments and a missing mark are exit 2 with a message.
+# bad arguments and a missing mark are exit 2 with a message; a filesystem
+# of more than --max-blocks blocks is summarized (its upper levels drawn,
+# the blocks below counted), not drawn whole.
 set -u
+. "$(dirname "$0")/tap.sh"
 cowsim=$1
 traces=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && echo "# $2" | head -20; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1" "${3:-}"; fi; }
 draw() { "$cowsim" draw "$traces/ten-files.trace" --nodesize 4K "$@"; }
 # Addresses of the blocks drawn in tree T's section of a text drawing.
 blocks_of() { awk -v t="$2" '/^[a-z]/ {cur = ($0 ~ "^" t " ")} cur && /^ +(leaf|node) / {print $2}' "$1" | sort; }
@@ -46,7 +43,7 @@ check "the copied leaf is new (^) and the original is left to the snapshot with 
 "$cowsim" gen seed-experiment --files 300 --snapshots 3 -o "$work/seed.trace"
 "$cowsim" run "$work/seed.trace" --quiet --csv "$work/seed.csv"
 for mark in after_copy after_snapshots after_grep2; do
-  "$cowsim" draw "$work/seed.trace" --at $mark --trees all > "$work/all.txt"
+  "$cowsim" draw "$work/seed.trace" --at $mark --trees all --max-blocks 0 > "$work/all.txt"
   used=$(awk -F, -v m=$mark '$3 == m {print $4}' "$work/seed.csv")
   check "seed experiment at $mark: blocks drawn x 16384 = metadata_used ($used)" \
     "[ \$((\$(drawn_count '$work/all.txt') * 16384)) = '$used' ]" "drawn $(drawn_count "$work/all.txt")"
@@ -57,6 +54,27 @@ check "--policy side-table draws the atime side tables" "grep -q '^atime side ta
 check "the keyed design draws its one shared fs tree" "[ \$(grep -c '^keyed fs tree' '$work/keyed.txt') = 1 ]"
 "$cowsim" draw "$work/seed.trace" --trees fs > "$work/end.txt"
 check "without --at it draws the end of the trace" "grep -q '^# .* at the end: ' '$work/end.txt'"
+
+# --- a large filesystem is summarized, not drawn whole ---------------------------
+"$cowsim" gen seed-experiment --files 3000 --snapshots 2 -o "$work/big.trace"
+"$cowsim" run "$work/big.trace" --quiet --csv "$work/big.csv"
+used=$(awk -F, '$3 == "after_grep" {print $4}' "$work/big.csv")
+"$cowsim" draw "$work/big.trace" --at after_grep --trees all > "$work/big.txt" 2> "$work/big.err"; s=$?
+total=$(sed -n 's/^# summarized: \([0-9]*\) blocks in all.*/\1/p' "$work/big.txt")
+note "3000 files, 2 snapshots, after_grep: $total blocks, $(drawn_count "$work/big.txt") drawn, $(wc -c < "$work/big.txt") bytes of text"
+check "more blocks than --max-blocks (default 300): a summary, said on stderr and in the header" \
+  "[ $s = 0 ] && grep -q 'more than --max-blocks 300' '$work/big.err' && [ -n '$total' ]" "$(cat "$work/big.err")"
+check "the summary draws at most 300 blocks, and every tree's root" \
+  "[ \$(drawn_count '$work/big.txt') -le 300 ] && [ \$(grep -c '^[a-z].* tree ' '$work/big.txt') = \$(grep -c '^  [a-z]' '$work/big.txt') ]"
+check "the summary's blocks in all x 16384 = metadata_used ($used)" "[ \$(( ${total:-0} * 16384 )) = '$used' ]"
+check "a node at the cut counts the blocks below it: shared, through a parent, new" \
+  "grep -Eq 'children; below: [0-9]+ blocks \\([0-9]+ leaves\\), [0-9]+ shared \\*, [0-9]+ through a parent \\+, [0-9]+ new \\^' '$work/big.txt'"
+"$cowsim" draw "$work/big.trace" --at after_grep --trees all --max-blocks 0 > "$work/bigall.txt" 2> "$work/big.err"
+check "--max-blocks 0 draws every block, with no message" \
+  "[ \$(drawn_count '$work/bigall.txt') = '$total' ] && [ ! -s '$work/big.err' ]"
+"$cowsim" draw "$work/big.trace" --at after_grep --format dot > "$work/big.dot" 2>/dev/null
+check "the summarized DOT is small (under 100 KB) and says it is a summary" \
+  "[ \$(wc -c < '$work/big.dot') -lt 100000 ] && grep -q 'summarized: ' '$work/big.dot'" "$(wc -c < "$work/big.dot") bytes"
 
 # --- formats ------------------------------------------------------------------
 draw --at after_read --format dot -o "$work/a.dot"; draw --at after_read --format dot -o "$work/b.dot"
@@ -78,7 +96,7 @@ check "without dot, svg falls back to text in FILE.txt with a warning" \
 # --- bad input ----------------------------------------------------------------
 draw --at no_such_mark > /dev/null 2> "$work/err"; s=$?
 check "a missing mark is exit 2 naming the marks the trace has" "[ $s = 2 ] && grep -q \"no mark 'no_such_mark' (its marks: after_copy, after_snapshot\" '$work/err'" "$(cat "$work/err")"
-for args in "--format png" "--trees fs,nope" "--max-items -1" "--nodesize 3000"; do
+for args in "--format png" "--trees fs,nope" "--max-items -1" "--max-blocks -1" "--nodesize 3000"; do
   # shellcheck disable=SC2086
   draw $args > /dev/null 2> "$work/err"; s=$?
   check "draw $args is exit 2 with a message" "[ $s = 2 ] && [ -s '$work/err' ]"
@@ -87,5 +105,4 @@ printf 'cowsim-trace 1\nmkdir /a\nfrobnicate /a\n' > "$work/bad.trace"
 "$cowsim" draw "$work/bad.trace" > /dev/null 2> "$work/err"; s=$?
 check "a malformed trace is exit 2 naming file and line" "[ $s = 2 ] && grep -q 'bad.trace:3' '$work/err'" "$(cat "$work/err")"
 
-echo "1..$n"
-[ $failed = 0 ]
+tap_done

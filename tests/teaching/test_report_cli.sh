@@ -4,17 +4,13 @@
 # Issue 8, item 3: a results folder becomes one self-contained page: every
 # CSV a table, every image a data URI (no other source anywhere), the
 # summary's parameter columns as parameters, the calibration error computed
-# from the calibration CSV (or said to be absent); same folder, same bytes;
+# from the calibration CSV (or said to be absent) and the one that applies
+# at the runs' nodesize (named, inferred or given); same folder, same bytes;
 # a malformed CSV or an empty folder is exit 2 naming the file.
 set -u
+. "$(dirname "$0")/tap.sh"
 cowsim=$1
 traces=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && echo "# $2" | head -20; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1" "${3:-}"; fi; }
 
 # A folder shaped as compare writes it, made with run and plot so that this
 # test does not depend on compare's options: a summary CSV whose columns
@@ -51,6 +47,17 @@ check "the worst calibration error is computed from the file" "grep -q 'Worst er
 check "the per-nodesize errors are shown and 4096 (named by params) is marked as applying" \
   "grep -q '<tr class=\"applies\"><td class=\"n\">4096</td><td class=\"n\">2</td><td class=\"n\">0.88</td><td class=\"n\">+1.50</td>' '$page'" \
   "$(grep -o '<tr[^>]*><td class="n">4096</td>.\{0,120\}' "$page")"
+check "the error that applies is stated for the nodesize the folder names" \
+  "grep -q 'The error that applies here, nodesize 4096: worst +1.50%</b> (a-4k at after_grep), mean |error| 0.88% over 2 calibration marks. Nodesize named by the folder' '$page'"
+mkdir "$work/noparams" && cp "$dir"/*.csv "$work/noparams/"
+"$cowsim" report "$work/noparams" --calibration "$work/cal.csv" -o "$work/inferred.html"
+check "a folder that does not name its nodesize (compare's) has it inferred from the per-run CSVs, and says so" \
+  "grep -q 'nodesize 4096: worst +1.50%.*Nodesize inferred: .* whole blocks of 4096 bytes' '$work/inferred.html'"
+"$cowsim" report "$work/noparams" --calibration "$work/cal.csv" --nodesize 16K -o "$work/given.html"
+check "--nodesize names the nodesize that applies" \
+  "grep -q 'nodesize 16384: worst -3.20%.*given with --nodesize' '$work/given.html' && ! grep -q 'nodesize 4096: worst' '$work/given.html'"
+"$cowsim" report "$work/noparams" --calibration "$work/cal.csv" --nodesize 32K -o "$work/none32.html"
+check "a nodesize with no calibration case is said to have none" "grep -q 'No calibration case at nodesize 32768' '$work/none32.html'"
 check "hidden and temporary files are left out and counted" "grep -q '2 hidden or temporary files left out' '$page'"
 check "Markdown tables become HTML tables" "grep -q '<th>metadata_final (MiB)</th>' '$page'"
 "$cowsim" report "$dir" --calibration "$work/cal.csv" -o "$work/again.html"
@@ -74,8 +81,9 @@ check "a missing folder is exit 2 naming it" "[ $s = 2 ] && grep -q 'missing' '$
 mkdir "$work/bad"; printf 'a,b\n1,2\n3,"unterminated\n' > "$work/bad/x.csv"
 "$cowsim" report "$work/bad" 2>"$work/err"; s=$?
 check "a malformed CSV is exit 2 naming file, line and field" "[ $s = 2 ] && grep -q 'x.csv:3: field 2: unterminated quoted field' '$work/err'" "$(cat "$work/err")"
+"$cowsim" report "$dir" --nodesize 3000 -o "$work/x.html" 2>"$work/err"; s=$?
+check "--nodesize that is not a btrfs nodesize is exit 2" "[ $s = 2 ] && grep -q 'not a btrfs nodesize' '$work/err'"
 "$cowsim" report 2>/dev/null; s=$?
 check "no DIR is exit 2" "[ $s = 2 ]"
 
-echo "1..$n"
-[ $failed = 0 ]
+tap_done
