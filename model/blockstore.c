@@ -148,6 +148,13 @@ static uint64_t global_reserve(const struct blockstore *store)
 	return MIN(MAX(want, floor), BTRFS_GLOBAL_RESERVE_MAX);
 }
 
+/* btrfs's metadata chunk size: 1 GiB on devices of 50 GiB and more, else 256 MiB. */
+static uint64_t metadata_chunk_size_for(uint64_t device_size)
+{
+	return device_size >= BTRFS_METADATA_CHUNK_THRESHOLD ? BTRFS_METADATA_CHUNK_LARGE
+							     : BTRFS_METADATA_CHUNK_SMALL;
+}
+
 struct blockstore *blockstore_new(const struct blockstore_config *config, GError **error)
 {
 	uint32_t nodesize = config->nodesize;
@@ -159,8 +166,7 @@ struct blockstore *blockstore_new(const struct blockstore_config *config, GError
 	}
 	struct blockstore *store = g_new0(struct blockstore, 1);
 	store->config = *config;
-	store->metadata_chunk_size = config->device_size >= BTRFS_METADATA_CHUNK_THRESHOLD
-					     ? BTRFS_METADATA_CHUNK_LARGE : BTRFS_METADATA_CHUNK_SMALL;
+	store->metadata_chunk_size = metadata_chunk_size_for(config->device_size);
 	/* Data chunks are 1 GiB but at most a tenth of the device (volumes.c). */
 	store->data_chunk_size = MIN(BTRFS_DATA_CHUNK_SIZE,
 				     MAX(BTRFS_MKFS_DATA_CHUNK, (config->device_size / 10) & ~((1ull << 20) - 1)));
@@ -470,6 +476,18 @@ void blockstore_report(const struct blockstore *store, struct space_report *repo
 	report->global_reserve = global_reserve(store);
 	report->device_allocated = store->raw_allocated;
 	memcpy(report->tree_bytes, store->tree_bytes, sizeof(report->tree_bytes));
+}
+
+uint64_t space_report_metadata_free(const struct space_report *r, uint64_t device_size, bool metadata_dup)
+{
+	uint64_t committed = r->metadata_used + r->global_reserve;
+	uint64_t in_chunks = r->metadata_total > committed ? r->metadata_total - committed : 0;
+	/* add_chunk() takes whole chunks only: unallocated space counts in the
+	 * chunks it can still hold (real btrfs would shrink the last one to fit). */
+	uint64_t chunk = metadata_chunk_size_for(device_size);
+	uint64_t chunk_raw = metadata_dup ? 2 * chunk : chunk;
+	uint64_t unallocated = device_size > r->device_allocated ? device_size - r->device_allocated : 0;
+	return in_chunks + unallocated / chunk_raw * chunk;
 }
 
 uint64_t blockstore_live_blocks(const struct blockstore *store)

@@ -111,6 +111,14 @@ const struct chunk *blockstore_chunks(const struct blockstore *store, unsigned *
 void blockstore_commit(struct blockstore *store);
 
 void blockstore_report(const struct blockstore *store, struct space_report *report);
+/* Room metadata can still grow into, in logical bytes, from a report: free
+ * inside the metadata chunks (metadata_total - metadata_used - global_reserve,
+ * as btrfs's space_info keeps the global reserve out of reach of ordinary
+ * operations) plus the metadata chunks the device's unallocated raw bytes
+ * can still hold (2 raw bytes per byte with DUP, `metadata_dup`; whole
+ * chunks, as the store allocates them). The threshold atime policy and the
+ * free_min column both read this. Cannot fail; 0 when nothing is left. */
+uint64_t space_report_metadata_free(const struct space_report *report, uint64_t device_size, bool metadata_dup);
 /* Bytes of blocks each tree category holds, kept by the store for the global
  * reserve and the report. */
 uint64_t blockstore_live_blocks(const struct blockstore *store);

@@ -4,7 +4,7 @@
  *
  * How it works
  *   The combinations run one after the other, mounts outer and policies
- *   inner, each a fresh model replaying the whole trace (rows.h rows_run):
+ *   inner, each a fresh model replaying the whole trace (multirun.h multirun_run):
  *
  *     TRACE --> relatime x inline      --> DIR/relatime-inline.csv
  *           --> relatime x threshold:5% --> DIR/relatime-threshold-5pct.csv
@@ -26,39 +26,24 @@
  *       model invariant, an unwritable file) or the plot failed; 2 bad
  *       arguments or a malformed trace; 128+signal interrupted.
  */
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <glib.h>
-#include <glib/gstdio.h>
 
 #include "commands.h"
 #include "grid.h"
+#include "multirun.h"
 #include "options.h"
 #include "rows.h"
 
 #define COMPARE_DEFAULT_POLICIES "inline,side-table,threshold:5%,snapshot-aware"
 
-static volatile int interrupted;
-
-static void on_signal(int signo)
-{
-	interrupted = signo;
-}
-
 struct compare_args {
 	struct model_option_text model;
+	struct multirun_args run;     /* --out, --base, --every, --keep-going, --quiet */
 	char *policies;
 	char *mounts;
-	char *out;
-	char *base;
-	gint64 every;
-	gboolean keep_going;
-	gboolean quiet;
 	char **rest;
 };
 
@@ -74,10 +59,9 @@ struct combination {
 static void free_args(struct compare_args *a)
 {
 	options_model_text_clear(&a->model);
+	multirun_args_clear(&a->run);
 	g_free(a->policies);
 	g_free(a->mounts);
-	g_free(a->out);
-	g_free(a->base);
 	g_strfreev(a->rest);
 }
 
@@ -89,14 +73,6 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		{ "mounts", 'M', 0, G_OPTION_ARG_STRING, &a->mounts,
 		  "mount options to compare, as relatime,strictatime,noatime; nodiratime and lazytime join the "
 		  "mode before them (default relatime)", "LIST" },
-		{ "out", 'O', 0, G_OPTION_ARG_FILENAME, &a->out, "folder for the CSVs, tables and plot (default "
-		  "cowsim-compare)", "DIR" },
-		{ "base", 'b', 0, G_OPTION_ARG_STRING, &a->base,
-		  "amplification is final metadata over metadata at this mark (default: the first mark)", "LABEL" },
-		{ "every", 'e', 0, G_OPTION_ARG_INT64, &a->every, "also a row every N ops (finer free_min)", "N" },
-		{ "keep-going", 'k', 0, G_OPTION_ARG_NONE, &a->keep_going,
-		  "count ops the model refuses (ENOSPC, ...) and finish the trace", NULL },
-		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "no table on stdout, no progress", NULL },
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, "TRACE" },
 		{ NULL },
 	};
@@ -113,6 +89,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		"  cowsim compare t.trace --policies inline,side-table,threshold:5%,snapshot-aware \\\n"
 		"      --mounts relatime,strictatime,noatime --out cmp");
 	g_option_context_add_main_entries(context, entries, NULL);
+	multirun_add_entries(context, &a->run, "folder for the CSVs, tables and plot (default cowsim-compare)");
 	options_add_model_entries(context, &a->model);
 	g_autoptr(GError) error = NULL;
 	if (!g_option_context_parse(context, &argc, &argv, &error)) {
@@ -123,21 +100,12 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		fprintf(stderr, "cowsim compare: give exactly one TRACE (see 'cowsim compare --help')\n");
 		return EXIT_BAD_INPUT;
 	}
-	if (!strcmp(a->rest[0], "-") || access(a->rest[0], R_OK) != 0) {
-		fprintf(stderr, "cowsim compare: %s: %s\n", a->rest[0],
-			strcmp(a->rest[0], "-") ? g_strerror(errno) : "each run reads the trace again: give a file");
-		return EXIT_BAD_INPUT;
-	}
 	if (a->model.policy || a->model.mount) {
 		fprintf(stderr, "cowsim compare: --%s: compare takes lists, give --%s instead\n",
 			a->model.policy ? "policy" : "mount", a->model.policy ? "policies" : "mounts");
 		return EXIT_BAD_INPUT;
 	}
-	if (a->every < 0) {
-		fprintf(stderr, "cowsim compare: --every takes a count of ops, 0 or more\n");
-		return EXIT_BAD_INPUT;
-	}
-	return EXIT_OK;
+	return multirun_check("compare", &a->run, a->rest[0], "cowsim-compare");
 }
 
 /* The configuration of one combination, checked down to mkfs. */
@@ -174,7 +142,7 @@ static GArray *plan(const struct compare_args *a, GPtrArray *mounts, GPtrArray *
 			g_autofree char *safe_mount = grid_safe_name(c.mount);
 			g_autofree char *safe_policy = grid_safe_name(c.policy);
 			g_autofree char *name = g_strdup_printf("%s-%s.csv", safe_mount, safe_policy);
-			c.csv = g_build_filename(a->out, name, NULL);
+			c.csv = g_build_filename(a->run.out, name, NULL);
 			c.label = g_strdelimit(g_strdup_printf("%s/%s", c.mount, c.policy), ",", '+');
 			g_array_append_val(combinations, c);
 			if (!combination_config(a, &g_array_index(combinations, struct combination,
@@ -195,13 +163,6 @@ static GArray *plan(const struct compare_args *a, GPtrArray *mounts, GPtrArray *
 	return combinations;
 }
 
-static double wall_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void report_run(const struct compare_args *a, const struct combination *c, const struct rows_summary *s, double seconds)
 {
 	const struct fs_report *f = &s->outcome.final;
@@ -210,7 +171,7 @@ static void report_run(const struct compare_args *a, const struct combination *c
 	if (s->base_label && s->metadata_base)
 		fprintf(stderr, " (x%.2f of %s)", (double)f->space.metadata_used / s->metadata_base, s->base_label);
 	else
-		fprintf(stderr, " (no base mark%s%s)", a->base ? " " : "", a->base ? a->base : "");
+		fprintf(stderr, " (no base mark%s%s)", a->run.base ? " " : "", a->run.base ? a->run.base : "");
 	fprintf(stderr, ", %.1f s\n", seconds);
 }
 
@@ -220,29 +181,24 @@ static int run_all(const struct compare_args *a, GArray *combinations, RowsTable
 	int status = EXIT_OK;
 	for (unsigned i = 0; i < combinations->len; i++) {
 		const struct combination *c = &g_array_index(combinations, struct combination, i);
-		struct replay_options options = { .fs = c->config, .row_every = (uint64_t)a->every,
-						  .keep_going = a->keep_going, .interrupted = &interrupted };
-		if (!a->quiet)
+		if (!a->run.quiet)
 			fprintf(stderr, "cowsim compare: run %u of %u: mount %s, policy %s\n", i + 1,
 				combinations->len, c->mount, c->policy);
 		g_autoptr(GError) error = NULL;
 		struct rows_summary summary;
-		double started = wall_seconds();
-		enum replay_status run = rows_run(a->rest[0], &options, c->csv, a->base, &summary, &error);
-		if (run == REPLAY_BAD_INPUT || run == REPLAY_INTERRUPTED) {
+		double started = multirun_seconds();
+		int run = multirun_run(a->rest[0], &c->config, &a->run, c->csv, &summary, &error);
+		if (run != EXIT_OK && run != EXIT_RUN_FAILED) {
 			rows_summary_clear(&summary);
 			fprintf(stderr, "cowsim compare: %s\n", error ? error->message : "failed");
-			return run == REPLAY_BAD_INPUT ? EXIT_BAD_INPUT : 128 + (interrupted ? interrupted : SIGINT);
+			return run;
 		}
-		if (run == REPLAY_ENOSPC && !a->quiet)
+		if (error && (run == EXIT_RUN_FAILED || !a->run.quiet)) /* ENOSPC (a result) or a broken run */
 			fprintf(stderr, "cowsim compare: %s, %s: %s\n", c->mount, c->policy, error->message);
-		if (run == REPLAY_CORRUPT || run == REPLAY_SINK_FAILED) {
-			fprintf(stderr, "cowsim compare: %s, %s: %s\n", c->mount, c->policy,
-				error ? error->message : "failed");
+		if (run == EXIT_RUN_FAILED)
 			status = EXIT_RUN_FAILED;
-		}
-		if (!a->quiet)
-			report_run(a, c, &summary, wall_seconds() - started);
+		if (!a->run.quiet)
+			report_run(a, c, &summary, multirun_seconds() - started);
 		ResultsCell params[] = { results_cell_string(c->mount), results_cell_string(c->policy) };
 		rows_table_add(table, params, &summary, &c->config);
 		*any_mark = *any_mark || summary.marks > 0;
@@ -268,7 +224,7 @@ static int plot(const struct compare_args *a, GArray *combinations, bool any_mar
 	}
 	g_autofree char *base = g_path_get_basename(a->rest[0]);
 	g_ptr_array_add(argv, g_strdup("-o"));
-	g_ptr_array_add(argv, g_build_filename(a->out, "compare", NULL));
+	g_ptr_array_add(argv, g_build_filename(a->run.out, "compare", NULL));
 	g_ptr_array_add(argv, g_strdup("--x"));
 	g_ptr_array_add(argv, g_strdup("mark"));
 	g_ptr_array_add(argv, g_strdup("--labels"));
@@ -286,13 +242,13 @@ static int plot(const struct compare_args *a, GArray *combinations, bool any_mar
 static int write_tables(const struct compare_args *a, const RowsTable *table)
 {
 	g_autoptr(GError) error = NULL;
-	g_autofree char *csv = g_build_filename(a->out, "compare.csv", NULL);
-	g_autofree char *md = g_build_filename(a->out, "compare.md", NULL);
+	g_autofree char *csv = g_build_filename(a->run.out, "compare.csv", NULL);
+	g_autofree char *md = g_build_filename(a->run.out, "compare.md", NULL);
 	if (!rows_table_write_csv(table, csv, &error) || !rows_table_write_markdown(table, md, &error)) {
 		fprintf(stderr, "cowsim compare: %s\n", error->message);
 		return EXIT_RUN_FAILED;
 	}
-	if (!a->quiet && !rows_table_print(table, stdout, &error)) {
+	if (!a->run.quiet && !rows_table_print(table, stdout, &error)) {
 		fprintf(stderr, "cowsim compare: %s\n", error->message);
 		return EXIT_RUN_FAILED;
 	}
@@ -310,13 +266,10 @@ static int compare(struct compare_args *a)
 		fprintf(stderr, "cowsim compare: --%s: %s\n", policies ? "mounts" : "policies", error->message);
 		return EXIT_BAD_INPUT;
 	}
-	if (!a->out)
-		a->out = g_strdup("cowsim-compare");
 	GArray *combinations = plan(a, mounts, policies);
 	if (!combinations)
 		return EXIT_BAD_INPUT;
-	if (g_mkdir_with_parents(a->out, 0777) != 0) {
-		fprintf(stderr, "cowsim compare: cannot create '%s': %s\n", a->out, g_strerror(errno));
+	if (multirun_make_out_dir("compare", &a->run) != EXIT_OK) {
 		combinations_free(combinations);
 		return EXIT_RUN_FAILED;
 	}
@@ -342,9 +295,7 @@ int cmd_compare(int argc, char **argv)
 	struct compare_args args = { 0 };
 	int status = parse_args(argc, argv, &args);
 	if (status == EXIT_OK) {
-		struct sigaction action = { .sa_handler = on_signal };
-		sigaction(SIGINT, &action, NULL);
-		sigaction(SIGTERM, &action, NULL);
+		multirun_catch_signals();
 		status = compare(&args);
 	}
 	free_args(&args);

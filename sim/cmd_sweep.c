@@ -12,7 +12,7 @@
  *     --gen 'seed-experiment --files 300 --snapshots {snapshots}'
  *        point: snapshots=10 --> cowsim gen seed-experiment --files 300
  *                                --snapshots 10 -o DIR/sweep-trace.tmp
- *                           --> rows_run(trace, config of the point)
+ *                           --> multirun_run(trace, config of the point)
  *
  *   The generator runs in-process (cmd_gen) into one temporary trace in DIR.
  *   Points are run in an order that groups those with the same generator
@@ -31,11 +31,9 @@
  *       generator, 128+signal interrupted.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -43,28 +41,18 @@
 
 #include "commands.h"
 #include "grid.h"
+#include "multirun.h"
 #include "options.h"
 #include "rows.h"
 
 #define SWEEP_PYTHON "/usr/bin/python3"
 
-static volatile int interrupted;
-
-static void on_signal(int signo)
-{
-	interrupted = signo;
-}
-
 struct sweep_args {
 	struct model_option_text model;
+	struct multirun_args run;     /* --out, --base, --every, --keep-going, --quiet */
 	char **vary;
 	char *policies;
 	char *gen;
-	char *out;
-	char *base;
-	gint64 every;
-	gboolean keep_going;
-	gboolean quiet;
 	char **rest;
 };
 
@@ -80,11 +68,10 @@ struct sweep {
 static void free_args(struct sweep_args *a)
 {
 	options_model_text_clear(&a->model);
+	multirun_args_clear(&a->run);
 	g_strfreev(a->vary);
 	g_free(a->policies);
 	g_free(a->gen);
-	g_free(a->out);
-	g_free(a->base);
 	g_strfreev(a->rest);
 }
 
@@ -103,14 +90,6 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
 		{ "gen", 'g', 0, G_OPTION_ARG_STRING, &a->gen,
 		  "generate the trace per point instead of TRACE: a 'cowsim gen' command line with {name} "
 		  "placeholders", "CMD" },
-		{ "out", 'O', 0, G_OPTION_ARG_FILENAME, &a->out, "folder for sweep.csv and the plot (default "
-		  "cowsim-sweep)", "DIR" },
-		{ "base", 'b', 0, G_OPTION_ARG_STRING, &a->base,
-		  "amplification is final metadata over metadata at this mark (default: the first mark)", "LABEL" },
-		{ "every", 'e', 0, G_OPTION_ARG_INT64, &a->every, "also a row every N ops (finer free_min)", "N" },
-		{ "keep-going", 'k', 0, G_OPTION_ARG_NONE, &a->keep_going,
-		  "count ops the model refuses (ENOSPC, ...) and finish the trace", NULL },
-		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "no table on stdout, no progress", NULL },
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, "[TRACE]" },
 		{ NULL },
 	};
@@ -127,6 +106,7 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
 		"  cowsim sweep --gen 'seed-experiment --from-dir /usr/include --snapshots {snapshots}' \\\n"
 		"      --vary snapshots=0..50/10 --vary nodesize=4K,16K,64K --out sw");
 	g_option_context_add_main_entries(context, entries, NULL);
+	multirun_add_entries(context, &a->run, "folder for sweep.csv and the plot (default cowsim-sweep)");
 	options_add_model_entries(context, &a->model);
 	g_autoptr(GError) error = NULL;
 	if (!g_option_context_parse(context, &argc, &argv, &error)) {
@@ -139,20 +119,11 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
 			traces ? "both" : "neither");
 		return EXIT_BAD_INPUT;
 	}
-	if (traces && (!strcmp(a->rest[0], "-") || access(a->rest[0], R_OK) != 0)) {
-		fprintf(stderr, "cowsim sweep: %s: %s\n", a->rest[0],
-			strcmp(a->rest[0], "-") ? g_strerror(errno) : "each point reads the trace again: give a file");
-		return EXIT_BAD_INPUT;
-	}
 	if (!a->vary && !a->policies) {
 		fprintf(stderr, "cowsim sweep: nothing to vary: give --vary NAME=VALUES or --policies LIST\n");
 		return EXIT_BAD_INPUT;
 	}
-	if (a->every < 0) {
-		fprintf(stderr, "cowsim sweep: --every takes a count of ops, 0 or more\n");
-		return EXIT_BAD_INPUT;
-	}
-	return EXIT_OK;
+	return multirun_check("sweep", &a->run, traces ? a->rest[0] : NULL, "cowsim-sweep");
 }
 
 static bool add_param(struct sweep *s, struct grid_param *p, GError **error)
@@ -320,13 +291,6 @@ static void free_order(struct order_entry *order, unsigned n)
 	g_free(order);
 }
 
-static double wall_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void format_duration(double seconds, char buf[32])
 {
 	long s = (long)(seconds + 0.5);
@@ -339,12 +303,12 @@ static void format_duration(double seconds, char buf[32])
 /* Before point `done` + 1 of `total`: a bar on a terminal, a line otherwise. */
 static void progress(const struct sweep *s, unsigned done, double started, unsigned point)
 {
-	if (s->args->quiet)
+	if (s->args->run.quiet)
 		return;
 	g_autofree unsigned *choice = g_new0(unsigned, s->params->len);
 	grid_point(param_list(s), s->params->len, point, choice);
 	g_autofree char *where = point_text(s, choice);
-	double elapsed = wall_seconds() - started;
+	double elapsed = multirun_seconds() - started;
 	char elapsed_text[32], eta_text[32] = "?";
 	format_duration(elapsed, elapsed_text);
 	if (done)
@@ -368,20 +332,14 @@ static void progress(const struct sweep *s, unsigned done, double started, unsig
 static int run_point(struct sweep *s, unsigned point, const char *trace)
 {
 	const struct sweep_args *a = s->args;
-	struct replay_options options = { .fs = s->configs[point], .row_every = (uint64_t)a->every,
-					  .keep_going = a->keep_going, .interrupted = &interrupted };
 	g_autoptr(GError) error = NULL;
-	enum replay_status run = rows_run(trace, &options, NULL, a->base, &s->summaries[point], &error);
-	if (run == REPLAY_DONE || run == REPLAY_ENOSPC)
-		return EXIT_OK;
-	if (!a->quiet && isatty(STDERR_FILENO))
+	int run = multirun_run(trace, &s->configs[point], &a->run, NULL, &s->summaries[point], &error);
+	if (run == EXIT_OK)
+		return EXIT_OK; /* done, or ended by ENOSPC: a result */
+	if (!a->run.quiet && isatty(STDERR_FILENO))
 		fputc('\n', stderr);
 	fprintf(stderr, "cowsim sweep: %s\n", error ? error->message : "failed");
-	if (run == REPLAY_BAD_INPUT)
-		return EXIT_BAD_INPUT;
-	if (run == REPLAY_INTERRUPTED)
-		return 128 + (interrupted ? interrupted : SIGINT);
-	return EXIT_RUN_FAILED;
+	return run;
 }
 
 /* All points; stops at a malformed trace, a failed generator or a signal. */
@@ -390,7 +348,7 @@ static int run_all(struct sweep *s)
 	struct order_entry *order = run_order(s);
 	const char *generated = NULL;
 	const char *trace = s->args->gen ? s->trace_tmp : s->args->rest[0];
-	double started = wall_seconds();
+	double started = multirun_seconds();
 	int status = EXIT_OK;
 	for (unsigned k = 0; k < s->n_points; k++) {
 		const struct order_entry *e = &order[k];
@@ -411,7 +369,7 @@ static int run_all(struct sweep *s)
 		if (point_status == EXIT_RUN_FAILED)
 			status = EXIT_RUN_FAILED;
 	}
-	if (!s->args->quiet && isatty(STDERR_FILENO))
+	if (!s->args->run.quiet && isatty(STDERR_FILENO))
 		fputc('\n', stderr);
 	if (s->args->gen)
 		g_unlink(s->trace_tmp);
@@ -504,7 +462,7 @@ static int plot(const struct sweep *s, const char *csv)
 			"sweep.csv is written\n", python, g_strerror(errno));
 		return EXIT_OK;
 	}
-	g_autofree char *out = g_build_filename(s->args->out, "sweep", NULL);
+	g_autofree char *out = g_build_filename(s->args->run.out, "sweep", NULL);
 	g_autofree char *title = s->args->gen ? g_strdup_printf("sweep: %s", s->args->gen)
 					      : g_strdup_printf("sweep: %s", s->args->rest[0]);
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
@@ -537,9 +495,9 @@ static int write_outputs(const struct sweep *s)
 {
 	g_autoptr(RowsTable) table = make_table(s);
 	g_autoptr(GError) error = NULL;
-	g_autofree char *csv = g_build_filename(s->args->out, "sweep.csv", NULL);
+	g_autofree char *csv = g_build_filename(s->args->run.out, "sweep.csv", NULL);
 	if (!rows_table_write_csv(table, csv, &error) ||
-	    (!s->args->quiet && !rows_table_print(table, stdout, &error))) {
+	    (!s->args->run.quiet && !rows_table_print(table, stdout, &error))) {
 		fprintf(stderr, "cowsim sweep: %s\n", error->message);
 		return EXIT_RUN_FAILED;
 	}
@@ -555,14 +513,11 @@ static int sweep(struct sweep_args *a)
 		fprintf(stderr, "cowsim sweep: %s\n", error->message);
 		goto out;
 	}
-	if (!a->out)
-		a->out = g_strdup("cowsim-sweep");
-	if (g_mkdir_with_parents(a->out, 0777) != 0) {
-		fprintf(stderr, "cowsim sweep: cannot create '%s': %s\n", a->out, g_strerror(errno));
+	if (multirun_make_out_dir("sweep", &a->run) != EXIT_OK) {
 		status = EXIT_RUN_FAILED;
 		goto out;
 	}
-	s.trace_tmp = g_build_filename(a->out, "sweep-trace.tmp", NULL);
+	s.trace_tmp = g_build_filename(a->run.out, "sweep-trace.tmp", NULL);
 	status = run_all(&s);
 	if (status == EXIT_OK || status == EXIT_RUN_FAILED) {
 		int written = write_outputs(&s);
@@ -584,9 +539,7 @@ int cmd_sweep(int argc, char **argv)
 	struct sweep_args args = { 0 };
 	int status = parse_args(argc, argv, &args);
 	if (status == EXIT_OK) {
-		struct sigaction action = { .sa_handler = on_signal };
-		sigaction(SIGINT, &action, NULL);
-		sigaction(SIGTERM, &action, NULL);
+		multirun_catch_signals();
 		status = sweep(&args);
 	}
 	free_args(&args);

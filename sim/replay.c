@@ -219,12 +219,16 @@ static void warn_snapshot(struct run_state *st, struct trace_reader *reader, con
 	fs_report(st->fs, &report);
 	if (!report.counters.unshare_estimate)
 		return;
-	char mount[64];
+	char mount[64], policy[64];
 	atime_format_options(fs_atime_options(st->fs), mount, sizeof(mount));
+	const struct fs_config *config = &st->options->fs;
+	if (config->atime_policy == ATIME_POLICY_THRESHOLD)
+		snprintf(policy, sizeof(policy), "threshold:%g%%", config->threshold_fraction * 100.0);
+	else
+		snprintf(policy, sizeof(policy), "%s", atime_policy_name(config->atime_policy));
 	fprintf(stderr, "cowsim: warning: %s:%" PRIu64 ": snapshot %s -> %s: one read of everything in %s would "
 		"unshare about %.1f MiB of metadata (%s, policy %s)\n", trace_reader_name(reader), op->line, op->path,
-		op->path2, op->path, report.counters.unshare_estimate / 1048576.0, mount,
-		atime_policy_name(st->options->fs.atime_policy));
+		op->path2, op->path, report.counters.unshare_estimate / 1048576.0, mount, policy);
 }
 
 static enum replay_status replay_loop(struct run_state *st, struct trace_reader *reader,

@@ -15,9 +15,8 @@ uint64_t rows_bytes_written(const struct fs_counters *c, const struct fs_config 
 
 uint64_t rows_free_bytes(const struct space_report *s, const struct fs_config *config)
 {
-	/* the same sum as model/atime_policy.c free_bytes(), from the report */
-	uint64_t used = s->metadata_raw + s->data_used + 2 * s->system_used;
-	return used < config->device_size ? config->device_size - used : 0;
+	/* the measure model/atime_policy.c free_bytes() tests, from the report */
+	return space_report_metadata_free(s, config->device_size, !config->metadata_single);
 }
 
 void rows_fill(const struct replay_row *r, const struct fs_config *config, ResultsRow *row)
@@ -155,7 +154,7 @@ static const ResultsColumnInfo summary_columns[SUM_N] = {
 	SUM_COLUMN("failed_reads", U64, COUNT, "reads failed by their atime update's ENOSPC"),
 	SUM_COLUMN("enospc_events", U64, COUNT, "operations refused with ENOSPC"),
 	SUM_COLUMN("bytes_written", U64, BYTES, "tree blocks (x2 with DUP) and data written"),
-	SUM_COLUMN("free_min", U64, BYTES, "least free space seen at a row or at the end (W3)"),
+	SUM_COLUMN("free_min", U64, BYTES, "least room for metadata seen at a row or at the end (W3)"),
 	SUM_COLUMN("unshare_estimate", U64, BYTES, "the last snapshot's warning"),
 };
 G_STATIC_ASSERT(FS_STALENESS_BUCKETS == SUM_STALE_OLDER - SUM_STALE_1H + 1);

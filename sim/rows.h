@@ -26,9 +26,11 @@
  *       is metadata_used at the base mark: the trace's first mark, or the
  *       first mark labelled --base LABEL. It is unset (empty) when there is
  *       no such mark or its metadata is 0.
- *   W3  free_min is the least free space (device size less raw metadata,
- *       data and twice the system chunks: what the threshold policy tests) at
- *       any row and at the end; finer with --every N.
+ *   W3  free_min is the least free space at any row and at the end (finer
+ *       with --every N): the room metadata can still grow into, as the
+ *       threshold policy measures it (space_report_metadata_free: free in the
+ *       metadata chunks less the global reserve, plus the metadata chunks the
+ *       unallocated device space can hold).
  *   W4  Output depends only on the cells: same runs, same bytes.
  */
 #ifndef COWSIM_SIM_ROWS_H

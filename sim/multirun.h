@@ -1,0 +1,69 @@
+/*
+ * sim/multirun.h - what the commands that replay one trace many times share
+ * (cowsim compare, cowsim sweep).
+ *
+ * How it works
+ *   Both commands take the same run options, check them the same way, stop on
+ *   the same signals and turn each run into a summary line the same way; the
+ *   command only decides which configurations to run and what to draw:
+ *
+ *     options:  --out DIR --base LABEL --every N --keep-going --quiet
+ *               multirun_add_entries() --> struct multirun_args
+ *               multirun_check()       --> exit 2 and a message on a bad value
+ *     signals:  multirun_catch_signals() --> multirun_interrupted
+ *     each run: multirun_run(trace, config) --rows_run--> rows_summary
+ *                                           --> the run's exit status
+ *
+ * Invariants
+ *   R1  A run the device filled (ENOSPC) is a result: exit status EXIT_OK,
+ *       with *error saying where it stopped.
+ *   R2  Every message starts "cowsim COMMAND: " and goes to stderr.
+ */
+#ifndef COWSIM_SIM_MULTIRUN_H
+#define COWSIM_SIM_MULTIRUN_H
+
+#include <stdbool.h>
+#include <glib.h>
+
+#include "rows.h"
+
+struct multirun_args {
+	char *out;                    /* DIR, owned; multirun_check() sets the default */
+	char *base;                   /* --base LABEL, owned; NULL: the first mark */
+	gint64 every;                 /* --every N: a row every N ops (0: marks only) */
+	gboolean keep_going;          /* count refused ops and finish the trace */
+	gboolean quiet;               /* no table on stdout, no progress */
+};
+
+/* Adds --out, --base, --every, --keep-going and --quiet to the context's main
+ * group; `out_help` (kept, not copied) says what DIR receives. Cannot fail. */
+void multirun_add_entries(GOptionContext *context, struct multirun_args *args, const char *out_help);
+void multirun_args_clear(struct multirun_args *args);
+
+/* Checks --every and, unless `trace` is NULL, that TRACE is a readable file
+ * (not "-": every run reads it again); sets args->out to `default_out` when
+ * not given. EXIT_OK, or EXIT_BAD_INPUT with the message printed (R2). */
+int multirun_check(const char *command, struct multirun_args *args, const char *trace, const char *default_out);
+
+/* Creates args->out. EXIT_OK, or EXIT_RUN_FAILED with the message printed. */
+int multirun_make_out_dir(const char *command, const struct multirun_args *args);
+
+/* The signal that stopped the commands (SIGINT, SIGTERM), 0 while none came. */
+extern volatile int multirun_interrupted;
+void multirun_catch_signals(void);
+/* The exit status of an interrupted command: 128 + the signal. */
+int multirun_interrupted_status(void);
+
+/* Wall-clock seconds (monotonic), for progress and ETAs only. */
+double multirun_seconds(void);
+
+/* Replays `trace` under `config` with the run options of `args`, rows to
+ * `csv_path` (NULL: none), into *summary (always filled; free it with
+ * rows_summary_clear()). Returns the run's exit status: EXIT_OK done or
+ * ended by ENOSPC (R1), EXIT_BAD_INPUT a malformed trace, 128+signal
+ * interrupted, EXIT_RUN_FAILED a model invariant broke or a file could not
+ * be written. *error explains every run that did not end done. */
+int multirun_run(const char *trace, const struct fs_config *config, const struct multirun_args *args,
+		 const char *csv_path, struct rows_summary *summary, GError **error);
+
+#endif
