@@ -257,6 +257,7 @@ static int generate(const struct sweep *s, const char *command)
 
 struct order_entry {
 	unsigned point;
+	unsigned group;               /* the first point with the same command */
 	char *command;                /* the filled --gen template, NULL with TRACE */
 };
 
@@ -264,20 +265,27 @@ static gint order_compare(gconstpointer a, gconstpointer b, gpointer unused)
 {
 	(void)unused;
 	const struct order_entry *x = a, *y = b;
-	int by_command = x->command && y->command ? strcmp(x->command, y->command) : 0;
-	return by_command ? by_command : (x->point > y->point) - (x->point < y->point);
+	if (x->group != y->group)
+		return (x->group > y->group) - (x->group < y->group);
+	return (x->point > y->point) - (x->point < y->point);
 }
 
-/* The points grouped by generator command (see "How it works"). */
+/* The points grouped by generator command (see "How it works"); the groups
+ * come in grid order, so that snapshots=0..10 runs 0, 1, 2, ... 10 and the
+ * ETA grows with the work. */
 static struct order_entry *run_order(const struct sweep *s)
 {
 	struct order_entry *order = g_new0(struct order_entry, s->n_points);
 	g_autofree unsigned *choice = g_new0(unsigned, s->params->len);
+	g_autoptr(GHashTable) first_point = g_hash_table_new(g_str_hash, g_str_equal);
 	for (unsigned point = 0; point < s->n_points; point++) {
 		order[point].point = point;
 		if (s->args->gen) {
 			grid_point(param_list(s), s->params->len, point, choice);
 			order[point].command = grid_template_fill(s->args->gen, param_list(s), s->params->len, choice);
+			if (!g_hash_table_contains(first_point, order[point].command))
+				g_hash_table_insert(first_point, order[point].command, GUINT_TO_POINTER(point));
+			order[point].group = GPOINTER_TO_UINT(g_hash_table_lookup(first_point, order[point].command));
 		}
 	}
 	g_qsort_with_data(order, (gint)s->n_points, sizeof(*order), order_compare, NULL);

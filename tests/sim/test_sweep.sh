@@ -59,6 +59,11 @@ amps=$(column "$work/g/sweep.csv" amplification)
 check "more snapshots, more amplification after the greps" \
   "echo $amps | awk '{exit !(\$1 < \$2 && \$2 < \$3)}'" "amplification: $amps"
 check "the temporary trace is removed" "[ ! -e \"$work/g/sweep-trace.tmp\" ]"
+"$cowsim" sweep --gen 'seed-experiment --files 30 --snapshots {snapshots}' --vary snapshots=0..11 \
+  --out "$work/order" >/dev/null 2>"$work/err"
+order=$(sed -n 's/.*point [0-9]* of 12: snapshots=\([0-9]*\) .*/\1/p' "$work/err" | paste -sd' ')
+check "--gen points run in grid order (0 1 2 ... 11, not 0 1 10 11 2 ...)" \
+  "[ '$order' = '0 1 2 3 4 5 6 7 8 9 10 11' ]" "$order"
 
 # --- bad arguments: exit 2, a message, nothing run --------------------------------------------
 bad=(
