@@ -81,6 +81,9 @@ void fs_release(struct fs *fs)
 {
 	blockstore_release(fs->store);
 	fs->counters.operations++;
+	/* btrfs's preemptive flusher runs delayed refs between operations
+	 * (model/refs.c, refs_throttle). */
+	refs_throttle(fs->refs, &fs->txn);
 }
 
 /* The trees btrfs keeps outside the subvolumes, for walking them all. */

@@ -6,8 +6,10 @@
  * snapshot only adds one reference to each child of the copied root; the
  * counts move down the tree when shared blocks are copied. This module keeps
  * the counts on the blocks and extents themselves (the truth the checker
- * audits) and, at commit, writes them into the extent tree as btrfs's delayed
- * refs do, so that the extent tree grows and is copied like any other tree.
+ * audits) and writes them into the extent tree as btrfs's delayed refs are
+ * run: in batches during the transaction once enough are pending
+ * (refs_throttle) and the rest at commit, so that the extent tree grows and
+ * is copied like any other tree.
  *
  * Backrefs, and the bytes each costs in an extent item (constants.h):
  *
@@ -103,6 +105,16 @@ void refs_data_drop(struct transaction *txn, struct data_extent *extent, bool sh
  * extent tree's own copies change counts, as btrfs runs delayed refs at
  * commit. Returns the number of extent items written. */
 uint64_t refs_commit(struct refs *refs, struct transaction *txn);
+
+/* Run delayed refs during the transaction, as btrfs's preemptive flusher
+ * does: while more than refs_throttle_heads() heads are pending, write the
+ * next quarter of that many in address order from a cursor. Call it between
+ * operations (never inside a tree change). Returns the heads written. */
+uint64_t refs_throttle(struct refs *refs, struct transaction *txn);
+/* 128 MiB / btrfs_calc_delayed_ref_bytes(1): 256 heads at 16 KiB nodes. */
+uint32_t refs_throttle_heads(uint32_t nodesize);
+/* Blocks and data extents whose counts changed since they were last written. */
+unsigned refs_pending_heads(const struct refs *refs);
 
 /* True while counts changed since the last refs_commit(). */
 bool refs_pending(const struct refs *refs);

@@ -321,6 +321,51 @@ static void test_refs_commit_writes_extent_items_sized_by_their_refs(void **stat
 	tree_fixture_free(f);
 }
 
+static void test_refs_throttle_limit_is_128_mib_of_delayed_ref_reservations(void **state)
+{
+	(void)state;
+	/* 128 MiB / (nodesize * 8 levels * 2 * 2 for the free-space tree). */
+	assert_int_equal(refs_throttle_heads(4096), 1024);
+	assert_int_equal(refs_throttle_heads(16384), 256);
+	assert_int_equal(refs_throttle_heads(65536), 64);
+}
+
+static bool data_item_written(struct tree_fixture *f, uint64_t i)
+{
+	struct btree_key key = { (1ull << 30) + i * 65536, 65536, BTRFS_EXTENT_ITEM_KEY };
+	struct btree_path path;
+	return btree_lookup(&f->extent_tree, &key, &path);
+}
+
+static void test_refs_throttle_runs_quarter_batches_in_address_order_down_to_the_limit(void **state)
+{
+	(void)state;
+	struct tree_fixture *f = tree_fixture_new(16384);
+	add_files(f, 600);
+	unsigned before = refs_pending_heads(f->refs);
+	assert_true(before > 600);
+	uint64_t ran = refs_throttle(f->refs, &f->txn);
+	/* Whole batches of 256 / 4, until at most 256 heads are left. */
+	assert_int_equal(ran % 64, 0);
+	assert_true(refs_pending_heads(f->refs) <= 256);
+	assert_true(refs_pending_heads(f->refs) > 256 - 64);
+	/* From address 0 upwards: the data extents written are a prefix. */
+	uint64_t written = 0;
+	while (written < 600 && data_item_written(f, written + 1))
+		written++;
+	assert_true(written > 0);
+	for (uint64_t i = written + 1; i <= 600; i++)
+		assert_false(data_item_written(f, i));
+	/* Under the limit nothing runs; the commit writes the rest. */
+	assert_int_equal(refs_throttle(f->refs, &f->txn), 0);
+	tree_fixture_commit(f);
+	assert_int_equal(refs_pending_heads(f->refs), 0);
+	for (uint64_t i = 1; i <= 600; i++)
+		assert_true(data_item_written(f, i));
+	tree_fixture_assert_ok(f, "600 files, throttled then committed");
+	tree_fixture_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +380,8 @@ int main(void)
 		cmocka_unit_test(test_refs_data_item_is_24_plus_29_per_data_ref_and_13_per_shared_ref),
 		cmocka_unit_test(test_refs_data_refs_at_4k_keep_6_inline_and_key_the_rest),
 		cmocka_unit_test(test_refs_commit_writes_extent_items_sized_by_their_refs),
+		cmocka_unit_test(test_refs_throttle_limit_is_128_mib_of_delayed_ref_reservations),
+		cmocka_unit_test(test_refs_throttle_runs_quarter_batches_in_address_order_down_to_the_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
