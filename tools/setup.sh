@@ -4,6 +4,7 @@
 set -euo pipefail
 packages=(meson ninja-build pkg-config gcc libc6-dev libglib2.0-dev libcmocka-dev
           python3 python3-matplotlib btrfs-progs
+          valgrind  # tests/reliability/test_memcheck.sh (.ci/run requires it)
           graphviz chromium)  # cowsim draw --format svg; the report page test (about 20 s to install)
 missing=()
 for p in "${packages[@]}"; do

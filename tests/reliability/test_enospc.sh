@@ -5,7 +5,9 @@
 # The run stops with exit 1 and a message naming the trace file and line and
 # saying that the modeled device is full; the CSV rows before that line are
 # whole and byte-identical to a run of the trace cut just before the line.
-# With --keep-going the refused op is counted and the run goes on (exit 0).
+# stderr's last line gives the ops done. Exit 1 is what --help and
+# docs/reliability.md say; the keyed design stops the same way. With
+# --keep-going the refused op is counted and the run goes on (exit 0).
 # A CSV that cannot be written (/dev/full) is exit 1 with a message too.
 set -u
 cowsim=$1
@@ -32,11 +34,32 @@ check "a create of 1G on a 700M device exits 1" "[ $status = 1 ]" "status $statu
 check "the message names the trace line of the create (fill.trace:11)" \
   "grep -q 'fill.trace:11: create /d/big: no space left on the modeled device' '$work/err'" "$(cat "$work/err")"
 check "the CSV holds whole rows only" "csv_whole '$work/fill.csv'"
+check "stderr's last line says where the run stopped and that the rows are complete" \
+  "tail -n 1 '$work/err' | grep -q '^cowsim run: stopped after 10 ops; the rows written so far are complete\$'" \
+  "$(cat "$work/err")"
 "$cowsim" run "$work/prefix.trace" "${opts[@]}" --csv "$work/prefix.csv" 2>/dev/null
 check "every row before the full device equals a run of the trace cut there" \
   "cmp -s '$work/fill.csv' '$work/prefix.csv'" "$(diff "$work/fill.csv" "$work/prefix.csv" | head -5)"
 check "both marks before it are in the CSV" \
   "[ \"\$(awk -F, '\$3 != \"\" && NR > 1 {printf \"%s \", \$3}' '$work/fill.csv')\" = 'before after_snapshot ' ]"
+
+# The status is the documented one: --help and docs/reliability.md give 1 for a
+# full device.
+docs=$(dirname "$0")/../../docs/reliability.md
+check "cowsim run --help documents exit 1 for a full device" \
+  "\"$cowsim\" run --help | grep -q 'Exit status: 0 done, 1 the modeled device filled'"
+check "docs/reliability.md documents exit 1 for a full device (ENOSPC)" \
+  "grep -Eq '^\\| 1 \\| the modeled device filled \\(ENOSPC\\)' '$docs'"
+
+# The keyed design stops the same way, at the same line, with the same rows.
+"$cowsim" run "$work/fill.trace" "${opts[@]}" --design keyed --csv "$work/kfill.csv" 2>"$work/err"
+status=$?
+check "keyed design: the same create exits 1 naming fill.trace:11" \
+  "[ $status = 1 ] && grep -q 'fill.trace:11: create /d/big: no space left on the modeled device' '$work/err'" \
+  "status $status: $(cat "$work/err")"
+"$cowsim" run "$work/prefix.trace" "${opts[@]}" --design keyed --csv "$work/kprefix.csv" 2>/dev/null
+check "keyed design: every row before the full device equals a run of the trace cut there" \
+  "csv_whole '$work/kfill.csv' && cmp -s '$work/kfill.csv' '$work/kprefix.csv'"
 
 printf '%s\ncreate /d/f size=1\nwrite /d/f 0 800M\nmark never\n' "$head" >"$work/write.trace"
 "$cowsim" run "$work/write.trace" "${opts[@]}" --csv "$work/write.csv" 2>"$work/err"

@@ -5,7 +5,8 @@
 # A run interrupted by SIGINT exits 130 and by SIGTERM 143; either way the
 # CSV holds whole rows only (every line has the header's field count and the
 # file ends in a newline), each of them byte-identical to the same row of an
-# uninterrupted run, and stderr names the trace line where the run stopped.
+# uninterrupted run, and stderr names the trace line where the run stopped
+# and ends with a line giving the ops done.
 # Even SIGKILL, which cowsim cannot catch, leaves whole rows (results/csv.c
 # writes each line with one write(2)). Running again with the same arguments
 # restarts cleanly: the CSV is rewritten from the start and equals the
@@ -18,18 +19,24 @@ trap 'rm -rf "$work"' EXIT
 
 trace=$work/big.trace
 "$cowsim" gen seed-experiment --files 20000 --snapshots 5 --seed 1 -o "$trace"
-# --check-every 1000 makes the run last seconds, so the signal at 0.3 s lands mid-run.
+# --check-every 1000 makes the run last seconds (about 4 s), so a signal sent
+# once the first row is written (after 50 ops) lands mid-run.
 args=(--every 50 --quiet --device-size 100G --check-every 1000)
 "$cowsim" run "$trace" "${args[@]}" --csv "$work/full.csv" 2>/dev/null
 check "the uninterrupted run exits 0" "[ $? = 0 ]"
 full_rows=$(($(wc -l <"$work/full.csv") - 1))
 
-# interrupt SIGNAL STATUS: run in the background, signal after 0.3 s.
+# interrupt SIGNAL STATUS: run in the background, signal it once its CSV has
+# a first row (polled every 50 ms, for at most 10 s), so the signal lands
+# after the first 50 ops, long before the end.
 interrupt() {
   local sig=$1 want=$2 csv=$work/$1.csv err=$work/$1.err
   "$cowsim" run "$trace" "${args[@]}" --csv "$csv" 2>"$err" &
-  local pid=$!
-  sleep 0.3
+  local pid=$! k
+  for k in $(seq 200); do
+    [ -f "$csv" ] && [ "$(wc -l <"$csv")" -ge 2 ] && break
+    sleep 0.05
+  done
   kill -s "$sig" "$pid"
   wait "$pid" 2>/dev/null
   local status=$?
@@ -43,6 +50,9 @@ interrupt() {
   if [ "$sig" != KILL ]; then
     check "SIG$sig: stderr names the trace line where the run stopped" \
       "grep -Eq '^cowsim run: .*big\\.trace:[0-9]+: interrupted' '$err'" "$(cat "$err")"
+    check "SIG$sig: stderr's last line says how many ops were done and that the rows are complete" \
+      "tail -n 1 '$err' | grep -Eq '^cowsim run: stopped after [1-9][0-9]* ops; the rows written so far are complete\$'" \
+      "$(tail -n 2 "$err")"
   fi
 }
 interrupt INT 130

@@ -5,7 +5,8 @@
 # At the limit the op runs; one byte or one unit beyond, `cowsim run` exits 2
 # with FILE:LINE on stderr: a name of 255 bytes (BTRFS_NAME_LEN) is fine and
 # 256 is not; a path of 4095 bytes (PATH_MAX - 1) is fine and 4096 is not;
-# sizes, offsets, times and durations that overflow 64 bits, and file sizes
+# 2046 nested directories (the deepest a 4095-byte path allows) work; sizes,
+# offsets, times and durations that overflow 64 bits, and file sizes
 # above 2^63 - 1 (MAX_LFS_FILESIZE), are refused; an inode has at most 65535
 # links (BTRFS_LINK_MAX).
 set -u
@@ -45,6 +46,26 @@ for c in a b c d e f g h i j k l m n o; do p="$p/$(name 255 "$c")"; deep+=("mkdi
 # 15 components of 1 + 255 bytes are 3840 bytes; a final "/" and 254 bytes make 4095.
 run_lines "a path of 4095 bytes" 0 "${deep[@]}" "create $p/$(name 254 z) size=1"
 run_lines "a path of 4096 bytes" 2 "${deep[@]}" "create $p/$(name 255 z) size=1"
+# Depth: btrfs has no limit of its own, so the deepest tree a path allows,
+# 2046 directories of 1-byte names and a file at 4094 bytes, must work end to
+# end with every checker after every op (recursive walks over 2046 levels),
+# snapshotted, read through the snapshot, and taken down again, in both designs.
+i=$((i + 1))
+deepest=$work/limit$i.trace p=''
+{
+  echo 'cowsim-trace 1'; echo 'clock @1354320000'
+  for k in $(seq 2046); do p="$p/a"; echo "mkdir $p"; done
+  echo "create $p/f size=1"; echo 'snapshot / /s'; echo "readdir /s${p:0:4000}"; echo "read $p/f"
+  echo 'mark deepest'; echo "unlink $p/f"
+  while [ -n "$p" ]; do echo "rmdir $p"; p=${p%/a}; done
+  echo 'delete-snapshot /s'; echo 'mark empty'
+} >"$deepest"
+for design in btrfs keyed; do
+  "$cowsim" run "$deepest" --quiet --paranoid --design $design --csv "$work/deep.csv" 2>"$work/err"
+  status=$?
+  check "$design design: 2046 levels of directories (a 4094-byte path), snapshot, read, remove, --paranoid: exit 0" \
+    "[ $status = 0 ] && [ \$(wc -l <'$work/deep.csv') = 3 ]" "status $status: $(head -c 300 "$work/err")"
+done
 run_lines "a symlink target of 4096 bytes" 2 "symlink $(name 4096 t) /l"
 run_lines "a label of 4096 bytes" 2 "mark $(name 4096 l)"
 
