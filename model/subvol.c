@@ -239,34 +239,113 @@ enum subvol_delete_result subvol_delete(struct fs *fs, struct subvolume *sv, con
 	return own_version ? SUBVOL_DELETED : SUBVOL_WHITED_OUT;
 }
 
-struct own_keys {
-	uint32_t snapshot;
-	GArray *keys;
+/* Deletes one version of a key; a file extent it held is one reference
+ * fewer to its data extent. */
+static void drop_version(struct fs *fs, struct btree *tree, const struct btree_item *item)
+{
+	struct btree_key key = item->key;
+	if (key.type == BTRFS_EXTENT_DATA_KEY && item->payload.file_extent.extent && !item->whiteout)
+		refs_data_drop(&fs->txn, item->payload.file_extent.extent, false);
+	btree_delete_item(tree, &fs->txn, &key);
+}
+
+/* The version of base key `key` that `from` sees, whiteouts included. */
+static const struct btree_item *version_seen_from(const struct fs *fs, struct btree *tree, uint32_t from,
+						  const struct btree_key *key)
+{
+	struct btree_key first = with_snapshot(key, 0), last = with_snapshot(key, UINT32_MAX);
+	struct version_pick p = { fs, from, NULL, 0 };
+	btree_visit_range(tree, &first, &last, pick_version, &p);
+	return p.best;
+}
+
+/* A version stays while a live subvolume sees it, and a whiteout while it
+ * hides a version above it. */
+static bool version_is_live(const struct fs *fs, struct btree *tree, const struct btree_item *version,
+			    const GArray *live_ids)
+{
+	bool seen = false;
+	for (unsigned i = 0; i < live_ids->len && !seen; i++)
+		seen = version_seen_from(fs, tree, g_array_index(live_ids, uint32_t, i), &version->key) == version;
+	if (!seen || !version->whiteout)
+		return seen;
+	uint32_t above = node_of(fs, version->key.snapshot)->parent;
+	const struct btree_item *hidden = above ? version_seen_from(fs, tree, above, &version->key) : NULL;
+	return hidden && !hidden->whiteout;
+}
+
+struct key_group {
+	GArray *snapshots;            /* the versions' ids, in key order */
 };
 
-static bool collect_own(const struct btree_item *item, void *opaque)
+static bool collect_group(const struct btree_item *item, void *opaque)
 {
-	struct own_keys *o = opaque;
-	if (item->key.snapshot == o->snapshot)
-		g_array_append_val(o->keys, item);
+	g_array_append_val(((struct key_group *)opaque)->snapshots, item->key.snapshot);
 	return true;
 }
 
-/* Deleting a snapshot in the keyed design removes the versions its id
- * wrote; versions at interior ids stay while another subvolume sees them. */
+/* Drops the dead versions of one base key, until none is left: a whiteout
+ * dies when what it hid has gone. */
+static void prune_key_versions(struct fs *fs, struct btree *tree, const struct btree_key *base, const GArray *live_ids)
+{
+	struct btree_key first = with_snapshot(base, 0), last = with_snapshot(base, UINT32_MAX);
+	for (bool dropped = true; dropped;) {
+		dropped = false;
+		g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+		struct key_group group = { ids };
+		btree_visit_range(tree, &first, &last, collect_group, &group);
+		for (unsigned i = 0; i < ids->len; i++) {
+			struct btree_key key = with_snapshot(base, g_array_index(ids, uint32_t, i));
+			struct btree_path path;
+			if (!btree_lookup(tree, &key, &path) || version_is_live(fs, tree, btree_path_item(&path), live_ids))
+				continue;
+			drop_version(fs, tree, btree_path_item(&path));
+			dropped = true;
+		}
+	}
+}
+
+struct chain_keys {
+	const GHashTable *chain;      /* snapshot ids: the deleted one and its ancestors */
+	GArray *bases;                /* struct btree_key with snapshot 0, each once */
+};
+
+static bool collect_chain_key(const struct btree_item *item, void *opaque)
+{
+	struct chain_keys *c = opaque;
+	if (!g_hash_table_contains((GHashTable *)c->chain, GUINT_TO_POINTER(item->key.snapshot)))
+		return true;
+	struct btree_key base = with_snapshot(&item->key, 0);
+	const struct btree_key *previous = c->bases->len ? &g_array_index(c->bases, struct btree_key, c->bases->len - 1)
+							 : NULL;
+	if (!previous || btree_key_compare(previous, &base))
+		g_array_append_val(c->bases, base);
+	return true;
+}
+
+/*
+ * Deleting a snapshot in the keyed design: the versions its id wrote die,
+ * and so may versions at its ancestors that only it still saw, and
+ * whiteouts that hid only those (bcachefs's snapshot deletion, which merges
+ * a node left with one child). Only base keys with a version on the deleted
+ * id's chain can change; each is pruned whole. The cost is one pass over the
+ * tree, as bcachefs's delete_dead_snapshots walks every key.
+ */
 void subvol_drop_snapshot_keys(struct fs *fs, struct subvolume *sv)
 {
-	g_autoptr(GArray) items = g_array_new(FALSE, FALSE, sizeof(const struct btree_item *));
-	struct own_keys o = { sv->snapshot, items };
-	struct btree_key first = { 0, 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, 255, UINT32_MAX };
-	btree_visit_range(sv->tree, &first, &last, collect_own, &o);
-	g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(struct btree_key));
-	for (unsigned i = 0; i < items->len; i++) {
-		const struct btree_item *item = g_array_index(items, const struct btree_item *, i);
-		g_array_append_val(keys, item->key);
-		if (item->key.type == BTRFS_EXTENT_DATA_KEY && item->payload.file_extent.extent && !item->whiteout)
-			refs_data_drop(&fs->txn, item->payload.file_extent.extent, false);
+	g_autoptr(GHashTable) chain = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (uint32_t id = sv->snapshot; id; id = node_of(fs, id)->parent)
+		g_hash_table_add(chain, GUINT_TO_POINTER(id));
+	g_autoptr(GArray) live_ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
+		const struct subvolume *other = fs->subvolumes->pdata[i];
+		if (!other->deleted)
+			g_array_append_val(live_ids, other->snapshot);
 	}
-	for (unsigned i = 0; i < keys->len; i++)
-		btree_delete_item(sv->tree, &fs->txn, &g_array_index(keys, struct btree_key, i));
+	g_autoptr(GArray) bases = g_array_new(FALSE, FALSE, sizeof(struct btree_key));
+	struct chain_keys c = { chain, bases };
+	struct btree_key first = { 0, 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, 255, UINT32_MAX };
+	btree_visit_range(sv->tree, &first, &last, collect_chain_key, &c);
+	for (unsigned i = 0; i < bases->len; i++)
+		prune_key_versions(fs, sv->tree, &g_array_index(bases, struct btree_key, i), live_ids);
 }

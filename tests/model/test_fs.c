@@ -669,6 +669,93 @@ static void test_fs_delete_snapshot_returns_metadata_to_its_size_before_the_snap
 	fixture_assert_fs_ok(fs, "deleting the snapshot");
 }
 
+/* --- keyed design: snapshot deletion -------------------------------------------- */
+
+static struct fs *keyed_fs(void)
+{
+	struct fs_config config;
+	fs_config_init(&config);
+	config.nodesize = NODESIZE;
+	config.device_size = 4ull << 30;
+	config.design = FS_DESIGN_KEYED;
+	return fixture_fs_new_config(&config);
+}
+
+static enum fs_walk_answer count_fs_items(const struct fs_walk_block *block, void *opaque)
+{
+	if (block->category == TREE_CATEGORY_FS && block->level == 0)
+		*(uint64_t *)opaque += block->nritems;
+	return FS_WALK_CONTINUE;
+}
+
+/* Items in the subvolume trees: in the keyed design, every version. */
+static uint64_t fs_tree_items(const struct fs *fs)
+{
+	uint64_t items = 0;
+	fs_walk(fs, count_fs_items, &items);
+	return items;
+}
+
+static void read_every_file(struct fs *fs, const char *root, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		g_autofree char *path = g_strdup_printf("%s/d/file-%05u.h", root, i);
+		EXPECT_OK(fs_read(fs, path, NULL));
+	}
+}
+
+static void test_fs_keyed_deleting_the_snapshot_of_an_emptied_tree_leaves_a_fresh_filesystem(void **state)
+{
+	(void)state;
+	struct fs *fs = keyed_fs();
+	t0 = fs_clock(fs);
+	uint64_t fresh = fixture_metadata_used(fs);
+	populate(fs, 500, 600);
+	EXPECT_OK(fs_snapshot(fs, "/", "/snap", false));
+	for (unsigned i = 0; i < 500; i++) {
+		g_autofree char *path = g_strdup_printf("/d/file-%05u.h", i);
+		EXPECT_OK(fs_unlink(fs, path));
+	}
+	EXPECT_OK(fs_rmdir(fs, "/d"));
+	EXPECT_OK(fs_delete_snapshot(fs, "/snap"));
+	EXPECT_OK(fs_sync(fs));
+	/* The versions below the snapshot's id, hidden by the live tree's
+	 * whiteouts, and the whiteouts themselves all go. */
+	assert_int_equal(fixture_metadata_used(fs), fresh);
+	fixture_assert_fs_ok(fs, "keyed: emptied tree, snapshot deleted");
+	fs_free(fs);
+}
+
+static void test_fs_keyed_deleting_every_snapshot_drops_the_versions_only_they_saw(void **state)
+{
+	(void)state;
+	struct fs *fs = keyed_fs();
+	t0 = fs_clock(fs);
+	populate(fs, 2000, 600);
+	EXPECT_OK(fs_sync(fs));
+	uint64_t before = fs_tree_items(fs);
+	EXPECT_OK(fs_snapshot(fs, "/", "/snap1", false));
+	EXPECT_OK(fs_snapshot(fs, "/", "/snap2", false));
+	EXPECT_OK(fs_set_clock(fs, t0 + DAY_NS + SECOND_NS));
+	read_every_file(fs, "", 2000);
+	read_every_file(fs, "/snap1", 2000);
+	EXPECT_OK(fs_sync(fs));
+	uint64_t unshared = fs_tree_items(fs);
+	EXPECT_OK(fs_delete_snapshot(fs, "/snap1"));
+	EXPECT_OK(fs_delete_snapshot(fs, "/snap2"));
+	EXPECT_OK(fs_sync(fs));
+	uint64_t after = fs_tree_items(fs);
+	print_message("# keyed items: before %" G_GUINT64_FORMAT ", after reads %" G_GUINT64_FORMAT
+		      ", after deleting both snapshots %" G_GUINT64_FORMAT "\n", before, unshared, after);
+	/* Two atime versions per file (and per directory read) were written,
+	 * the live tree's and snap1's; deleting the snapshots leaves one
+	 * version of each item, as before them. */
+	assert_true(unshared >= before + 2 * 2000);
+	assert_int_equal(after, before);
+	fixture_assert_fs_ok(fs, "keyed: both snapshots deleted");
+	fs_free(fs);
+}
+
 /* --- ENOSPC ------------------------------------------------------------------- */
 
 /* Creates 16 MiB files on a 600 MiB device until one fails; returns how many
@@ -812,6 +899,8 @@ int main(void)
 		FS_TEST(test_atime_readonly_snapshot_reads_never_update_and_are_counted),
 		FS_TEST(test_atime_update_after_a_snapshot_copies_only_one_leaf_path),
 		FS_TEST(test_fs_delete_snapshot_returns_metadata_to_its_size_before_the_snapshot),
+		cmocka_unit_test(test_fs_keyed_deleting_the_snapshot_of_an_emptied_tree_leaves_a_fresh_filesystem),
+		cmocka_unit_test(test_fs_keyed_deleting_every_snapshot_drops_the_versions_only_they_saw),
 		cmocka_unit_test_setup_teardown(test_fs_enospc_on_a_600_mib_device_creating_big_files_returns_enospc,
 						setup_small_fs, teardown_fs),
 		cmocka_unit_test_setup_teardown(test_fs_enospc_on_a_600_mib_device_with_immediate_writeback_returns_enospc,
