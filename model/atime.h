@@ -8,10 +8,15 @@
  *   relatime     only when atime <= mtime, atime <= ctime, or atime is at
  *                least 24 h old (LINUX_RELATIME_MAX_AGE_NS);
  *   noatime      never; nodiratime: never for directories.
- * lazytime changes when timestamps reach the disk, not whether they change;
- * btrfs writes them with the inode at the next commit anyway (btrfs_update_time
- * joins a transaction), so the model ignores it unless lazytime_honoured is
- * set (the ext4/XFS behaviour, as a design alternative).
+ * lazytime changes when timestamps reach the disk, not whether they change.
+ * btrfs in effect ignores it: its ->update_time writes the inode into the
+ * running transaction at once (see atime.c), so under the default
+ * (struct fs_config .lazytime = FS_LAZYTIME_BTRFS) a lazytime mount is a
+ * plain one. FS_LAZYTIME_VFS models lazytime as the VFS defines it for
+ * filesystems without ->update_time (ext4, XFS): the new atime stays in
+ * memory (I_DIRTY_TIME) until the inode's next other change, an fsync of it,
+ * a sync, or LINUX_DIRTYTIME_EXPIRE_NS after it was first kept
+ * (model/atime_policy.c).
  */
 #ifndef COWSIM_MODEL_ATIME_H
 #define COWSIM_MODEL_ATIME_H
@@ -29,8 +34,11 @@ struct atime_options {
 	enum atime_mode mode;
 	bool nodiratime;
 	bool lazytime;
-	bool lazytime_honoured;
 };
+
+/* fs/fs-writeback.c dirtytime_expire_interval: 12 h (a sysctl,
+ * vm.dirtytime_expire_seconds). */
+#define LINUX_DIRTYTIME_EXPIRE_NS (12ll * 3600ll * 1000000000ll)
 
 struct atime_times {
 	int64_t atime, mtime, ctime;    /* nanoseconds since the epoch */

@@ -7,6 +7,8 @@
  *        +-- threshold: free space < threshold --> held back (atime_threshold)
  *        +-- snapshot-aware: leaf shared and not yet copied --> held back
  *        |                                      (atime_stale, with its age)
+ *        +-- lazytime vfs: kept in memory (atime_lazy), written later
+ *        |                                      (see "lazytime as the VFS defines it")
  *        +-- reserve space: ENOSPC --> threshold: dropped, read goes on
  *        |                            others: the read fails (failed_reads)
  *        |               EROFS (aborted transaction) --> skipped, read goes on
@@ -50,9 +52,15 @@ static struct btree_key side_key(uint64_t inode)
 	return (struct btree_key){ inode, 0, BTRFS_INODE_ITEM_KEY };
 }
 
-/* The atime in force: the side-table item's when there is one. */
+static const struct dirty_time *find_dirty_time(const struct fs *fs, uint64_t subvolume_id, uint64_t inode);
+
+/* The atime in force: one kept in memory (lazytime vfs), else the
+ * side-table item's when there is one, else the inode item's. */
 static int64_t current_atime(const struct subvolume *sv, const struct btree_item *inode)
 {
+	const struct dirty_time *kept = find_dirty_time(sv->fs, sv->id, inode->key.objectid);
+	if (kept)
+		return kept->atime;
 	if (sv->atime_tree.root) {
 		struct btree_key key = side_key(inode->key.objectid);
 		struct btree_path path;
@@ -133,18 +141,163 @@ static void count_staleness(struct fs *fs, int64_t atime)
 	fs->counters.staleness[bucket]++;
 }
 
-static void write_atime(struct fs *fs, const struct inode_location *where)
+static void write_side_table(struct fs *fs, struct subvolume *sv, uint64_t inode, int64_t atime)
 {
-	struct subvolume *sv = where->subvolume;
-	if (!sv->atime_tree.root) {
-		fs_inode_item_for_write(fs, where)->payload.inode.atime = fs->clock_ns;
-		return;
-	}
-	struct btree_key key = side_key(where->inode);
+	struct btree_key key = side_key(inode);
 	struct btree_item *item = btree_lookup_for_write(&sv->atime_tree, &fs->txn, &key);
 	if (!item)
 		item = btree_insert_item(&sv->atime_tree, &fs->txn, &key, COWSIM_ATIME_ITEM_SIZE, NULL);
-	item->payload.value = (uint64_t)fs->clock_ns;
+	item->payload.value = (uint64_t)atime;
+}
+
+/* Writes `atime` where the policy keeps it: the inode item, or the side
+ * table. */
+static void write_atime(struct fs *fs, const struct inode_location *where, int64_t atime)
+{
+	struct subvolume *sv = where->subvolume;
+	if (!sv->atime_tree.root)
+		fs_inode_item_for_write(fs, where)->payload.inode.atime = atime;
+	else
+		write_side_table(fs, sv, where->inode, atime);
+}
+
+/* --- lazytime as the VFS defines it (FS_LAZYTIME_VFS) ----------------------
+ *
+ * On a lazytime mount with config.lazytime = FS_LAZYTIME_VFS an access the
+ * mount rule and the policy let through changes only the in-memory atime
+ * (the inode is I_DIRTY_TIME): no reservation, no block copied, the read
+ * cannot fail. The atime reaches the tree (inode item or side table, per the
+ * policy, with its own reservation) when
+ *   W1. the inode changes otherwise (fs_inode_item_for_write): it rides along;
+ *   W2. the inode is fsynced (fs_fsync);
+ *   W3. the filesystem is synced (fs_sync, every trace `sync` and `mark`);
+ *   W4. the clock reaches dirtied_ns + LINUX_DIRTYTIME_EXPIRE_NS (12 h after
+ *       it was first kept; later accesses do not move dirtied_ns).
+ * A commit alone (the commit interval, a snapshot) writes none of them:
+ * model/atime.c gives the kernel's code for each rule. Invariants:
+ *   L1. an entry is in dirty_times iff it is in the queue and !written;
+ *   L2. the queue is in dirtied_ns order (the clock never goes back);
+ *   L3. the atime of an entry is the one current_atime() returns.
+ * An atime whose subvolume or inode is gone by write-out is forgotten. */
+
+static bool lazytime_vfs(const struct fs *fs)
+{
+	return fs->config.lazytime == FS_LAZYTIME_VFS && fs->config.atime.lazytime;
+}
+
+static guint dirty_time_hash(gconstpointer p)
+{
+	const struct dirty_time *d = p;
+	return (guint)(d->inode * 0x9e3779b97f4a7c15ull ^ d->subvolume_id);
+}
+
+static gboolean dirty_time_equal(gconstpointer a, gconstpointer b)
+{
+	const struct dirty_time *x = a, *y = b;
+	return x->inode == y->inode && x->subvolume_id == y->subvolume_id;
+}
+
+static const struct dirty_time *find_dirty_time(const struct fs *fs, uint64_t subvolume_id, uint64_t inode)
+{
+	if (!fs->dirty_times)
+		return NULL;
+	struct dirty_time probe = { .subvolume_id = subvolume_id, .inode = inode };
+	return g_hash_table_lookup(fs->dirty_times, &probe);
+}
+
+static void keep_dirty_time(struct fs *fs, const struct inode_location *where)
+{
+	if (!fs->dirty_times)
+		fs->dirty_times = g_hash_table_new(dirty_time_hash, dirty_time_equal);
+	struct dirty_time *d = (struct dirty_time *)find_dirty_time(fs, where->subvolume->id, where->inode);
+	if (!d) {
+		d = g_new0(struct dirty_time, 1);
+		d->subvolume_id = where->subvolume->id;
+		d->inode = where->inode;
+		d->dirtied_ns = fs->clock_ns;
+		g_hash_table_add(fs->dirty_times, d);
+		g_queue_push_tail(&fs->dirty_time_queue, d);
+	}
+	d->atime = fs->clock_ns;
+	fs->counters.atime_lazy++;
+}
+
+/* Writes one kept atime (W2-W4) with a reservation of its own; marks it
+ * written. */
+static void write_dirty_time(struct fs *fs, struct dirty_time *d)
+{
+	g_hash_table_remove(fs->dirty_times, d);
+	d->written = true;
+	struct subvolume *sv = fs_subvolume(fs, d->subvolume_id);
+	if (!sv || sv->deleted || !fs_inode_item(sv, d->inode))
+		return;
+	int reserved = fs_reserve(fs, 1);
+	if (reserved == -EROFS)
+		return; /* aborted transaction: the read went on long ago */
+	if (reserved) {
+		fs->counters.atime_enospc++;
+		fs->counters.atime_dropped++;
+		return;
+	}
+	struct inode_location where = { sv, d->inode };
+	write_atime(fs, &where, d->atime);
+	fs->counters.atime_updates++;
+	fs_release(fs);
+}
+
+/* Pops the queue from its head (only the expired ones when expired_only),
+ * writing those not yet written. */
+static void write_queue(struct fs *fs, bool expired_only)
+{
+	struct dirty_time *d;
+	while ((d = g_queue_peek_head(&fs->dirty_time_queue))) {
+		if (expired_only && fs->clock_ns - d->dirtied_ns < LINUX_DIRTYTIME_EXPIRE_NS)
+			break;
+		g_queue_pop_head(&fs->dirty_time_queue);
+		if (!d->written)
+			write_dirty_time(fs, d);
+		g_free(d);
+	}
+}
+
+void fs_dirty_time_write_all(struct fs *fs)
+{
+	write_queue(fs, false);
+}
+
+void fs_dirty_time_write_expired(struct fs *fs)
+{
+	write_queue(fs, true);
+}
+
+void fs_dirty_time_write_inode(struct fs *fs, const struct inode_location *where)
+{
+	struct dirty_time *d = (struct dirty_time *)find_dirty_time(fs, where->subvolume->id, where->inode);
+	if (d)
+		write_dirty_time(fs, d);
+}
+
+void fs_dirty_time_other_change(struct fs *fs, const struct inode_location *where, struct btree_item *inode)
+{
+	struct dirty_time *d = (struct dirty_time *)find_dirty_time(fs, where->subvolume->id, where->inode);
+	if (!d)
+		return;
+	g_hash_table_remove(fs->dirty_times, d);
+	d->written = true;
+	/* The change reserved for the inode item; the atime rides in it. */
+	if (where->subvolume->atime_tree.root)
+		write_side_table(fs, where->subvolume, where->inode, d->atime);
+	else
+		inode->payload.inode.atime = d->atime;
+	fs->counters.atime_updates++;
+}
+
+void fs_dirty_time_free(struct fs *fs)
+{
+	if (fs->dirty_times)
+		g_hash_table_unref(fs->dirty_times);
+	fs->dirty_times = NULL;
+	g_queue_clear_full(&fs->dirty_time_queue, g_free);
 }
 
 /* Would an access now write this inode's atime (mount rule and policy
@@ -183,6 +336,12 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, bool *upd
 		fs->counters.atime_skipped++;
 		return 0;
 	}
+	if (lazytime_vfs(fs)) {
+		keep_dirty_time(fs, where);
+		if (updated)
+			*updated = true;
+		return 0;
+	}
 	int reserved = fs_reserve(fs, 1);
 	if (reserved == -EROFS) {
 		/* The transaction aborted (the store overcommitted) and the
@@ -202,7 +361,7 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, bool *upd
 		fs->counters.failed_reads++;
 		return -ENOSPC;
 	}
-	write_atime(fs, where);
+	write_atime(fs, where, fs->clock_ns);
 	fs->counters.atime_updates++;
 	fs_release(fs);
 	if (updated)

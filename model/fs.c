@@ -240,6 +240,7 @@ void fs_free(struct fs *fs)
 	g_array_unref(fs->pending_writes);
 	g_array_unref(fs->free_space_written);
 	g_array_unref(fs->snapshot_nodes);
+	fs_dirty_time_free(fs);
 	g_free(fs);
 }
 
@@ -333,6 +334,7 @@ int fs_commit(struct fs *fs)
 
 int fs_sync(struct fs *fs)
 {
+	fs_dirty_time_write_all(fs); /* sync_filesystem writes I_DIRTY_TIME inodes */
 	return fs_commit(fs);
 }
 
@@ -341,6 +343,7 @@ int fs_set_clock(struct fs *fs, int64_t now_ns)
 	if (now_ns < fs->clock_ns)
 		return -EINVAL;
 	fs->clock_ns = now_ns;
+	fs_dirty_time_write_expired(fs);
 	bool dirty = fs->txn.blocks_dirty || fs->pending_writes->len;
 	if (dirty && now_ns - fs->last_commit_ns >= fs->config.commit_interval_ns)
 		return fs_commit(fs);

@@ -66,6 +66,12 @@ enum fs_design {
 	FS_DESIGN_KEYED,              /* one tree, keys versioned by snapshot id (bcachefs) */
 };
 
+/* What a lazytime mount does (model/atime.c says why btrfs ignores it). */
+enum fs_lazytime {
+	FS_LAZYTIME_BTRFS = 0,        /* as btrfs: written into the transaction at once */
+	FS_LAZYTIME_VFS,              /* as the VFS defines it: kept in memory (I_DIRTY_TIME) */
+};
+
 struct fs_config {
 	enum fs_design design;
 	uint32_t nodesize;            /* bytes, default 16384 */
@@ -77,6 +83,7 @@ struct fs_config {
 	struct atime_options atime;
 	enum atime_policy atime_policy;
 	double threshold_fraction;    /* threshold policy: 0.05 for 5% */
+	enum fs_lazytime lazytime;    /* only matters on a lazytime mount */
 	/* Data reaches the trees at writeback (the next commit), as btrfs's
 	 * delalloc does, rather than at write(): true by default. */
 	bool delayed_writeback;
@@ -104,6 +111,7 @@ struct fs_counters {
 	uint64_t atime_stale;         /* updates held back by the snapshot-aware policy */
 	uint64_t staleness[FS_STALENESS_BUCKETS]; /* their ages, see FS_STALENESS_BUCKETS */
 	uint64_t unshare_estimate;    /* bytes the last snapshot's warning predicted */
+	uint64_t atime_lazy;          /* lazytime vfs: accesses whose new atime was kept in memory */
 	uint64_t enospc_events;       /* operations refused with ENOSPC */
 	uint64_t commits;
 	uint64_t blocks_cowed;

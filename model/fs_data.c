@@ -353,5 +353,6 @@ int fs_fsync(struct fs *fs, const char *path)
 	if (ret)
 		return ret;
 	fs_flush_writeback(fs, &where);
+	fs_dirty_time_write_inode(fs, &where); /* vfs_fsync_range: I_DIRTY_TIME -> I_DIRTY_SYNC */
 	return 0;
 }

@@ -38,6 +38,15 @@ struct pending_write {
 	uint64_t offset, length;
 };
 
+/* lazytime vfs: an atime kept in memory (I_DIRTY_TIME), model/atime_policy.c. */
+struct dirty_time {
+	uint64_t subvolume_id;
+	uint64_t inode;
+	int64_t atime;                /* the atime stat would show, ns */
+	int64_t dirtied_ns;           /* when it was first kept (dirtied_time_when) */
+	bool written;                 /* written with another change; waits in the queue to be freed */
+};
+
 struct fs {
 	struct fs_config config;
 	struct blockstore *store;
@@ -50,6 +59,8 @@ struct fs {
 	GHashTable *subvolume_by_id;  /* id -> struct subvolume * */
 	GStringChunk *names;          /* every name a directory entry points at */
 	GArray *pending_writes;       /* struct pending_write */
+	GHashTable *dirty_times;      /* lazytime vfs: (subvolume, inode) -> struct dirty_time * in dirty_time_queue */
+	GQueue dirty_time_queue;      /* the same, oldest first; owns them */
 	GArray *free_space_written;   /* uint64 per chunk: used, as the free-space tree last said */
 	unsigned dev_extents_written; /* chunks with DEV_EXTENT items */
 	int64_t clock_ns;
@@ -124,6 +135,17 @@ bool fs_design_keyed(const struct fs *fs);
 /* atime_policy.c */
 int fs_access_inode(struct fs *fs, const struct inode_location *where, bool *updated);
 void fs_atime_tree_init(struct fs *fs, struct subvolume *sv);
+/* lazytime vfs: write the atimes kept in memory. _all at a sync, _expired
+ * when the clock moves (those first kept LINUX_DIRTYTIME_EXPIRE_NS ago),
+ * _inode at an fsync; fs_dirty_time_other_change() from
+ * fs_inode_item_for_write(): the inode's other change carries its atime.
+ * fs_dirty_time_free() at fs_free(). None of them fails: an atime that meets
+ * ENOSPC at write-out is dropped and counted (atime_enospc, atime_dropped). */
+void fs_dirty_time_write_all(struct fs *fs);
+void fs_dirty_time_write_expired(struct fs *fs);
+void fs_dirty_time_write_inode(struct fs *fs, const struct inode_location *where);
+void fs_dirty_time_other_change(struct fs *fs, const struct inode_location *where, struct btree_item *inode);
+void fs_dirty_time_free(struct fs *fs);
 uint64_t fs_atime_tree_id(uint64_t subvolume_id);
 
 /* fs.c */

@@ -54,7 +54,10 @@ const struct btree_item *fs_inode_item(const struct subvolume *subvolume, uint64
 struct btree_item *fs_inode_item_for_write(struct fs *fs, const struct inode_location *where)
 {
 	struct btree_key key = { where->inode, 0, BTRFS_INODE_ITEM_KEY };
-	return subvol_lookup_for_write(fs, where->subvolume, &key);
+	struct btree_item *item = subvol_lookup_for_write(fs, where->subvolume, &key);
+	if (item)
+		fs_dirty_time_other_change(fs, where, item); /* lazytime vfs: the atime rides along */
+	return item;
 }
 
 struct dir_match {

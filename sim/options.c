@@ -55,6 +55,10 @@ void options_add_model_entries(GOptionContext *context, struct model_option_text
 		{ "design", 0, 0, G_OPTION_ARG_STRING, &t->design,
 		  "how snapshots share metadata: btrfs (clone the root, Rodeh; default) or keyed "
 		  "(one tree, keys versioned by snapshot id, as bcachefs)", "NAME" },
+		{ "lazytime", 0, 0, G_OPTION_ARG_STRING, &t->lazytime,
+		  "what a lazytime mount does: btrfs (written into the transaction at once, as btrfs "
+		  "does; default) or vfs (kept in memory until the inode's next change, fsync, sync or "
+		  "12 h, as the VFS defines lazytime)", "MODEL" },
 		{ "mkfs-atime", 0, 0, G_OPTION_ARG_STRING, &t->mkfs_atime,
 		  "the filesystem's persistent atime default, used when --mount names no atime mode "
 		  "(a proposed remedy; btrfs has none)", "MODE" },
@@ -183,6 +187,14 @@ bool options_model_config(const struct model_option_text *t, struct fs_config *c
 			return false;
 		}
 	}
+	if (t->lazytime) {
+		if (!strcmp(t->lazytime, "vfs"))
+			config->lazytime = FS_LAZYTIME_VFS;
+		else if (strcmp(t->lazytime, "btrfs")) {
+			g_set_error(error, OPTIONS_ERROR, 0, "--lazytime %s: btrfs or vfs", t->lazytime);
+			return false;
+		}
+	}
 	if (config->design == FS_DESIGN_KEYED && config->atime_policy == ATIME_POLICY_SIDE_TABLE) {
 		g_set_error(error, OPTIONS_ERROR, 0,
 			    "--policy side-table: the side table is a btrfs-design remedy; the keyed design "
@@ -215,6 +227,7 @@ void options_model_text_clear(struct model_option_text *t)
 	g_free(t->policy);
 	g_free(t->mkfs_atime);
 	g_free(t->design);
+	g_free(t->lazytime);
 	g_free(t->max_inline);
 	g_free(t->commit_interval);
 	memset(t, 0, sizeof(*t));

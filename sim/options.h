@@ -23,6 +23,7 @@ struct model_option_text {
 	char *policy;
 	char *mkfs_atime;
 	char *design;
+	char *lazytime;
 	char *max_inline;
 	char *commit_interval;
 	gboolean immediate_writeback;

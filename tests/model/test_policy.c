@@ -1,7 +1,8 @@
 /*
  * tests/model/test_policy.c - the atime policies' space rules (issue 4):
  * the free-space measure the threshold policy tests, the snapshot-time
- * warning under each policy, and reads after an aborted transaction.
+ * warning under each policy, and lazytime (as btrfs does it, and as the VFS
+ * defines it: when a kept atime reaches the tree).
  *
  * Each filesystem case builds a small tree (directories of files, the
  * relatime rule wanting every first access a second later: atime <= mtime
@@ -47,15 +48,11 @@ static void test_metadata_free_counts_only_whole_chunks_of_unallocated_space(voi
 
 /* --- the snapshot-time warning ----------------------------------------------- */
 
-/* A filesystem under `policy` with 40 directories of 30 files each. */
-static struct fs *populated_fs(enum atime_policy policy, enum atime_mode mode)
+/* A filesystem of `config` with 40 directories of 30 files each, synced, the
+ * clock a second on; populated_fs() the same from a policy and a mode. */
+static struct fs *populated_fs_config(const struct fs_config *config)
 {
-	struct fs_config config;
-	fs_config_init(&config);
-	config.atime_policy = policy;
-	config.threshold_fraction = 0.05;
-	config.atime.mode = mode;
-	struct fs *fs = fixture_fs_new_config(&config);
+	struct fs *fs = fixture_fs_new_config(config);
 	struct fs_attributes a;
 	fs_attributes_init(&a);
 	char path[64];
@@ -71,6 +68,16 @@ static struct fs *populated_fs(enum atime_policy policy, enum atime_mode mode)
 	/* A second later, so that an access writes a new time (touch_atime). */
 	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + 1000000000ll), 0);
 	return fs;
+}
+
+static struct fs *populated_fs(enum atime_policy policy, enum atime_mode mode)
+{
+	struct fs_config config;
+	fs_config_init(&config);
+	config.atime_policy = policy;
+	config.threshold_fraction = 0.05;
+	config.atime.mode = mode;
+	return populated_fs_config(&config);
 }
 
 static uint64_t estimate(enum atime_policy policy, enum atime_mode mode)
@@ -108,6 +115,191 @@ static void test_snapshot_aware_warning_is_zero_in_the_counters(void **state)
 	fs_free(fs);
 }
 
+/* --- lazytime: as btrfs does it, and as the VFS defines it (FS_LAZYTIME_*) ----- */
+
+#define HOUR_NS (3600ll * SECOND_NS)
+#define LAZY_FILES (40u * 30u)
+
+/* populated_fs under relatime[,lazytime] with the lazytime model `model`,
+ * then a snapshot of / (so that a read of / unshares leaves), synced, and
+ * the clock a second on. */
+static struct fs *snapshotted_fs(enum fs_lazytime model, bool lazytime, enum atime_policy policy)
+{
+	struct fs_config config;
+	fs_config_init(&config);
+	config.atime_policy = policy;
+	config.atime.lazytime = lazytime;
+	config.lazytime = model;
+	struct fs *fs = populated_fs_config(&config);
+	assert_int_equal(fs_snapshot(fs, "/", "/snap", false), 0);
+	assert_int_equal(fs_sync(fs), 0);
+	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + SECOND_NS), 0);
+	return fs;
+}
+
+/* Reads every file of / (not the snapshot), each once. */
+static void read_all_files(struct fs *fs)
+{
+	char path[64];
+	for (unsigned d = 0; d < 40; d++)
+		for (unsigned f = 0; f < 30; f++) {
+			snprintf(path, sizeof(path), "/d%u/file-with-a-longer-name-%u", d, f);
+			assert_int_equal(fs_read(fs, path, NULL), 0);
+		}
+}
+
+static uint64_t counter_updates(const struct fs *fs)
+{
+	struct fs_counters c;
+	fixture_counters(fs, &c);
+	return c.atime_updates;
+}
+
+static uint64_t counter_lazy(const struct fs *fs)
+{
+	struct fs_counters c;
+	fixture_counters(fs, &c);
+	return c.atime_lazy;
+}
+
+/* metadata_used after reading every file of a snapshotted / and syncing,
+ * under `model` and lazytime (the reference the lazy cases compare with). */
+static uint64_t synced_after_reads(enum fs_lazytime model, bool lazytime)
+{
+	struct fs *fs = snapshotted_fs(model, lazytime, ATIME_POLICY_INLINE);
+	read_all_files(fs);
+	assert_int_equal(fs_sync(fs), 0);
+	uint64_t used = fixture_metadata_used(fs);
+	fs_free(fs);
+	return used;
+}
+
+static void test_lazytime_btrfs_writes_the_atime_at_the_access(void **state)
+{
+	(void)state;
+	struct fs *fs = snapshotted_fs(FS_LAZYTIME_BTRFS, true, ATIME_POLICY_INLINE);
+	uint64_t before = fixture_metadata_used(fs);
+	read_all_files(fs);
+	/* btrfs_update_time -> btrfs_dirty_inode: into the transaction at once */
+	assert_int_equal(counter_updates(fs), LAZY_FILES);
+	assert_int_equal(counter_lazy(fs), 0);
+	assert_true(fixture_metadata_used(fs) > before);
+	fixture_assert_fs_ok(fs, "lazytime btrfs after the reads");
+	fs_free(fs);
+	/* and it unshares what a mount without lazytime does */
+	assert_int_equal(synced_after_reads(FS_LAZYTIME_BTRFS, true), synced_after_reads(FS_LAZYTIME_BTRFS, false));
+}
+
+static void test_lazytime_vfs_keeps_the_atime_in_memory_until_a_sync(void **state)
+{
+	(void)state;
+	struct fs *fs = snapshotted_fs(FS_LAZYTIME_VFS, true, ATIME_POLICY_INLINE);
+	uint64_t before = fixture_metadata_used(fs);
+	read_all_files(fs);
+	assert_int_equal(counter_updates(fs), 0);
+	assert_int_equal(counter_lazy(fs), LAZY_FILES);
+	assert_int_equal(fixture_metadata_used(fs), before); /* no leaf copied */
+	/* a commit interval passes: the commit does not write I_DIRTY_TIME inodes */
+	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + 60 * SECOND_NS), 0);
+	assert_int_equal(fixture_metadata_used(fs), before);
+	assert_int_equal(fs_sync(fs), 0); /* sync_filesystem writes them all */
+	assert_int_equal(counter_updates(fs), LAZY_FILES);
+	uint64_t synced = fixture_metadata_used(fs);
+	fixture_assert_fs_ok(fs, "lazytime vfs after the sync");
+	fs_free(fs);
+	print_message("# lazytime vfs: %llu bytes before the reads, %llu after the sync\n",
+		      (unsigned long long)before, (unsigned long long)synced);
+	assert_true(synced > before);
+	/* deferred, not avoided: the sync unshares what btrfs's way does */
+	assert_int_equal(synced, synced_after_reads(FS_LAZYTIME_BTRFS, true));
+}
+
+static void test_lazytime_vfs_writes_the_atime_12_hours_after_it_was_kept(void **state)
+{
+	(void)state;
+	struct fs *fs = snapshotted_fs(FS_LAZYTIME_VFS, true, ATIME_POLICY_INLINE);
+	uint64_t before = fixture_metadata_used(fs);
+	int64_t kept_at = fs_clock(fs);
+	read_all_files(fs);
+	assert_int_equal(fs_set_clock(fs, kept_at + 6 * HOUR_NS), 0);
+	/* a read of an already kept inode does not move its dirtied time */
+	assert_int_equal(fs_set_clock(fs, kept_at + 12 * HOUR_NS - SECOND_NS), 0);
+	assert_int_equal(fs_read(fs, "/d0/file-with-a-longer-name-0", NULL), 0); /* relatime: 24 h rule not met */
+	assert_int_equal(counter_updates(fs), 0);
+	assert_int_equal(fixture_metadata_used(fs), before);
+	assert_int_equal(fs_set_clock(fs, kept_at + 12 * HOUR_NS), 0); /* dirtytime_expire_interval */
+	assert_int_equal(counter_updates(fs), LAZY_FILES);
+	assert_true(fixture_metadata_used(fs) > before);
+	fixture_assert_fs_ok(fs, "lazytime vfs after 12 h");
+	fs_free(fs);
+}
+
+static void test_lazytime_vfs_writes_the_atime_with_the_inodes_next_change(void **state)
+{
+	(void)state;
+	struct fs *fs = snapshotted_fs(FS_LAZYTIME_VFS, true, ATIME_POLICY_INLINE);
+	assert_int_equal(fs_read(fs, "/d1/file-with-a-longer-name-1", NULL), 0);
+	assert_int_equal(fs_read(fs, "/d2/file-with-a-longer-name-2", NULL), 0);
+	assert_int_equal(counter_updates(fs), 0);
+	/* a write changes mtime: the kept atime goes with that inode item */
+	assert_int_equal(fs_write(fs, "/d1/file-with-a-longer-name-1", 0, 10), 0);
+	assert_int_equal(counter_updates(fs), 1);
+	assert_int_equal(fs_sync(fs), 0); /* the other one waited for the sync */
+	assert_int_equal(counter_updates(fs), 2);
+	fixture_assert_fs_ok(fs, "lazytime vfs after a write");
+	fs_free(fs);
+}
+
+static void test_lazytime_vfs_fsync_writes_that_inodes_atime_only(void **state)
+{
+	(void)state;
+	struct fs *fs = snapshotted_fs(FS_LAZYTIME_VFS, true, ATIME_POLICY_SIDE_TABLE);
+	assert_int_equal(fs_read(fs, "/d3/file-with-a-longer-name-3", NULL), 0);
+	assert_int_equal(fs_read(fs, "/d4/file-with-a-longer-name-4", NULL), 0);
+	assert_int_equal(fs_fsync(fs, "/d3/file-with-a-longer-name-3"), 0);
+	assert_int_equal(counter_updates(fs), 1);
+	assert_int_equal(fs_fsync(fs, "/d3/file-with-a-longer-name-3"), 0); /* nothing left to write */
+	assert_int_equal(counter_updates(fs), 1);
+	assert_int_equal(fs_sync(fs), 0);
+	assert_int_equal(counter_updates(fs), 2);
+	fixture_assert_fs_ok(fs, "lazytime vfs, side table, after fsync and sync");
+	fs_free(fs);
+}
+
+static void test_lazytime_vfs_rules_see_the_atime_kept_in_memory(void **state)
+{
+	(void)state;
+	struct fs *fs = snapshotted_fs(FS_LAZYTIME_VFS, true, ATIME_POLICY_INLINE);
+	const char *path = "/d5/file-with-a-longer-name-5";
+	assert_int_equal(fs_read(fs, path, NULL), 0);
+	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + SECOND_NS), 0);
+	/* relatime: the in-memory atime is newer than mtime and ctime now */
+	bool updated = true;
+	assert_int_equal(fs_read(fs, path, &updated), 0);
+	assert_false(updated);
+	assert_int_equal(counter_lazy(fs), 1);
+	/* strictatime: a new time, kept again, still one inode to write */
+	struct atime_options options = *fs_atime_options(fs);
+	options.mode = ATIME_STRICT;
+	fs_set_atime_options(fs, &options);
+	assert_int_equal(fs_read(fs, path, &updated), 0);
+	assert_true(updated);
+	assert_int_equal(counter_lazy(fs), 2);
+	assert_int_equal(fs_sync(fs), 0);
+	assert_int_equal(counter_updates(fs), 1);
+	fs_free(fs);
+}
+
+static void test_lazytime_vfs_without_a_lazytime_mount_writes_at_once(void **state)
+{
+	(void)state;
+	struct fs *fs = snapshotted_fs(FS_LAZYTIME_VFS, false, ATIME_POLICY_INLINE);
+	read_all_files(fs);
+	assert_int_equal(counter_updates(fs), LAZY_FILES);
+	assert_int_equal(counter_lazy(fs), 0);
+	fs_free(fs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -115,6 +307,13 @@ int main(void)
 		cmocka_unit_test(test_metadata_free_counts_only_whole_chunks_of_unallocated_space),
 		cmocka_unit_test(test_unshare_estimate_follows_the_policy_in_force),
 		cmocka_unit_test(test_snapshot_aware_warning_is_zero_in_the_counters),
+		cmocka_unit_test(test_lazytime_btrfs_writes_the_atime_at_the_access),
+		cmocka_unit_test(test_lazytime_vfs_keeps_the_atime_in_memory_until_a_sync),
+		cmocka_unit_test(test_lazytime_vfs_writes_the_atime_12_hours_after_it_was_kept),
+		cmocka_unit_test(test_lazytime_vfs_writes_the_atime_with_the_inodes_next_change),
+		cmocka_unit_test(test_lazytime_vfs_fsync_writes_that_inodes_atime_only),
+		cmocka_unit_test(test_lazytime_vfs_rules_see_the_atime_kept_in_memory),
+		cmocka_unit_test(test_lazytime_vfs_without_a_lazytime_mount_writes_at_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

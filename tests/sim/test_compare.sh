@@ -64,6 +64,15 @@ check "snapshot-aware holds updates back and counts their ages" \
 "$cowsim" run "$work/seed.trace" --mount strictatime --policy side-table --csv "$work/run.csv" --quiet 2>/dev/null
 check "a per-run CSV is byte for byte what cowsim run writes" "cmp -s \"$work/run.csv\" \"$work/a/strictatime-side-table.csv\""
 
+# --- lazytime as the VFS defines it: deferred to the trace's sync/mark, so the marks are unchanged ----
+"$cowsim" compare "$work/seed.trace" --policies inline --mounts 'relatime,relatime,lazytime' --lazytime vfs \
+  --base after_snapshots --out "$work/lazy" >/dev/null 2>"$work/err"
+marks() { cut -d, -f3,4 "$1"; } # label,metadata_used of each mark
+check "lazytime vfs: the marks (each after a sync) show what relatime shows" \
+  "[ -s \"$work/lazy/relatime+lazytime-inline.csv\" ] && \
+   [ \"\$(marks \"$work/lazy/relatime-inline.csv\")\" = \"\$(marks \"$work/lazy/relatime+lazytime-inline.csv\")\" ]" \
+  "$(cat "$work/err")"
+
 # --- the snapshot-time warning follows the policy in force (issue 4, unshare_estimate) ---------
 est() { cell "$work/a/compare.csv" unshare_estimate "$1" "$2"; }
 check "inline warns of unsharing at the snapshots" "[ $(est relatime inline) -gt 0 ]"
@@ -128,7 +137,8 @@ check "the same trace and options give the same bytes in every file" "[ $same = 
 
 # --- bad arguments: exit 2, a message, nothing run ------------------------------------------
 for args in "--policies inline,nope" "--policies inline,inline" "--mounts relatime,fastatime" "--policy inline" \
-            "--mount noatime" "--nodesize 3000" "--policies threshold:0%" "--every -1" "--policies ,"; do
+            "--mount noatime" "--nodesize 3000" "--policies threshold:0%" "--every -1" "--policies ," \
+            "--lazytime kernel"; do
   # shellcheck disable=SC2086
   "$cowsim" compare "$work/seed.trace" $args --out "$work/bad" >/dev/null 2>"$work/err"
   status=$?
