@@ -11,12 +11,7 @@
 set -u
 calibrate=$1 cowsim=$2 replay=$3 matrix=$4
 if [ "$(id -u)" != 0 ]; then echo "1..0 # SKIP needs root for loop mounts"; exit 77; fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && printf '# %s\n' "$2"; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1" "${3:-}"; fi; }
+. "$(dirname "$0")/../tap.sh"
 
 bash "$calibrate" --matrix "$matrix" --out "$work/out" --work "$work/work" --no-plot \
 	--cowsim "$cowsim" --replay "$replay" >"$work/report" 2>&1

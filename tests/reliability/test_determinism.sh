@@ -9,9 +9,7 @@
 # different seed must give a different trace, so the comparison is not vacuous.
 set -u
 cowsim=$(realpath "$1")  # absolute: one run below changes directory
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../tap.sh"
 
 gen() { "$cowsim" gen seed-experiment --files 300 --snapshots 3 --seed "$1" -o "$2"; }
 gen 11 "$work/a.trace"; gen 11 "$work/b.trace"; gen 12 "$work/c.trace"

@@ -11,9 +11,7 @@
 # A CSV that cannot be written (/dev/full) is exit 1 with a message too.
 set -u
 cowsim=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../tap.sh"
 
 head='cowsim-trace 1
 clock @1354320000

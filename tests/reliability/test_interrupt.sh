@@ -13,9 +13,7 @@
 # uninterrupted run's.
 set -u
 cowsim=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../tap.sh"
 
 trace=$work/big.trace
 "$cowsim" gen seed-experiment --files 20000 --snapshots 5 --seed 1 -o "$trace"

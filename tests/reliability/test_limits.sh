@@ -11,9 +11,7 @@
 # links (BTRFS_LINK_MAX).
 set -u
 cowsim=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../tap.sh"
 
 name() { head -c "$1" /dev/zero | tr '\0' "${2:-n}"; }
 i=0

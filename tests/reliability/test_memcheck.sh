@@ -21,9 +21,7 @@ if ! command -v valgrind >/dev/null; then
 fi
 # An ASan build (CI's build-asan) cannot run under valgrind; ASan checks it there.
 if ldd "$cowsim" 2>/dev/null | grep -q libasan; then echo "1..0 # SKIP cowsim is built with ASan"; exit 0; fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../tap.sh"
 
 # vg PROGRAM ARGS...: PROGRAM under memcheck, its log in $work/vg.log, its
 # stderr in $work/err. Exit 99 (not 1, cowsim's own status) on any error,

@@ -11,12 +11,7 @@
 # exit 2 with a message and nothing run.
 set -u
 cowsim=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && echo "# $2"; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1" "${3:-}"; fi; }
+. "$(dirname "$0")/../tap.sh"
 # field VALUE of column NAME in the line of FILE where mount=$3 and policy=$4
 cell() { awk -F, -v name="$2" -v m="$3" -v p="$4" 'NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i; next}
                                                    $1 == m && $2 == p {print $c[name]}' "$1"; }

@@ -7,12 +7,7 @@
 # before the bad line are intact.
 set -u
 cowsim=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && echo "# $2"; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1" "${3:-}"; fi; }
+. "$(dirname "$0")/../tap.sh"
 
 # --- the contract -----------------------------------------------------------
 "$cowsim" gen seed-experiment --files 400 --seed 7 --snapshots 2 -o "$work/seed.trace"

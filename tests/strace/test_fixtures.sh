@@ -14,7 +14,7 @@
 #    compare_grep.sh; the figures are printed as TAP comments (skipped
 #    without ptrace).
 set -u
-. "$(dirname "$0")/../teaching/tap.sh"
+. "$(dirname "$0")/../tap.sh"
 cowsim=$1 recorded=$2 compare=$3
 
 # --- 1. the fixtures replay --------------------------------------------------------

@@ -10,7 +10,7 @@
 # of more than --max-blocks blocks is summarized (its upper levels drawn,
 # the blocks below counted), not drawn whole.
 set -u
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../tap.sh"
 cowsim=$1
 traces=$2
 draw() { "$cowsim" draw "$traces/ten-files.trace" --nodesize 4K "$@"; }

@@ -10,7 +10,7 @@
 # Skips (77) when Chromium is not installed: `apt-get install -y chromium`
 # (Debian bookworm; tools/setup.sh installs it).
 set -u
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../tap.sh"
 cowsim=$1
 traces=$2
 browser=$(command -v chromium || command -v chromium-browser || true)

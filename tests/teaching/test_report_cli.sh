@@ -8,7 +8,7 @@
 # at the runs' nodesize (named, inferred or given); same folder, same bytes;
 # a malformed CSV or an empty folder is exit 2 naming the file.
 set -u
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../tap.sh"
 cowsim=$1
 traces=$2
 

@@ -5,7 +5,7 @@
 # outputs and pictures from the commands, keeps the prose and names the prose
 # numbers gone stale, and the check still fails on an output that differs.
 set -u
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../tap.sh"
 checker=$1
 cowsim=$2
 mkdir "$work/tutorial"
