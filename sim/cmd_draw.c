@@ -47,8 +47,9 @@
  *      every block is drawn once, or counted under each cut block that
  *      points at it (a leaf shared by two trees' own level-1 nodes counts
  *      under both); the header gives the blocks in all, each once.
- *   D3 Exit status: 0 drawn; 1 the run failed (ENOSPC, a model invariant,
- *      dot failed); 2 bad arguments, a malformed trace, or no mark LABEL.
+ *   D3 Exit status: 0 drawn; 1 the run failed (a model invariant, dot
+ *      failed); 2 bad arguments, a malformed trace, the modeled device full
+ *      (as cowsim run), or no mark LABEL.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -800,7 +801,7 @@ static int run_draw(struct draw_args *a, struct replay_options *options, struct 
 	enum replay_status status = replay_run(a->rest[0], options, draw_sink_row, s, &outcome, &error);
 	if (status != REPLAY_DONE) {
 		fprintf(stderr, "cowsim draw: %s\n", error ? error->message : "failed");
-		return status == REPLAY_BAD_INPUT ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+		return status == REPLAY_BAD_INPUT || status == REPLAY_ENOSPC ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
 	}
 	if (!s->drawn) {
 		print_no_mark(a, s);

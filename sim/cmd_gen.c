@@ -8,8 +8,8 @@
  * renamed onto FILE only after the whole trace was written, flushed and
  * fsynced, so a failed generation leaves FILE as it was (nothing half-written).
  *
- * Exit status (sim/commands.h): 0 written; 2 bad arguments or unreadable
- * input tree (a message on stderr); 1 the output could not be written.
+ * Exit status (sim/commands.h): 0 written; 2 bad arguments, an unreadable
+ * input tree or an output that cannot be written (a message on stderr).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,6 +21,7 @@
 #include <glib/gstdio.h>
 
 #include "commands.h"
+#include "output_file.h"
 #include "trace.h"
 #include "tracegen.h"
 
@@ -58,38 +59,23 @@ static bool parse_options(const struct tracegen_scenario *scenario, struct trace
 	return ok;
 }
 
-/* Write the trace into a temporary file beside PATH, then rename it onto PATH. */
+/* Write the trace to PATH whole or not at all (sim/output_file.h). */
 static int write_atomically(const struct tracegen_scenario *scenario, const struct tracegen_params *params,
 			    GError **error)
 {
-	g_autofree char *tmp = g_strdup_printf("%s.tmp-XXXXXX", params->output);
-	int fd = g_mkstemp(tmp);
-	if (fd < 0) {
-		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: cannot create: %s", tmp, g_strerror(errno));
-		return EXIT_RUN_FAILED;
+	struct output_file out;
+	if (!output_file_open(&out, params->output, error))
+		return -1;
+	bool ok;
+	{
+		g_autoptr(trace_writer) writer = trace_writer_new(out.stream);
+		ok = tracegen_run(scenario, params, writer, error);
 	}
-	mode_t mask = umask(0);
-	umask(mask);
-	fchmod(fd, 0666 & ~mask); /* mkstemp makes 0600; give the mode a plain open would */
-	FILE *out = fdopen(fd, "w");
-	g_autoptr(trace_writer) writer = trace_writer_new(out);
-	bool ok = tracegen_run(scenario, params, writer, error);
-	if (ok && fsync(fd) != 0) {
-		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: fsync: %s", tmp, g_strerror(errno));
-		ok = false;
+	if (!ok) {
+		output_file_discard(&out);
+		return -1;
 	}
-	if (fclose(out) != 0 && ok) {
-		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: close: %s", tmp, g_strerror(errno));
-		ok = false;
-	}
-	if (ok && g_rename(tmp, params->output) != 0) {
-		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: cannot rename onto %s: %s", tmp,
-			    params->output, g_strerror(errno));
-		ok = false;
-	}
-	if (!ok)
-		g_unlink(tmp);
-	return ok ? EXIT_OK : -1;
+	return output_file_commit(&out, error) ? EXIT_OK : -1;
 }
 
 static int write_stdout(const struct tracegen_scenario *scenario, const struct tracegen_params *params,
@@ -99,12 +85,6 @@ static int write_stdout(const struct tracegen_scenario *scenario, const struct t
 	return tracegen_run(scenario, params, writer, error) ? EXIT_OK : -1;
 }
 
-/* Output errors are a failed run; everything else is bad input. */
-static int status_of(const GError *error)
-{
-	return error && error->domain == TRACE_ERROR && error->code == TRACE_ERROR_IO ? EXIT_RUN_FAILED
-										 : EXIT_BAD_INPUT;
-}
 
 static int run_scenario(const struct tracegen_scenario *scenario, int argc, char **argv)
 {
@@ -132,7 +112,7 @@ static int run_scenario(const struct tracegen_scenario *scenario, int argc, char
 		fprintf(stderr, "cowsim gen %s: %s\n", scenario->name, (const char *)g_ptr_array_index(params.notes, i));
 	if (status != EXIT_OK) {
 		fprintf(stderr, "cowsim gen %s: %s\n", scenario->name, error ? error->message : "failed");
-		status = status_of(error);
+		status = EXIT_BAD_INPUT;
 	}
 	tracegen_params_clear(&params);
 	return status;

@@ -15,7 +15,7 @@
  * nothing matched, and that is still a recording.
  *
  * Exit status (sim/commands.h): 0 recorded; 2 bad arguments, an unreadable
- * DIR, or a malformed log line with --strict; 1 the trace could not be
+ * DIR, a malformed log line with --strict, or a trace that cannot be
  * written; 77 strace is missing or cannot trace here (no ptrace).
  */
 #include <errno.h>
@@ -29,6 +29,7 @@
 #include <glib/gstdio.h>
 
 #include "commands.h"
+#include "output_file.h"
 #include "strace.h"
 #include "trace.h"
 #include "tracegen.h"
@@ -114,41 +115,36 @@ static bool log_has_execve(const char *log)
 	return g_file_get_contents(log, &text, &len, NULL) && strstr(text, "execve(");
 }
 
-static int convert(const struct record_args *a, const struct strace_options *opt, const char *log)
+static bool write_trace(const struct record_args *a, const struct strace_options *opt, const char *log,
+			FILE *out, GError **error)
 {
-	g_autoptr(GError) error = NULL;
-	g_autofree char *tmp = a->out ? g_strdup_printf("%s.tmp-XXXXXX", a->out) : NULL;
-	int fd = tmp ? g_mkstemp(tmp) : -1;
-	if (tmp && fd < 0) {
-		fprintf(stderr, "cowsim record: %s: cannot create: %s\n", tmp, g_strerror(errno));
-		return EXIT_RUN_FAILED;
-	}
-	if (fd >= 0)
-		fchmod(fd, 0644);
-	FILE *out = fd >= 0 ? fdopen(fd, "w") : stdout;
 	g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
 	g_autofree char *command = g_strjoinv(" ", a->command);
 	g_autoptr(trace_writer) w = trace_writer_new(out);
-	bool ok = trace_writer_begin(w, &error) &&
-		  trace_writer_comment(w, &error, "cowsim record --root %s%s -- %s", opt->root,
+	bool ok = trace_writer_begin(w, error) &&
+		  trace_writer_comment(w, error, "cowsim record --root %s%s -- %s", opt->root,
 				       a->prelude ? " --prelude" : "", command) &&
-		  strace_write_trace(opt, a->prelude, log, w, notes, &error) && trace_writer_finish(w, &error);
+		  strace_write_trace(opt, a->prelude, log, w, notes, error) && trace_writer_finish(w, error);
 	for (guint i = 0; i < notes->len; i++)
 		fprintf(stderr, "cowsim record: %s\n", (const char *)g_ptr_array_index(notes, i));
-	if (out != stdout && fclose(out) != 0 && ok) {
-		ok = false;
-		g_set_error(&error, TRACE_ERROR, TRACE_ERROR_IO, "%s: close: %s", tmp, g_strerror(errno));
+	return ok;
+}
+
+/* The trace goes to --out whole or not at all (sim/output_file.h), or to stdout. */
+static int convert(const struct record_args *a, const struct strace_options *opt, const char *log)
+{
+	g_autoptr(GError) error = NULL;
+	struct output_file out = { 0 };
+	bool ok = !a->out || output_file_open(&out, a->out, &error);
+	if (ok) {
+		ok = write_trace(a, opt, log, a->out ? out.stream : stdout, &error);
+		if (a->out)
+			ok = ok ? output_file_commit(&out, &error) : (output_file_discard(&out), false);
 	}
-	if (ok && tmp && g_rename(tmp, a->out) != 0) {
-		ok = false;
-		g_set_error(&error, TRACE_ERROR, TRACE_ERROR_IO, "cannot rename onto %s: %s", a->out, g_strerror(errno));
-	}
-	if (!ok && tmp)
-		g_unlink(tmp);
 	if (ok)
 		return EXIT_OK;
 	fprintf(stderr, "cowsim record: %s\n", error->message);
-	return error->domain == TRACE_ERROR && error->code == TRACE_ERROR_IO ? EXIT_RUN_FAILED : EXIT_BAD_INPUT;
+	return EXIT_BAD_INPUT;
 }
 
 static int record(const struct record_args *a)

@@ -3,10 +3,11 @@
  *
  * Writes a CSV row (results/columns.h) at every mark and every --every ops,
  * optionally per-subvolume rows at marks, and prints a summary table of the
- * marks on stdout. Exit status: 0 done; 1 the modeled device filled (ENOSPC)
- * or a model invariant broke; 2 bad arguments or a malformed trace (the
- * message names file, line, column and field); 130/143 interrupted. Rows
- * already written stay whole in every case.
+ * marks on stdout. Exit status: 0 done; 1 a model invariant broke; 2 bad
+ * arguments, a malformed trace (the message names file, line, column and
+ * field), the modeled device full (the message names the op's line) or an
+ * output that cannot be written; 130/143 interrupted. Rows already written
+ * stay whole in every case.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -109,9 +110,9 @@ static int parse_run_args(int argc, char **argv, struct run_args *a, struct fs_c
 		"Replays TRACE (a cowsim trace, '-' for stdin; see docs/trace-format.md) on the\n"
 		"modeled filesystem and reports metadata usage at every 'mark' line.");
 	g_option_context_set_description(context,
-		"Exit status: 0 done, 1 the modeled device filled or a model invariant broke,\n"
-		"2 bad arguments or a malformed trace, 130/143 interrupted. Rows already written\n"
-		"are kept whole.\n\nExample:\n"
+		"Exit status: 0 done, 1 a model invariant broke, 2 bad arguments, a malformed\n"
+		"trace, the modeled device full (ENOSPC, at the line named) or an output that\n"
+		"cannot be written, 130/143 interrupted. Rows already written are kept whole.\n\nExample:\n"
 		"  cowsim gen seed-experiment --from-dir /usr/include --snapshots 10 > t.trace\n"
 		"  cowsim run t.trace --nodesize 16K --mount relatime --csv out.csv");
 	g_option_context_add_main_entries(context, entries, NULL);
@@ -148,9 +149,11 @@ static int exit_status_of(enum replay_status status)
 {
 	switch (status) {
 	case REPLAY_DONE: return EXIT_OK;
+	case REPLAY_CORRUPT: return EXIT_RUN_FAILED;
+	/* A device too small for the trace is as much bad input as a
+	 * malformed line: the trace cannot run with these parameters. */
 	case REPLAY_ENOSPC:
-	case REPLAY_CORRUPT:
-	case REPLAY_SINK_FAILED: return EXIT_RUN_FAILED;
+	case REPLAY_SINK_FAILED:
 	case REPLAY_BAD_INPUT: return EXIT_BAD_INPUT;
 	case REPLAY_INTERRUPTED: return 128 + (interrupted ? interrupted : SIGINT);
 	}

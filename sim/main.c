@@ -1,6 +1,7 @@
 /*
  * sim/main.c - the cowsim program: dispatch to a subcommand.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,6 +36,17 @@ static void print_usage(FILE *out)
 	fprintf(out, "\n'cowsim COMMAND --help' describes each command.\n");
 }
 
+/* A command's tables and traces on stdout may still sit in its buffer: a
+ * full disk or a closed pipe shows only at this flush, and must not pass
+ * for a run that wrote everything. */
+static int finish_stdout(int status)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	fprintf(stderr, "cowsim: cannot write standard output: %s\n", strerror(errno));
+	return status == EXIT_OK ? EXIT_BAD_INPUT : status;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -51,7 +63,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+			return finish_stdout(commands[i].run(argc - 1, argv + 1));
 	fprintf(stderr, "cowsim: unknown command '%s'\n\n", argv[1]);
 	print_usage(stderr);
 	return EXIT_BAD_INPUT;

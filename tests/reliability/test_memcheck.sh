@@ -66,7 +66,7 @@ memcheck "run with --paranoid" 0 run "$work/t.trace" --paranoid --every 10 --csv
   --subvolume-csv "$work/sub.csv"
 memcheck "run of the keyed design" 0 run "$work/t.trace" --design keyed --csv "$work/k.csv"
 printf 'cowsim-trace 1\ncreate /f size=1\ncreate /g size=1G\n' >"$work/full.trace"
-memcheck "run that fills the device" 1 run "$work/full.trace" --device-size 700M --csv "$work/full.csv"
+memcheck "run that fills the device" 2 run "$work/full.trace" --device-size 700M --csv "$work/full.csv"
 printf 'cowsim-trace 1\ncreate /f size=1\ncreate /g size=12x\n' >"$work/bad.trace"
 memcheck "run of a malformed trace" 2 run "$work/bad.trace" --csv "$work/bad.csv"
 finish
