@@ -97,11 +97,11 @@ static void count_staleness(struct fs *fs, int64_t atime)
 	fs->counters.staleness[bucket]++;
 }
 
-static void write_atime(struct fs *fs, const struct inode_location *where)
+static void write_atime(struct fs *fs, const struct inode_location *where, struct btree_path *near)
 {
 	struct subvolume *sv = where->subvolume;
 	if (!sv->atime_tree.root) {
-		fs_inode_item_for_write(fs, where)->payload.inode.atime = fs->clock_ns;
+		fs_inode_item_for_write_near(fs, where, near)->payload.inode.atime = fs->clock_ns;
 		return;
 	}
 	struct btree_key key = side_key(where->inode);
@@ -121,10 +121,10 @@ static bool wants_update(const struct fs *fs, const struct subvolume *sv, const 
 				  fs->clock_ns);
 }
 
-int fs_access_inode(struct fs *fs, const struct inode_location *where, bool *updated)
+int fs_access_inode(struct fs *fs, const struct inode_location *where, struct btree_path *near, bool *updated)
 {
 	struct subvolume *sv = where->subvolume;
-	const struct btree_item *inode = fs_inode_item(sv, where->inode);
+	const struct btree_item *inode = fs_inode_item_near(sv, where->inode, near);
 	enum atime_policy policy = fs->config.atime_policy;
 	if (updated)
 		*updated = false;
@@ -158,7 +158,7 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, bool *upd
 		fs->counters.failed_reads++;
 		return -ENOSPC;
 	}
-	write_atime(fs, where);
+	write_atime(fs, where, near);
 	fs->counters.atime_updates++;
 	fs_release(fs);
 	if (updated)
