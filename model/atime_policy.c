@@ -152,13 +152,17 @@ static void write_side_table(struct fs *fs, struct subvolume *sv, uint64_t inode
 
 /* Writes `atime` where the policy keeps it: the inode item, or the side
  * table. */
-static void write_atime(struct fs *fs, const struct inode_location *where, int64_t atime)
+static void write_atime(struct fs *fs, const struct inode_location *where, int64_t atime, struct btree_path *near)
 {
 	struct subvolume *sv = where->subvolume;
-	if (!sv->atime_tree.root)
-		fs_inode_item_for_write(fs, where)->payload.inode.atime = atime;
-	else
+	if (sv->atime_tree.root) {
 		write_side_table(fs, sv, where->inode, atime);
+		return;
+	}
+	/* near: the path the access's own lookup left, so the write does not
+	 * descend again (NULL when there is none, as at a lazytime write-out). */
+	struct btree_item *inode = near ? fs_inode_item_for_write_near(fs, where, near) : fs_inode_item_for_write(fs, where);
+	inode->payload.inode.atime = atime;
 }
 
 /* --- lazytime as the VFS defines it (FS_LAZYTIME_VFS) ----------------------
@@ -240,7 +244,7 @@ static void write_dirty_time(struct fs *fs, struct dirty_time *d)
 		return;
 	}
 	struct inode_location where = { sv, d->inode };
-	write_atime(fs, &where, d->atime);
+	write_atime(fs, &where, d->atime, NULL);
 	fs->counters.atime_updates++;
 	fs_release(fs);
 }
@@ -310,10 +314,10 @@ static bool wants_update(const struct fs *fs, const struct subvolume *sv, const 
 				  fs->clock_ns);
 }
 
-int fs_access_inode(struct fs *fs, const struct inode_location *where, bool *updated)
+int fs_access_inode(struct fs *fs, const struct inode_location *where, struct btree_path *near, bool *updated)
 {
 	struct subvolume *sv = where->subvolume;
-	const struct btree_item *inode = fs_inode_item(sv, where->inode);
+	const struct btree_item *inode = fs_inode_item_near(sv, where->inode, near);
 	enum atime_policy policy = fs->config.atime_policy;
 	if (updated)
 		*updated = false;
@@ -361,7 +365,7 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, bool *upd
 		fs->counters.failed_reads++;
 		return -ENOSPC;
 	}
-	write_atime(fs, where, fs->clock_ns);
+	write_atime(fs, where, fs->clock_ns, near);
 	fs->counters.atime_updates++;
 	fs_release(fs);
 	if (updated)

@@ -19,6 +19,12 @@
  * root: the second walk finds every block already copied, so it costs no
  * extra copies, only time.
  *
+ * Speed (docs/performance.md) without changing any answer: read-only
+ * lookups near an earlier answer (btree_lookup_near) start from the lowest
+ * block of the old path that covers the key; a write after a lookup
+ * (btree_path_for_write) COWs the path the lookup found instead of searching
+ * again. Each gives exactly the blocks and slots a descent from the root gives.
+ *
  * Simplification (docs/model.md): internal nodes under a quarter full merge
  * into a sibling when they fit; btrfs's balance_level also moves pointers
  * between two half-empty nodes. Deletes are rare in the workloads cowsim
@@ -83,6 +89,31 @@ static void ensure_capacity(struct tree_block *block, uint32_t slots)
 	block->capacity = capacity;
 }
 
+/* A block this transaction created or copied: refs.c counts its first
+ * reference, the commit will write it, and btree_commit_blocks() trims it. */
+static void block_created(struct transaction *txn, struct tree_block *block)
+{
+	refs_block_created(txn, block);
+	txn->blocks_dirty++;
+	if (txn->written)
+		g_ptr_array_add(txn->written, block);
+}
+
+void btree_commit_blocks(struct transaction *txn)
+{
+	if (!txn->written)
+		return;
+	for (guint i = 0; i < txn->written->len; i++) {
+		struct tree_block *block = txn->written->pdata[i];
+		if (block->flags & TREE_BLOCK_FREED || block->capacity <= MAX(block->nritems, 1u))
+			continue;
+		size_t width = block->level ? sizeof(struct btree_child) : sizeof(struct btree_item);
+		block->capacity = MAX(block->nritems, 1u);
+		block->items = g_realloc(block->items, block->capacity * width);
+	}
+	g_ptr_array_set_size(txn->written, 0);
+}
+
 /* --- searching within one block -------------------------------------- */
 
 /* The first slot whose key is >= key; *exact when it is equal. */
@@ -141,8 +172,7 @@ struct tree_block *btree_copy_block(struct transaction *txn, uint64_t tree_id, c
 	cow->items = g_malloc(cow->capacity * width);
 	if (buf->nritems)
 		memcpy(cow->items, buf->items, buf->nritems * width);
-	refs_block_created(txn, cow);
-	txn->blocks_dirty++;
+	block_created(txn, cow);
 	return cow;
 }
 
@@ -226,8 +256,7 @@ static void insert_new_root(struct btree *tree, struct transaction *txn, struct 
 {
 	struct tree_block *old = path->nodes[level];
 	struct tree_block *root = blockstore_alloc_block(txn->store, tree->id, old->level + 1, txn->transid);
-	refs_block_created(txn, root);
-	txn->blocks_dirty++;
+	block_created(txn, root);
 	node_insert_ptr(root, 0, block_first_key(old), old);
 	tree->root = root;
 	tree->root_dirty = true;
@@ -315,8 +344,7 @@ static void split_node(struct btree *tree, struct transaction *txn, struct btree
 	struct tree_block *parent = path->nodes[level + 1];
 	uint32_t mid = (c->nritems + 1) / 2;
 	struct tree_block *split = blockstore_alloc_block(txn->store, tree->id, c->level, txn->transid);
-	refs_block_created(txn, split);
-	txn->blocks_dirty++;
+	block_created(txn, split);
 	ensure_capacity(split, c->nritems - mid);
 	memcpy(split->children, &c->children[mid], (c->nritems - mid) * sizeof(struct btree_child));
 	split->nritems = c->nritems - mid;
@@ -522,8 +550,7 @@ static struct tree_block *insert_empty_leaf(struct btree *tree, struct transacti
 					    struct btree_path *path, uint32_t at, const struct btree_key *key)
 {
 	struct tree_block *leaf = blockstore_alloc_block(txn->store, tree->id, 0, txn->transid);
-	refs_block_created(txn, leaf);
-	txn->blocks_dirty++;
+	block_created(txn, leaf);
 	node_insert_ptr(path->nodes[1], at, key, leaf);
 	path->nodes[0] = leaf;
 	path->slots[0] = 0;
@@ -537,8 +564,7 @@ static void split_leaf_at(struct btree *tree, struct transaction *txn, struct bt
 	struct tree_block *left = path->nodes[0];
 	uint32_t slot = path->slots[0];
 	struct tree_block *right = blockstore_alloc_block(txn->store, tree->id, 0, txn->transid);
-	refs_block_created(txn, right);
-	txn->blocks_dirty++;
+	block_created(txn, right);
 	leaf_move_items(right, 0, left, mid, left->nritems - mid);
 	node_insert_ptr(path->nodes[1], path->slots[1] + 1, &right->items[0].key, right);
 	if (slot >= mid) {
@@ -666,15 +692,13 @@ void btree_init(struct btree *tree, struct transaction *txn, uint64_t id)
 	memset(tree, 0, sizeof(*tree));
 	tree->id = id;
 	tree->root = blockstore_alloc_block(txn->store, id, 0, txn->transid);
-	refs_block_created(txn, tree->root);
-	txn->blocks_dirty++;
+	block_created(txn, tree->root);
 	tree->root_dirty = true;
 }
 
-bool btree_lookup(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
+/* The read-only descent from block `b` (on path, or the root) to the key. */
+static bool descend(struct tree_block *b, const struct btree_key *key, struct btree_path *path)
 {
-	struct tree_block *b = tree->root;
-	path->levels = b->level + 1;
 	for (;;) {
 		path->nodes[b->level] = b;
 		if (!b->level) {
@@ -686,6 +710,90 @@ bool btree_lookup(const struct btree *tree, const struct btree_key *key, struct 
 		path->slots[b->level] = slot;
 		b = b->children[slot].block;
 	}
+}
+
+bool btree_lookup(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
+{
+	path->levels = tree->root->level + 1;
+	return descend(tree->root, key, path);
+}
+
+/*
+ * Would a descent from the root pass through path->nodes[level]? Certainly
+ * when the key lies between the block's first and last keys: by B1 and B2
+ * every separator above it that is <= its first key leads to it, and its
+ * last key is below the next sibling's first key. The root covers every key.
+ */
+static bool path_block_covers(const struct btree_path *path, unsigned level, const struct btree_key *key)
+{
+	const struct tree_block *b = path->nodes[level];
+	if (level + 1 == path->levels)
+		return true;
+	if (!b->nritems || btree_key_compare(key, block_first_key(b)) < 0)
+		return false;
+	const struct btree_key *last = b->level ? &b->children[b->nritems - 1].key : &b->items[b->nritems - 1].key;
+	return btree_key_compare(key, last) <= 0;
+}
+
+bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
+{
+	if (!path->levels || path->levels != tree->root->level + 1 || path->nodes[path->levels - 1] != tree->root)
+		return btree_lookup(tree, key, path);
+	const struct tree_block *leaf = path->nodes[0];
+	if (path->slots[0] < leaf->nritems && !btree_key_compare(&leaf->items[path->slots[0]].key, key))
+		return true; /* the same key again: the path is the answer */
+	unsigned level = 0;
+	while (!path_block_covers(path, level, key))
+		level++;
+	return descend(path->nodes[level], key, path);
+}
+
+bool btree_path_next_leaf(struct btree_path *path)
+{
+	unsigned level = 1;
+	while (level < path->levels && path->slots[level] + 1 >= path->nodes[level]->nritems)
+		level++;
+	if (level >= path->levels)
+		return false;
+	path->slots[level]++;
+	for (; level > 0; level--) {
+		path->nodes[level - 1] = path->nodes[level]->children[path->slots[level]].block;
+		path->slots[level - 1] = 0;
+	}
+	return true;
+}
+
+uint64_t btree_visit_range_near(const struct btree *tree, const struct btree_key *first,
+				const struct btree_key *last, btree_visit_fn cb, void *opaque,
+				struct btree_path *path)
+{
+	uint64_t visited = 0;
+	btree_lookup_near(tree, first, path);
+	for (;;) {
+		const struct tree_block *leaf = path->nodes[0];
+		for (uint32_t i = path->slots[0]; i < leaf->nritems; i++) {
+			path->slots[0] = i;
+			if (btree_key_compare(&leaf->items[i].key, last) > 0)
+				return visited;
+			visited++;
+			if (!cb(&leaf->items[i], opaque))
+				return visited;
+		}
+		if (!btree_path_next_leaf(path))
+			return visited;
+	}
+}
+
+struct btree_item *btree_path_for_write(struct btree *tree, struct transaction *txn, struct btree_path *path)
+{
+	/* btree_search(SEARCH_CHANGE) without the searching: a copy has its
+	 * source's keys, so every slot on the path stays what it was. */
+	for (int level = path->levels - 1; level >= 0; level--) {
+		struct tree_block *b = cow_path_block(tree, txn, path, (unsigned)level);
+		if (level > 0)
+			path->nodes[level - 1] = b->children[path->slots[level]].block;
+	}
+	return btree_path_item(path);
 }
 
 /* The rightmost item of the subtree under `b`. */
@@ -759,20 +867,27 @@ struct btree_item *btree_resize_item(struct btree *tree, struct transaction *txn
 				     uint32_t new_size)
 {
 	struct btree_path path;
-	struct btree_item *item;
 	if (!btree_lookup(tree, key, &path))
 		return NULL;
-	uint32_t old_size = btree_path_item(&path)->size;
+	return btree_resize_item_at(tree, txn, key, new_size, &path);
+}
+
+struct btree_item *btree_resize_item_at(struct btree *tree, struct transaction *txn, const struct btree_key *key,
+					uint32_t new_size, struct btree_path *path)
+{
+	uint32_t old_size = btree_path_item(path)->size;
 	/* As btree_insert_item: an item never outgrows an empty leaf (callers check). */
 	g_assert(BTRFS_ITEM_HEADER_SIZE + new_size <= btree_leaf_capacity(nodesize_of(txn)));
 	if (new_size > old_size) {
-		if (!btree_search(tree, txn, key, SEARCH_INSERT, new_size - old_size, &path))
+		if (!btree_search(tree, txn, key, SEARCH_INSERT, new_size - old_size, path))
 			return NULL;
-	} else if (!btree_search(tree, txn, key, SEARCH_CHANGE, 0, &path)) {
-		return NULL;
+	} else {
+		/* A shrink needs no room: btree_search(SEARCH_CHANGE) would copy
+		 * exactly this path. */
+		btree_path_for_write(tree, txn, path);
 	}
-	item = btree_path_item(&path);
-	path.nodes[0]->leaf_bytes = path.nodes[0]->leaf_bytes - item->size + new_size;
+	struct btree_item *item = btree_path_item(path);
+	path->nodes[0]->leaf_bytes = path->nodes[0]->leaf_bytes - item->size + new_size;
 	item->size = new_size;
 	return item;
 }

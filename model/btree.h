@@ -165,6 +165,21 @@ static inline struct btree_item *btree_path_item(const struct btree_path *path)
 	return &path->nodes[0]->items[path->slots[0]];
 }
 
+/* btree_lookup() again, near an earlier answer: *path holds what a lookup or
+ * visit of this tree left there, and the tree has not changed since (or
+ * path->levels is 0: no earlier answer). Same answer and path as
+ * btree_lookup(), but the search starts at the lowest block of the old path
+ * that covers the key, so a key in the same leaf costs one leaf search. */
+bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, struct btree_path *path);
+
+/* Moves *path to slot 0 of the next leaf; false (path unchanged) at the last. */
+bool btree_path_next_leaf(struct btree_path *path);
+
+/* btree_lookup_for_write() of the item that a lookup just found at *path
+ * (exact match, no change to the tree since): COWs the same blocks in the
+ * same order without searching again; *path then leads to the copies. */
+struct btree_item *btree_path_for_write(struct btree *tree, struct transaction *txn, struct btree_path *path);
+
 /* The item with the largest key <= key, or NULL. Read-only. */
 const struct btree_item *btree_lookup_le(const struct btree *tree, const struct btree_key *key);
 
@@ -185,6 +200,10 @@ struct btree_item *btree_insert_item(struct btree *tree, struct transaction *txn
  * btrfs_truncate_item); grows by splitting the leaf when it must. */
 struct btree_item *btree_resize_item(struct btree *tree, struct transaction *txn,
 				     const struct btree_key *key, uint32_t new_size);
+/* The same for the item a lookup just found at *path (no change since),
+ * without looking it up again. */
+struct btree_item *btree_resize_item_at(struct btree *tree, struct transaction *txn, const struct btree_key *key,
+					uint32_t new_size, struct btree_path *path);
 
 /* Delete an existing item; rebalances a leaf that falls under a third full
  * and frees empty blocks. Returns false when the key is absent. */
@@ -196,11 +215,22 @@ typedef bool (*btree_visit_fn)(const struct btree_item *item, void *opaque);
 uint64_t btree_visit_range(const struct btree *tree, const struct btree_key *first,
 			   const struct btree_key *last, btree_visit_fn cb, void *opaque);
 
+/* btree_visit_range() starting near *path (as btree_lookup_near), leaving
+ * *path at the last item the callback saw or the first key past `last`. */
+uint64_t btree_visit_range_near(const struct btree *tree, const struct btree_key *first,
+				const struct btree_key *last, btree_visit_fn cb, void *opaque,
+				struct btree_path *path);
+
 /* A copy of `buf` at a new address, owned by `tree_id` and written by the
  * running transaction, with one TREE_BLOCK_REF (from whoever will point at
  * it). The children's references are the caller's business: cow_block()
  * moves them with refs_update_for_cow(), a snapshot adds one to each. */
 struct tree_block *btree_copy_block(struct transaction *txn, uint64_t tree_id, const struct tree_block *buf);
+
+/* At a commit, before blockstore_commit(): the blocks the transaction wrote
+ * never change again (the next change copies them, should_cow_block), so the
+ * slots ensure_capacity() kept for their growth are given back. */
+void btree_commit_blocks(struct transaction *txn);
 
 /* Block capacity rules, in bytes/slots. */
 uint32_t btree_leaf_capacity(uint32_t nodesize);

@@ -182,7 +182,7 @@ struct fs *fs_new(const struct fs_config *config, GError **error)
 	fs->config = *config;
 	fs->store = store;
 	fs->refs = refs_new(&fs->extent_tree, fs_data_extent_freed, fs);
-	fs->txn = (struct transaction){ .transid = 1, .store = store, .refs = fs->refs };
+	fs->txn = (struct transaction){ .transid = 1, .store = store, .refs = fs->refs, .written = g_ptr_array_new() };
 	fs->subvolumes = g_ptr_array_new_with_free_func(free_subvolume);
 	fs->subvolume_by_id = g_hash_table_new(g_int64_hash, g_int64_equal);
 	fs->names = g_string_chunk_new(1 << 16);
@@ -241,6 +241,7 @@ void fs_free(struct fs *fs)
 	g_array_unref(fs->free_space_written);
 	g_array_unref(fs->snapshot_nodes);
 	fs_dirty_time_free(fs);
+	g_ptr_array_unref(fs->txn.written);
 	g_free(fs);
 }
 
@@ -325,6 +326,7 @@ int fs_commit(struct fs *fs)
 	} while (changed);
 	fs->counters.blocks_written += fs->txn.blocks_dirty;
 	fs->txn.blocks_dirty = 0;
+	btree_commit_blocks(&fs->txn);
 	blockstore_commit(fs->store);
 	fs->txn.transid++;
 	fs->counters.commits++;
@@ -372,25 +374,27 @@ const struct atime_options *fs_atime_options(const struct fs *fs)
 int fs_read(struct fs *fs, const char *path, bool *atime_updated)
 {
 	struct inode_location where;
-	int ret = fs_resolve(fs, path, &where);
+	struct btree_path near = { .levels = 0 };
+	int ret = fs_resolve_near(fs, path, &where, &near);
 	if (ret)
 		return ret;
-	const struct btree_item *item = fs_inode_item(where.subvolume, where.inode);
+	const struct btree_item *item = fs_inode_item_near(where.subvolume, where.inode, &near);
 	if (fs_mode_is_dir(item->payload.inode.mode))
 		return -EISDIR;
-	return fs_access_inode(fs, &where, atime_updated);
+	return fs_access_inode(fs, &where, &near, atime_updated);
 }
 
 int fs_readdir(struct fs *fs, const char *path, bool *atime_updated)
 {
 	struct inode_location where;
-	int ret = fs_resolve(fs, path, &where);
+	struct btree_path near = { .levels = 0 };
+	int ret = fs_resolve_near(fs, path, &where, &near);
 	if (ret)
 		return ret;
-	const struct btree_item *item = fs_inode_item(where.subvolume, where.inode);
+	const struct btree_item *item = fs_inode_item_near(where.subvolume, where.inode, &near);
 	if (!fs_mode_is_dir(item->payload.inode.mode))
 		return -ENOTDIR;
-	return fs_access_inode(fs, &where, atime_updated);
+	return fs_access_inode(fs, &where, &near, atime_updated);
 }
 
 /* --- reports and checks -------------------------------------------------- */

@@ -47,6 +47,21 @@ struct dirty_time {
 	bool written;                 /* written with another change; waits in the queue to be freed */
 };
 
+/* An inode, wherever it lives. */
+struct inode_location {
+	struct subvolume *subvolume;
+	uint64_t inode;
+};
+
+/* The last path prefix a walk resolved (fs_namespace.c, N1): a walk of a
+ * path that starts with these bytes resumes at `dir`. */
+struct walk_memo {
+	uint64_t names_removed;       /* fs->names_removed when it was recorded */
+	size_t len;                   /* bytes of prefix, which ends with '/'; 0: none */
+	struct inode_location dir;    /* where the prefix leads */
+	char prefix[4096];
+};
+
 struct fs {
 	struct fs_config config;
 	struct blockstore *store;
@@ -63,6 +78,8 @@ struct fs {
 	GQueue dirty_time_queue;      /* the same, oldest first; owns them */
 	GArray *free_space_written;   /* uint64 per chunk: used, as the free-space tree last said */
 	unsigned dev_extents_written; /* chunks with DEV_EXTENT items */
+	uint64_t names_removed;       /* directory entries, inodes and subvolumes removed so far */
+	struct walk_memo walk_memo;
 	int64_t clock_ns;
 	int64_t last_commit_ns;
 	uint64_t next_subvolume_id;
@@ -75,12 +92,6 @@ struct snapshot_node {
 	uint32_t depth;
 };
 
-/* An inode, wherever it lives. */
-struct inode_location {
-	struct subvolume *subvolume;
-	uint64_t inode;
-};
-
 /* A path's last component and the directory that holds it. */
 struct name_location {
 	struct inode_location dir;
@@ -91,11 +102,19 @@ struct name_location {
 /* fs_namespace.c */
 uint32_t fs_name_hash(const char *name, size_t length);
 int fs_resolve(struct fs *fs, const char *path, struct inode_location *out);
+/* fs_resolve() leaving *near (levels 0 on entry) at the last lookup it made,
+ * the final name's directory entry: the inode item is usually close by. */
+int fs_resolve_near(struct fs *fs, const char *path, struct inode_location *out, struct btree_path *near);
 int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out);
 const struct btree_item *fs_inode_item(const struct subvolume *subvolume, uint64_t inode);
 struct btree_item *fs_inode_item_for_write(struct fs *fs, const struct inode_location *where);
 const struct btree_item *fs_dir_lookup(const struct subvolume *subvolume, uint64_t dir, const char *name,
 				       uint16_t name_len);
+/* The same near an earlier lookup (subvol_lookup_near). */
+const struct btree_item *fs_inode_item_near(const struct subvolume *subvolume, uint64_t inode,
+					    struct btree_path *near);
+struct btree_item *fs_inode_item_for_write_near(struct fs *fs, const struct inode_location *where,
+						struct btree_path *near);
 int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t location, bool location_is_root,
 		     uint8_t file_type);
 void fs_remove_dir_entry(struct fs *fs, const struct name_location *at);
@@ -124,6 +143,19 @@ const struct btree_item *subvol_lookup_le(const struct subvolume *sv, const stru
 uint64_t subvol_visit_range(const struct subvolume *sv, const struct btree_key *first, const struct btree_key *last,
 			    btree_visit_fn cb, void *opaque);
 struct btree_item *subvol_lookup_for_write(struct fs *fs, struct subvolume *sv, const struct btree_key *key);
+/* The same three near an earlier answer, as btree_lookup_near(): *near holds
+ * the path a lookup in the same subvolume left, with no change since, or has
+ * levels 0. In the btrfs design a lookup of a neighbouring key searches one
+ * leaf instead of descending from the root, and the write COWs the path the
+ * lookup found without searching again; the keyed design ignores the hint
+ * (and leaves levels 0). Answers are those of the plain calls. */
+const struct btree_item *subvol_lookup_near(const struct subvolume *sv, const struct btree_key *key,
+					    struct btree_path *near);
+uint64_t subvol_visit_range_near(const struct subvolume *sv, const struct btree_key *first,
+				 const struct btree_key *last, btree_visit_fn cb, void *opaque,
+				 struct btree_path *near);
+struct btree_item *subvol_lookup_for_write_near(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
+						struct btree_path *near);
 struct btree_item *subvol_insert(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size,
 				 const union item_payload *payload);
 struct btree_item *subvol_resize(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size);
@@ -133,7 +165,8 @@ void subvol_drop_snapshot_keys(struct fs *fs, struct subvolume *sv);
 bool fs_design_keyed(const struct fs *fs);
 
 /* atime_policy.c */
-int fs_access_inode(struct fs *fs, const struct inode_location *where, bool *updated);
+/* An access (read, readdir) of an existing inode; *near as subvol_lookup_near. */
+int fs_access_inode(struct fs *fs, const struct inode_location *where, struct btree_path *near, bool *updated);
 void fs_atime_tree_init(struct fs *fs, struct subvolume *sv);
 /* lazytime vfs: write the atimes kept in memory. _all at a sync, _expired
  * when the clock moves (those first kept LINUX_DIRTYTIME_EXPIRE_NS ago),

@@ -13,6 +13,19 @@
  * Hash collisions: btrfs packs colliding names into one DIR_ITEM; the model
  * moves the colliding entry to the next free hash value instead (a 2^-32
  * event per pair of names in one directory; docs/model.md).
+ *
+ * A walk resolves each component with two lookups (the directory's inode
+ * item, then the name's DIR_ITEM). Replays read a directory's files one after
+ * another, so the walk keeps a memo of the last prefix it resolved, in bytes
+ * ("/usr/include/linux/"), and the next walk of a path with that prefix
+ * starts from where it led (a byte comparison, no hashing):
+ *  N1 the memo is used only while fs->names_removed is what it was when the
+ *     memo was made. A resolution can change only when a name goes away
+ *     (an entry removed, which rename and unlink do, an inode deleted, a
+ *     subvolume deleted); every such change counts in names_removed
+ *     (fs_remove_dir_entry, fs_delete_inode_items, fs_delete_snapshot). New
+ *     names change no existing resolution, and a walk has no side effects,
+ *     so the memo gives exactly what a full walk would.
  */
 #include "fs_internal.h"
 
@@ -32,17 +45,47 @@ static void crc32c_init(void)
 	}
 }
 
-uint32_t fs_name_hash(const char *name, size_t length)
+static uint32_t crc32c_bytes(uint32_t crc, const char *name, size_t length)
 {
-	static gsize initialised;
-	if (g_once_init_enter(&initialised)) {
-		crc32c_init();
-		g_once_init_leave(&initialised, 1);
-	}
-	uint32_t crc = ~1u;
 	for (size_t i = 0; i < length; i++)
 		crc = crc32c_table[(crc ^ (uint8_t)name[i]) & 0xff] ^ (crc >> 8);
 	return crc;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* SSE4.2's crc32 instruction is this same reflected Castagnoli step, eight
+ * bytes at a time: every path component of every operation is hashed. */
+__attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, const char *name, size_t length)
+{
+	uint64_t c = crc;
+	for (; length >= 8; name += 8, length -= 8) {
+		uint64_t word;
+		memcpy(&word, name, 8);
+		c = __builtin_ia32_crc32di(c, word);
+	}
+	crc = (uint32_t)c;
+	for (; length; name++, length--)
+		crc = __builtin_ia32_crc32qi(crc, (unsigned char)*name);
+	return crc;
+}
+#endif
+
+uint32_t fs_name_hash(const char *name, size_t length)
+{
+	static gsize initialised;
+	static bool hardware;
+	if (g_once_init_enter(&initialised)) {
+		crc32c_init();
+#if defined(__x86_64__) && defined(__GNUC__)
+		hardware = __builtin_cpu_supports("sse4.2");
+#endif
+		g_once_init_leave(&initialised, 1);
+	}
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (hardware)
+		return crc32c_sse42(~1u, name, length);
+#endif
+	return crc32c_bytes(~1u, name, length);
 }
 
 const struct btree_item *fs_inode_item(const struct subvolume *subvolume, uint64_t inode)
@@ -51,12 +94,29 @@ const struct btree_item *fs_inode_item(const struct subvolume *subvolume, uint64
 	return subvol_lookup(subvolume, &key);
 }
 
+const struct btree_item *fs_inode_item_near(const struct subvolume *subvolume, uint64_t inode,
+					    struct btree_path *near)
+{
+	struct btree_key key = { inode, 0, BTRFS_INODE_ITEM_KEY };
+	return subvol_lookup_near(subvolume, &key, near);
+}
+
 struct btree_item *fs_inode_item_for_write(struct fs *fs, const struct inode_location *where)
 {
 	struct btree_key key = { where->inode, 0, BTRFS_INODE_ITEM_KEY };
 	struct btree_item *item = subvol_lookup_for_write(fs, where->subvolume, &key);
 	if (item)
 		fs_dirty_time_other_change(fs, where, item); /* lazytime vfs: the atime rides along */
+	return item;
+}
+
+struct btree_item *fs_inode_item_for_write_near(struct fs *fs, const struct inode_location *where,
+						struct btree_path *near)
+{
+	struct btree_key key = { where->inode, 0, BTRFS_INODE_ITEM_KEY };
+	struct btree_item *item = subvol_lookup_for_write_near(fs, where->subvolume, &key, near);
+	if (item)
+		fs_dirty_time_other_change(fs, where, item); /* as fs_inode_item_for_write */
 	return item;
 }
 
@@ -78,27 +138,37 @@ static bool match_name(const struct btree_item *item, void *opaque)
 
 /* The DIR_ITEM for `name` in `dir`: at its hash, or a few slots past it
  * when a collision moved it (see the top of the file). */
-const struct btree_item *fs_dir_lookup(const struct subvolume *subvolume, uint64_t dir, const char *name,
-				       uint16_t name_len)
+static const struct btree_item *dir_lookup_near(const struct subvolume *subvolume, uint64_t dir,
+					       const char *name, uint16_t name_len, struct btree_path *near)
 {
 	uint32_t hash = fs_name_hash(name, name_len);
 	struct btree_key first = { dir, hash, BTRFS_DIR_ITEM_KEY };
 	struct btree_key last = { dir, (uint64_t)hash + 8, BTRFS_DIR_ITEM_KEY };
 	struct dir_match m = { name, name_len, NULL };
-	subvol_visit_range(subvolume, &first, &last, match_name, &m);
+	subvol_visit_range_near(subvolume, &first, &last, match_name, &m, near);
 	return m.found;
 }
 
-static int step_into(struct fs *fs, struct inode_location *at, const char *name, size_t length)
+const struct btree_item *fs_dir_lookup(const struct subvolume *subvolume, uint64_t dir, const char *name,
+				       uint16_t name_len)
+{
+	struct btree_path near = { .levels = 0 };
+	return dir_lookup_near(subvolume, dir, name, name_len, &near);
+}
+
+/* One path component. A directory's inode item and its DIR_ITEMs share the
+ * objectid, so both lookups usually land in one leaf: *near carries it. */
+static int step_into(struct fs *fs, struct inode_location *at, const char *name, size_t length,
+		     struct btree_path *near)
 {
 	if (length > BTRFS_NAME_LEN)
 		return -ENAMETOOLONG;
-	const struct btree_item *inode = fs_inode_item(at->subvolume, at->inode);
+	const struct btree_item *inode = fs_inode_item_near(at->subvolume, at->inode, near);
 	if (!inode)
 		return -ENOENT;
 	if (!fs_mode_is_dir(inode->payload.inode.mode))
 		return -ENOTDIR;
-	const struct btree_item *entry = fs_dir_lookup(at->subvolume, at->inode, name, (uint16_t)length);
+	const struct btree_item *entry = dir_lookup_near(at->subvolume, at->inode, name, (uint16_t)length, near);
 	if (!entry)
 		return -ENOENT;
 	if (entry->payload.dir.location_is_root) {
@@ -113,14 +183,41 @@ static int step_into(struct fs *fs, struct inode_location *at, const char *name,
 	return 0;
 }
 
-/* Walks the components of path[0, end). */
-static int walk(struct fs *fs, const char *path, size_t end, struct inode_location *out)
+/* N1: does the memo hold a prefix of path[0, end)? */
+static bool memo_applies(const struct fs *fs, const char *path, size_t end)
+{
+	const struct walk_memo *m = &fs->walk_memo;
+	return m->len && m->len <= end && m->names_removed == fs->names_removed && !memcmp(m->prefix, path, m->len);
+}
+
+static void memo_record(struct fs *fs, const char *path, size_t len, const struct inode_location *dir)
+{
+	struct walk_memo *m = &fs->walk_memo;
+	if (!len || len >= sizeof(m->prefix) || path[len - 1] != '/')
+		return;
+	memcpy(m->prefix, path, len);
+	m->len = len;
+	m->dir = *dir;
+	m->names_removed = fs->names_removed;
+}
+
+/* Walks the components of path[0, end), from the memo where it applies.
+ * What it records: the whole range when it ends with '/' (the parent of a
+ * new name), else the prefix before the last component (the directory of a
+ * file being read). */
+static int walk(struct fs *fs, const char *path, size_t end, struct inode_location *out, struct btree_path *near)
 {
 	if (path[0] != '/')
 		return -EINVAL;
-	out->subvolume = fs_subvolume(fs, FS_TOP_SUBVOLUME);
-	out->inode = FS_ROOT_DIR_INODE;
-	size_t i = 0;
+	size_t i = 0, last_start = 0;
+	struct inode_location before_last = { 0 };
+	if (memo_applies(fs, path, end)) {
+		*out = fs->walk_memo.dir;
+		i = fs->walk_memo.len;
+	} else {
+		out->subvolume = fs_subvolume(fs, FS_TOP_SUBVOLUME);
+		out->inode = FS_ROOT_DIR_INODE;
+	}
 	while (i < end) {
 		while (i < end && path[i] == '/')
 			i++;
@@ -132,16 +229,28 @@ static int walk(struct fs *fs, const char *path, size_t end, struct inode_locati
 			continue;
 		if (length == 2 && path[start] == '.' && path[start + 1] == '.')
 			return -EINVAL;
-		int ret = step_into(fs, out, path + start, length);
+		last_start = start;
+		before_last = *out;
+		int ret = step_into(fs, out, path + start, length, near);
 		if (ret)
 			return ret;
 	}
+	if (end && path[end - 1] == '/')
+		memo_record(fs, path, end, out);
+	else if (last_start)
+		memo_record(fs, path, last_start, &before_last);
 	return 0;
 }
 
 int fs_resolve(struct fs *fs, const char *path, struct inode_location *out)
 {
-	return walk(fs, path, strlen(path), out);
+	struct btree_path near = { .levels = 0 };
+	return walk(fs, path, strlen(path), out, &near);
+}
+
+int fs_resolve_near(struct fs *fs, const char *path, struct inode_location *out, struct btree_path *near)
+{
+	return walk(fs, path, strlen(path), out, near);
 }
 
 int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out)
@@ -157,10 +266,11 @@ int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out
 		return -EINVAL;
 	if (length > BTRFS_NAME_LEN)
 		return -ENAMETOOLONG;
-	int ret = walk(fs, path, slash, &out->dir);
+	struct btree_path near = { .levels = 0 };
+	int ret = walk(fs, path, slash, &out->dir, &near);
 	if (ret)
 		return ret;
-	const struct btree_item *dir = fs_inode_item(out->dir.subvolume, out->dir.inode);
+	const struct btree_item *dir = fs_inode_item_near(out->dir.subvolume, out->dir.inode, &near);
 	if (!dir)
 		return -ENOENT;
 	if (!fs_mode_is_dir(dir->payload.inode.mode))
@@ -221,6 +331,7 @@ int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t loc
 
 void fs_remove_dir_entry(struct fs *fs, const struct name_location *at)
 {
+	fs->names_removed++; /* N1 */
 	struct subvolume *sv = at->dir.subvolume;
 	const struct btree_item *entry = fs_dir_lookup(sv, at->dir.inode, at->name, at->name_len);
 	g_assert(entry);

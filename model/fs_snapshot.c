@@ -132,6 +132,7 @@ int fs_delete_snapshot(struct fs *fs, const char *path)
 	/* Queued data of the snapshot's inodes is dropped with it. */
 	fs_flush_writeback(fs, NULL);
 	snap->deleted = true;
+	fs->names_removed++; /* fs_namespace.c N1 */
 	if (fs_design_keyed(fs)) {
 		subvol_drop_snapshot_keys(fs, snap);
 	} else {

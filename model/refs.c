@@ -273,11 +273,14 @@ static void write_extent_items(struct refs *refs, struct transaction *txn, const
 	else if (old_refs && !new_refs)
 		btree_delete_item(tree, txn, key);
 	else if (new_refs) {
+		/* One lookup serves the change: resize or rewrite in place. */
 		struct btree_path path;
-		if (btree_lookup(tree, key, &path) && btree_path_item(&path)->size != size)
-			btree_resize_item(tree, txn, key, size);
-		else
+		if (!btree_lookup(tree, key, &path))
 			btree_lookup_for_write(tree, txn, key);
+		else if (btree_path_item(&path)->size != size)
+			btree_resize_item_at(tree, txn, key, size, &path);
+		else
+			btree_path_for_write(tree, txn, &path);
 	}
 	if (!new_refs)
 		keyed = 0;

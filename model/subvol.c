@@ -104,6 +104,17 @@ const struct btree_item *subvol_lookup(const struct subvolume *sv, const struct 
 	return item && !item->whiteout ? item : NULL;
 }
 
+const struct btree_item *subvol_lookup_near(const struct subvolume *sv, const struct btree_key *key,
+					    struct btree_path *near)
+{
+	if (sv->snapshot) {
+		near->levels = 0; /* a version lookup leaves no single path */
+		return subvol_lookup(sv, key);
+	}
+	struct btree_key k = with_snapshot(key, 0);
+	return btree_lookup_near(sv->tree, &k, near) ? btree_path_item(near) : NULL;
+}
+
 const struct btree_item *subvol_lookup_le(const struct subvolume *sv, const struct btree_key *key)
 {
 	struct btree_key probe = with_snapshot(key, sv->snapshot ? UINT32_MAX : 0);
@@ -173,6 +184,18 @@ uint64_t subvol_visit_range(const struct subvolume *sv, const struct btree_key *
 	return g.visited;
 }
 
+uint64_t subvol_visit_range_near(const struct subvolume *sv, const struct btree_key *first,
+				 const struct btree_key *last, btree_visit_fn cb, void *opaque,
+				 struct btree_path *near)
+{
+	if (sv->snapshot) {
+		near->levels = 0;
+		return subvol_visit_range(sv, first, last, cb, opaque);
+	}
+	struct btree_key lo = with_snapshot(first, 0), hi = with_snapshot(last, 0);
+	return btree_visit_range_near(sv->tree, &lo, &hi, cb, opaque, near);
+}
+
 /* A new version at sv's snapshot, copying the visible one. A file extent
  * it copies is one more reference to its data extent. */
 static struct btree_item *copy_up(struct fs *fs, struct subvolume *sv, const struct btree_item *from)
@@ -197,6 +220,14 @@ struct btree_item *subvol_lookup_for_write(struct fs *fs, struct subvolume *sv, 
 	if (item->key.snapshot == sv->snapshot)
 		return btree_lookup_for_write(sv->tree, &fs->txn, &own);
 	return copy_up(fs, sv, item);
+}
+
+struct btree_item *subvol_lookup_for_write_near(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
+						struct btree_path *near)
+{
+	if (sv->snapshot || !subvol_lookup_near(sv, key, near))
+		return subvol_lookup_for_write(fs, sv, key);
+	return btree_path_for_write(sv->tree, &fs->txn, near);
 }
 
 struct btree_item *subvol_insert(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size,

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <glib.h>
 
 struct blockstore;
 struct refs;
@@ -30,6 +31,7 @@ struct transaction {
 	struct refs *refs;
 	struct transaction_stats stats;
 	uint64_t blocks_dirty;        /* blocks with generation == transid */
+	GPtrArray *written;           /* those blocks, for btree_commit_blocks(); NULL: not kept */
 };
 
 #endif

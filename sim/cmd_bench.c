@@ -7,11 +7,22 @@
  *   atime-exclusive strictatime reads of every file, no snapshot: leaves
  *                   copied once per transaction, then changed in place
  *   atime-unshare   the same after S snapshots of /, then a read of every
- *                   file in every tree: each first update unshares a leaf
- * and reports ops/s for each, peak RSS, and the simulator's heap bytes per
- * modeled item and per modeled tree block (glibc mallinfo2, heap in use
- * after populate divided by the items and blocks it holds). Wall times are
- * noisy on a shared machine; compare the ratios within one run.
+ *                   file in every tree (one grep over all S + 1 trees): each
+ *                   first update unshares a leaf
+ * and reports ops/s for each, the wall time of the whole point, peak RSS so
+ * far (sizes run in the order given: ascending, it is each point's peak), and
+ * the simulator's heap bytes per modeled item and per modeled tree block
+ * (glibc mallinfo2: heap in use after populate over the items and blocks it
+ * holds, and after the unsharing reads over the blocks then live). Cost per
+ * operation against N is the O(log n) curve: ns/op grows by a constant per
+ * tenfold N when it is logarithmic.
+ *
+ * --year N runs the year scenario instead: N files, then 365 days of a read
+ * of a twentieth of the files (the next consecutive twentieth each day, as a
+ * working set moves through a tree), a snapshot of / into /snapshots, the
+ * oldest deleted beyond --keep, and a sync.
+ *
+ * Wall times are noisy on a shared machine; compare the ratios within one run.
  */
 #include <inttypes.h>
 #include <malloc.h>
@@ -41,16 +52,42 @@ static uint64_t peak_rss_bytes(void)
 struct bench_point {
 	uint64_t files;
 	unsigned snapshots;
-	double populate_ops, exclusive_ops, unshare_ops;
+	double populate_ops, exclusive_ops, unshare_ops, seconds;
 	uint64_t items, blocks, heap_bytes, metadata_before, metadata_after;
+	uint64_t blocks_after, heap_after, peak_rss;
 };
 
 #define FILES_PER_DIR 100u
 #define NS_PER_SECOND 1000000000ll
 
-static void file_path(char *buf, size_t size, const char *prefix, uint64_t i)
+/* Decimal digits of v into buf, at least `width` of them; returns the end.
+ * snprintf cost more than the model's own work per read. */
+static char *put_decimal(char *buf, uint64_t v, unsigned width)
 {
-	snprintf(buf, size, "%s/d%" PRIu64 "/file-%06" PRIu64 ".c", prefix, i / FILES_PER_DIR, i);
+	char digits[24];
+	unsigned n = 0;
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n < width)
+		digits[n++] = '0';
+	while (n)
+		*buf++ = digits[--n];
+	return buf;
+}
+
+/* "<prefix>/d<i/100>/file-<i, 6 digits>.c"; buf holds strlen(prefix) + 48. */
+static void file_path(char *buf, const char *prefix, uint64_t i)
+{
+	size_t len = strlen(prefix);
+	memcpy(buf, prefix, len);
+	char *p = buf + len;
+	memcpy(p, "/d", 2);
+	p = put_decimal(p + 2, i / FILES_PER_DIR, 1);
+	memcpy(p, "/file-", 6);
+	p = put_decimal(p + 6, i, 6);
+	memcpy(p, ".c", 3);
 }
 
 static int populate(struct fs *fs, uint64_t files)
@@ -65,7 +102,7 @@ static int populate(struct fs *fs, uint64_t files)
 			if (fs_mkdir(fs, path, &attributes))
 				return -1;
 		}
-		file_path(path, sizeof(path), "", i);
+		file_path(path, "", i);
 		if (fs_create(fs, path, 1024, &attributes))
 			return -1;
 	}
@@ -84,7 +121,7 @@ static double read_all(struct fs *fs, uint64_t files, unsigned trees)
 		else
 			prefix[0] = 0;
 		for (uint64_t i = 0; i < files; i++) {
-			file_path(path, sizeof(path), prefix, i);
+			file_path(path, prefix, i);
 			fs_read(fs, path, NULL);
 		}
 	}
@@ -93,7 +130,7 @@ static double read_all(struct fs *fs, uint64_t files, unsigned trees)
 	return (double)files * (trees + 1) / elapsed;
 }
 
-static int bench_one(uint64_t files, unsigned snapshots, uint32_t nodesize, struct bench_point *p)
+static struct fs *bench_fs(uint32_t nodesize)
 {
 	struct fs_config config;
 	fs_config_init(&config);
@@ -102,11 +139,18 @@ static int bench_one(uint64_t files, unsigned snapshots, uint32_t nodesize, stru
 	config.atime.mode = ATIME_STRICT;
 	config.start_time_ns = 1354320000ll * NS_PER_SECOND;
 	g_autoptr(GError) error = NULL;
-	g_autoptr(Filesystem) fs = fs_new(&config, &error);
-	if (!fs) {
+	struct fs *fs = fs_new(&config, &error);
+	if (!fs)
 		fprintf(stderr, "cowsim bench: %s\n", error->message);
+	return fs;
+}
+
+static int bench_one(uint64_t files, unsigned snapshots, uint32_t nodesize, struct bench_point *p)
+{
+	double begin = now_seconds();
+	g_autoptr(Filesystem) fs = bench_fs(nodesize);
+	if (!fs)
 		return -1;
-	}
 	memset(p, 0, sizeof(*p));
 	p->files = files;
 	p->snapshots = snapshots;
@@ -135,35 +179,113 @@ static int bench_one(uint64_t files, unsigned snapshots, uint32_t nodesize, stru
 	p->unshare_ops = snapshots ? read_all(fs, files, snapshots) : 0;
 	fs_report(fs, &report);
 	p->metadata_after = report.space.metadata_used;
+	p->blocks_after = report.space.metadata_used / nodesize;
+	p->heap_after = mallinfo2().uordblks - heap_before;
+	p->seconds = now_seconds() - begin;
+	p->peak_rss = peak_rss_bytes();
 	return 0;
+}
+
+static void print_header(FILE *out)
+{
+	fprintf(out, "%10s %5s %11s %12s %13s %9s %9s %9s %9s %9s %9s %8s %9s\n", "files", "snaps",
+		"populate/s", "atime-excl/s", "atime-unshr/s", "ns/unshr", "B/item", "B/block", "B/blk-aft",
+		"meta MiB", "after MiB", "total s", "RSS MiB");
 }
 
 static void print_point(FILE *out, const struct bench_point *p)
 {
-	fprintf(out, "%10" PRIu64 " %5u %12.0f %14.0f %14.0f %9.1f %9.1f %10.1f %10.1f\n", p->files,
-		p->snapshots, p->populate_ops, p->exclusive_ops, p->unshare_ops,
-		(double)p->heap_bytes / (double)p->items, (double)p->heap_bytes / (double)p->blocks,
-		p->metadata_before / 1048576.0, p->metadata_after / 1048576.0);
+	fprintf(out, "%10" PRIu64 " %5u %11.0f %12.0f %13.0f %9.0f %9.1f %9.1f %9.1f %9.1f %9.1f %8.1f %9.1f\n",
+		p->files, p->snapshots, p->populate_ops, p->exclusive_ops, p->unshare_ops,
+		p->unshare_ops ? 1e9 / p->unshare_ops : 0.0, (double)p->heap_bytes / (double)p->items,
+		(double)p->heap_bytes / (double)p->blocks, (double)p->heap_after / (double)p->blocks_after,
+		p->metadata_before / 1048576.0, p->metadata_after / 1048576.0, p->seconds,
+		p->peak_rss / 1048576.0);
+}
+
+/* --- a year of daily snapshots --------------------------------------------- */
+
+#define YEAR_DAYS 365u
+#define YEAR_READ_SHARE 20u /* a twentieth of the files is read each day */
+
+static int year_day(struct fs *fs, uint64_t files, unsigned day, unsigned keep, uint64_t *reads)
+{
+	char path[96];
+	int64_t midnight = fs_clock(fs) - fs_clock(fs) % (86400 * NS_PER_SECOND) + 86400 * NS_PER_SECOND;
+	fs_set_clock(fs, midnight + 9 * 3600 * NS_PER_SECOND);
+	uint64_t share = (files + YEAR_READ_SHARE - 1) / YEAR_READ_SHARE;
+	uint64_t first = day % YEAR_READ_SHARE * share;
+	for (uint64_t i = first; i < MIN(files, first + share); i++) {
+		file_path(path, "", i);
+		if (fs_read(fs, path, NULL))
+			return -1;
+		(*reads)++;
+	}
+	fs_set_clock(fs, midnight + 23 * 3600 * NS_PER_SECOND);
+	snprintf(path, sizeof(path), "/snapshots/day%03u", day);
+	if (fs_snapshot(fs, "/", path, false))
+		return -1;
+	if (day >= keep) {
+		snprintf(path, sizeof(path), "/snapshots/day%03u", day - keep);
+		if (fs_delete_snapshot(fs, path))
+			return -1;
+	}
+	return fs_sync(fs);
+}
+
+static int bench_year(uint64_t files, unsigned keep, uint32_t nodesize)
+{
+	double begin = now_seconds();
+	g_autoptr(Filesystem) fs = bench_fs(nodesize);
+	if (!fs)
+		return -1;
+	struct fs_attributes attributes;
+	fs_attributes_init(&attributes);
+	if (populate(fs, files) || fs_mkdir(fs, "/snapshots", &attributes))
+		return -1;
+	double populated = now_seconds();
+	uint64_t reads = 0;
+	for (unsigned day = 0; day < YEAR_DAYS; day++) {
+		if (year_day(fs, files, day, keep, &reads)) {
+			fprintf(stderr, "cowsim bench: --year: day %u failed\n", day);
+			return -1;
+		}
+	}
+	double end = now_seconds();
+	struct fs_report report;
+	fs_report(fs, &report);
+	printf("year: %" PRIu64 " files, %u days, keep %u: populate %.1f s, days %.1f s "
+	       "(%" PRIu64 " reads, %.0f/s, %u snapshots made), total %.1f s, metadata %.1f MiB, "
+	       "peak RSS %.1f MiB\n",
+	       files, YEAR_DAYS, keep, populated - begin, end - populated, reads, reads / (end - populated),
+	       YEAR_DAYS, end - begin, report.space.metadata_used / 1048576.0, peak_rss_bytes() / 1048576.0);
+	return 0;
 }
 
 int cmd_bench(int argc, char **argv)
 {
 	g_autofree char *sizes_text = NULL;
-	gint snapshots = 10, nodesize = 16384;
+	gint snapshots = 10, nodesize = 16384, keep = 30;
+	gint64 year = 0;
 	const GOptionEntry entries[] = {
 		{ "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_text,
 		  "file counts to measure, comma-separated (default 10000,100000,1000000)", "N,N,..." },
 		{ "snapshots", 0, 0, G_OPTION_ARG_INT, &snapshots, "snapshots before the unsharing reads (default 10)",
 		  "S" },
 		{ "nodesize", 0, 0, G_OPTION_ARG_INT, &nodesize, "tree block size (default 16384)", "BYTES" },
+		{ "year", 0, 0, G_OPTION_ARG_INT64, &year,
+		  "instead: a year of daily snapshots of a tree of N files, daily reads of a twentieth", "N" },
+		{ "keep", 0, 0, G_OPTION_ARG_INT, &keep, "--year: snapshots kept (default 30)", "K" },
 		{ NULL },
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new("- measure the model's speed and memory");
 	g_option_context_set_description(context,
 		"Columns: files, snapshots, populate ops/s, atime updates/s on exclusive leaves,\n"
-		"atime updates/s that unshare (reads of every file in every tree), heap bytes per\n"
-		"modeled item and per modeled block after populate, metadata MiB before and after.\n"
-		"Peak RSS of the whole run is printed last.");
+		"atime updates/s that unshare (reads of every file in every tree) and ns per such\n"
+		"read, heap bytes per modeled item and per modeled block after populate, heap bytes\n"
+		"per block after the unsharing reads, metadata MiB before and after, wall seconds\n"
+		"of the point, peak RSS so far. Peak RSS of the whole run is printed last.\n"
+		"--year N: a year of daily snapshots (keep K) with daily reads on N files.");
 	g_option_context_add_main_entries(context, entries, NULL);
 	g_autoptr(GError) error = NULL;
 	if (!g_option_context_parse(context, &argc, &argv, &error)) {
@@ -174,9 +296,14 @@ int cmd_bench(int argc, char **argv)
 		fprintf(stderr, "cowsim bench: --snapshots 0..1000, --nodesize a power of two from 4096 to 65536\n");
 		return EXIT_BAD_INPUT;
 	}
+	if (year < 0 || year > 100000000 || keep < 1 || keep > 365) {
+		fprintf(stderr, "cowsim bench: --year 1..10^8 files, --keep 1..365\n");
+		return EXIT_BAD_INPUT;
+	}
+	if (year)
+		return bench_year((uint64_t)year, (unsigned)keep, (uint32_t)nodesize) ? EXIT_RUN_FAILED : EXIT_OK;
 	g_auto(GStrv) sizes = g_strsplit(sizes_text ? sizes_text : "10000,100000,1000000", ",", -1);
-	printf("%10s %5s %12s %14s %14s %9s %9s %10s %10s\n", "files", "snaps", "populate/s", "atime-excl/s",
-	       "atime-unshr/s", "B/item", "B/block", "meta MiB", "after MiB");
+	print_header(stdout);
 	for (unsigned i = 0; sizes[i]; i++) {
 		char *end;
 		uint64_t files = g_ascii_strtoull(sizes[i], &end, 10);

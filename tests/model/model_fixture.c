@@ -18,7 +18,7 @@ struct tree_fixture *tree_fixture_new(uint32_t nodesize)
 	if (!f->store)
 		fail_msg("blockstore_new(%u): %s", nodesize, error->message);
 	f->refs = refs_new(&f->extent_tree, NULL, NULL);
-	f->txn = (struct transaction){ .transid = 1, .store = f->store, .refs = f->refs };
+	f->txn = (struct transaction){ .transid = 1, .store = f->store, .refs = f->refs, .written = g_ptr_array_new() };
 	btree_init(&f->extent_tree, &f->txn, BTRFS_EXTENT_TREE_OBJECTID);
 	btree_init(&f->tree, &f->txn, BTRFS_FS_TREE_OBJECTID);
 	return f;
@@ -65,6 +65,7 @@ void tree_fixture_free(struct tree_fixture *f)
 		g_free(f->extra[i]);
 	refs_free(f->refs);
 	blockstore_free(f->store);
+	g_ptr_array_unref(f->txn.written);
 	g_free(f);
 }
 
@@ -73,6 +74,7 @@ void tree_fixture_commit(struct tree_fixture *f)
 	refs_commit(f->refs, &f->txn);
 	f->txn.stats.commits++;
 	f->txn.blocks_dirty = 0;
+	btree_commit_blocks(&f->txn);
 	blockstore_commit(f->store);
 	f->txn.transid++;
 }

@@ -385,6 +385,131 @@ static void test_btree_change_after_a_commit_copies_the_leaf_and_its_path_to_the
 	tree_fixture_free(f);
 }
 
+/* --- searching near an earlier answer ---------------------------------------- */
+
+static void assert_same_path(const struct btree_path *a, const struct btree_path *b)
+{
+	assert_int_equal(a->levels, b->levels);
+	for (unsigned l = 0; l < a->levels; l++) {
+		assert_ptr_equal(a->nodes[l], b->nodes[l]);
+		assert_int_equal(a->slots[l], b->slots[l]);
+	}
+}
+
+/* Keys present, absent, before the first and after the last, each looked up
+ * near the answer for a random other key: same answer, same path. */
+static void test_btree_lookup_near_gives_the_answer_and_path_of_a_lookup_from_the_root(void **state)
+{
+	struct tree_fixture *f = tall_tree();
+	struct rng r;
+	rng_seed(&r, SEED);
+	for (unsigned i = 0; i < 20000; i++) {
+		struct btree_key from = fixture_key(rng_below(&r, 100), rng_below(&r, 70));
+		struct btree_key key = fixture_key(rng_below(&r, 100), rng_below(&r, 70));
+		if (i % 3 == 0) /* often a neighbour, as the namespace asks */
+			key = fixture_key(from.objectid + rng_below(&r, 3), rng_below(&r, 70));
+		struct btree_path near, plain;
+		btree_lookup(&f->tree, &from, &near);
+		bool found_near = btree_lookup_near(&f->tree, &key, &near);
+		bool found = btree_lookup(&f->tree, &key, &plain);
+		if (found != found_near)
+			fail_msg("seed %#llx, step %u: key (%llu, %llu)", (unsigned long long)SEED, i,
+				 (unsigned long long)key.objectid, (unsigned long long)key.offset);
+		assert_same_path(&near, &plain);
+	}
+	struct btree_path none = { .levels = 0 }, plain;
+	struct btree_key key = fixture_key(7, 7);
+	assert_true(btree_lookup_near(&f->tree, &key, &none));
+	btree_lookup(&f->tree, &key, &plain);
+	assert_same_path(&none, &plain);
+	tree_fixture_free(f);
+}
+
+struct visit_log {
+	GArray *keys;
+	unsigned stop_after;
+};
+
+static bool log_key(const struct btree_item *item, void *opaque)
+{
+	struct visit_log *log = opaque;
+	g_array_append_val(log->keys, item->key);
+	return log->keys->len != log->stop_after;
+}
+
+static void test_btree_visit_range_near_visits_what_visit_range_visits_across_leaves(void **state)
+{
+	struct tree_fixture *f = tall_tree();
+	struct rng r;
+	rng_seed(&r, SEED + 1);
+	for (unsigned i = 0; i < 2000; i++) {
+		struct btree_key first = fixture_key(rng_below(&r, 100), rng_below(&r, 70));
+		struct btree_key last = fixture_key(first.objectid + rng_below(&r, 4), rng_below(&r, 70));
+		unsigned stop = (unsigned)rng_below(&r, 300);
+		g_autoptr(GArray) a = g_array_new(FALSE, FALSE, sizeof(struct btree_key));
+		g_autoptr(GArray) b = g_array_new(FALSE, FALSE, sizeof(struct btree_key));
+		struct visit_log la = { a, stop }, lb = { b, stop };
+		struct btree_path near;
+		struct btree_key from = fixture_key(rng_below(&r, 100), 0);
+		btree_lookup(&f->tree, &from, &near);
+		uint64_t visited_near = btree_visit_range_near(&f->tree, &first, &last, log_key, &la, &near);
+		uint64_t visited = btree_visit_range(&f->tree, &first, &last, log_key, &lb);
+		assert_int_equal(visited_near, visited);
+		assert_int_equal(a->len, b->len);
+		assert_memory_equal(a->data, b->data, a->len * sizeof(struct btree_key));
+	}
+	tree_fixture_free(f);
+}
+
+/* A lookup then btree_path_for_write copies what btree_lookup_for_write
+ * would: the whole path once after a commit, nothing the second time. */
+static void test_btree_path_for_write_copies_the_path_a_lookup_found_once_per_transaction(void **state)
+{
+	struct tree_fixture *f = tall_tree();
+	tree_fixture_commit(f);
+	struct btree_key key = fixture_key(33, 9);
+	uint8_t height = stats_of(&f->tree).height;
+	uint64_t cowed = f->txn.stats.blocks_cowed;
+	struct btree_path path;
+	assert_true(btree_lookup(&f->tree, &key, &path));
+	struct btree_item *item = btree_path_for_write(&f->tree, &f->txn, &path);
+	assert_int_equal(btree_key_compare(&item->key, &key), 0);
+	item->payload.value = 77;
+	assert_int_equal(f->txn.stats.blocks_cowed, cowed + height);
+	tree_fixture_assert_ok(f, "a path made writable after a lookup");
+	struct btree_path again;
+	assert_true(btree_lookup(&f->tree, &key, &again));
+	assert_same_path(&again, &path);
+	assert_int_equal(btree_path_item(&again)->payload.value, 77);
+	btree_path_for_write(&f->tree, &f->txn, &again);
+	assert_int_equal(f->txn.stats.blocks_cowed, cowed + height);
+	tree_fixture_free(f);
+}
+
+static bool all_blocks_hold_what_they_use(const struct tree_block *block)
+{
+	if (block->capacity > MAX(block->nritems, 1u))
+		return false;
+	if (block->level)
+		for (uint32_t i = 0; i < block->nritems; i++)
+			if (!all_blocks_hold_what_they_use(block->children[i].block))
+				return false;
+	return true;
+}
+
+/* Growth slack is for the running transaction only: a committed block is
+ * copied before it changes again. */
+static void test_btree_commit_gives_back_the_slots_kept_for_growth(void **state)
+{
+	struct tree_fixture *f = tall_tree();
+	assert_false(all_blocks_hold_what_they_use(f->tree.root));
+	tree_fixture_commit(f);
+	assert_true(all_blocks_hold_what_they_use(f->tree.root));
+	insert(f, 20, 1000, 100);
+	tree_fixture_assert_ok(f, "an insert after the slack went back");
+	tree_fixture_free(f);
+}
+
 /* --- resize ----------------------------------------------------------------- */
 
 static void test_btree_resize_grows_an_item_and_splits_its_full_leaf(void **state)
@@ -460,6 +585,10 @@ int main(void)
 		cmocka_unit_test(test_btree_lookup_le_below_the_first_key_is_null),
 		cmocka_unit_test(test_btree_change_to_a_block_of_the_running_transaction_is_in_place),
 		cmocka_unit_test(test_btree_change_after_a_commit_copies_the_leaf_and_its_path_to_the_root),
+		cmocka_unit_test(test_btree_lookup_near_gives_the_answer_and_path_of_a_lookup_from_the_root),
+		cmocka_unit_test(test_btree_visit_range_near_visits_what_visit_range_visits_across_leaves),
+		cmocka_unit_test(test_btree_path_for_write_copies_the_path_a_lookup_found_once_per_transaction),
+		cmocka_unit_test(test_btree_commit_gives_back_the_slots_kept_for_growth),
 		cmocka_unit_test(test_btree_resize_grows_an_item_and_splits_its_full_leaf),
 		cmocka_unit_test(test_btree_resize_shrinks_an_item_in_its_leaf),
 		cmocka_unit_test(test_btree_resize_of_a_missing_key_returns_null),

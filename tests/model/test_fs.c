@@ -323,6 +323,34 @@ static void test_fs_rename_moves_a_name_and_of_a_missing_name_is_enoent(void **s
 	fixture_assert_fs_ok(fs, "rename");
 }
 
+/* fs_namespace.c N1: a walk that resumes from the last directory it
+ * resolved sees every rename, rmdir and snapshot deletion since. */
+static void test_fs_paths_resolve_anew_after_a_directory_is_renamed_removed_or_deleted(void **state)
+{
+	struct fs *fs = *state;
+	mkdir_p(fs, "/a");
+	mkdir_p(fs, "/a/b");
+	create(fs, "/a/b/f", 10);
+	create(fs, "/a/b/g", 10);
+	EXPECT_OK(fs_read(fs, "/a/b/f", NULL));
+	EXPECT_OK(fs_rename(fs, "/a/b", "/a/c"));
+	EXPECT_ERRNO(fs, fs_read(fs, "/a/b/g", NULL), -ENOENT);
+	EXPECT_OK(fs_read(fs, "/a/c/g", NULL));
+	EXPECT_OK(fs_unlink(fs, "/a/c/f"));
+	EXPECT_OK(fs_unlink(fs, "/a/c/g"));
+	EXPECT_OK(fs_rmdir(fs, "/a/c"));
+	EXPECT_ERRNO(fs, fs_stat(fs, "/a/c/"), -ENOENT);
+	EXPECT_ERRNO(fs, fs_mkdir(fs, "/a/c/h", NULL), -ENOENT);
+	mkdir_p(fs, "/a/c");
+	create(fs, "/a/c/h", 10);
+	EXPECT_OK(fs_read(fs, "/a/c/h", NULL));
+	EXPECT_OK(fs_snapshot(fs, "/", "/snap", false));
+	EXPECT_OK(fs_read(fs, "/snap/a/c/h", NULL));
+	EXPECT_OK(fs_delete_snapshot(fs, "/snap"));
+	EXPECT_ERRNO(fs, fs_read(fs, "/snap/a/c/h", NULL), -ENOENT);
+	fixture_assert_fs_ok(fs, "paths after renames and deletions");
+}
+
 static void test_fs_rename_over_an_existing_file_replaces_it(void **state)
 {
 	struct fs *fs = *state;
@@ -878,6 +906,7 @@ int main(void)
 		FS_TEST(test_fs_rmdir_of_a_non_empty_directory_is_enotempty),
 		FS_TEST(test_fs_rmdir_of_a_file_is_enotdir_and_of_a_missing_name_enoent),
 		FS_TEST(test_fs_rename_moves_a_name_and_of_a_missing_name_is_enoent),
+		FS_TEST(test_fs_paths_resolve_anew_after_a_directory_is_renamed_removed_or_deleted),
 		FS_TEST(test_fs_rename_over_an_existing_file_replaces_it),
 		FS_TEST(test_fs_rename_file_over_directory_is_eisdir_and_directory_over_file_enotdir),
 		FS_TEST(test_fs_rename_of_a_directory_into_its_own_subdirectory_is_einval),

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# tests/sim/test_bench.sh COWSIM - `cowsim bench` prints what issue 6 asks (TAP).
+#
+# Small sizes only: the figures themselves are measured by hand
+# (docs/performance.md); this checks that every one is printed, that the
+# model's numbers in them (metadata before and after) do not depend on the
+# run, and that bad arguments are exit 2.
+set -u
+cowsim=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && echo "# $2"; }
+check() { if eval "$2"; then ok "$1"; else not_ok "$1" "${3:-}"; fi; }
+
+"$cowsim" bench --sizes 300,3000 --snapshots 2 >"$work/a" 2>"$work/err"
+status=$?
+check "bench of two sizes exits 0" "[ $status = 0 ]" "$(cat "$work/err")"
+for column in populate/s atime-excl/s atime-unshr/s ns/unshr B/item B/block B/blk-aft 'total s' 'RSS MiB'; do
+  check "bench prints the column $column" "head -1 \"$work/a\" | grep -qF '$column'"
+done
+check "one row per size" "[ \$(grep -cE '^ +(300|3000) +2 ' \"$work/a\") = 2 ]"
+check "peak RSS is printed last" "tail -1 \"$work/a\" | grep -q '^peak RSS [0-9.]* MiB$'"
+"$cowsim" bench --sizes 300,3000 --snapshots 2 >"$work/b" 2>/dev/null
+meta() { awk 'NR > 1 && NF > 5 {print $1, $2, $(NF-3), $(NF-2)}' "$1"; }
+check "metadata before and after are the same in a second run" "[ \"\$(meta \"$work/a\")\" = \"\$(meta \"$work/b\")\" ]" \
+  "$(meta "$work/a") / $(meta "$work/b")"
+
+"$cowsim" bench --year 200 --keep 5 >"$work/year" 2>"$work/err"
+status=$?
+check "a year of daily snapshots exits 0" "[ $status = 0 ]" "$(cat "$work/err")"
+check "the year line names days, reads, total and peak RSS" \
+  "grep -qE '^year: 200 files, 365 days, keep 5: .*days .*reads.*total .* s, metadata .*peak RSS' \"$work/year\""
+
+"$cowsim" bench --sizes 0 >/dev/null 2>"$work/err"
+check "--sizes 0 is exit 2" "[ $? = 2 ]"
+"$cowsim" bench --year 10 --keep 0 >/dev/null 2>"$work/err"
+check "--keep 0 is exit 2 with a message" "[ $? = 2 ] && grep -q keep \"$work/err\""
+
+echo "1..$n"
+[ $failed = 0 ]
