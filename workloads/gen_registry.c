@@ -145,6 +145,9 @@ GOptionEntry *tracegen_option_entries(const struct tracegen_scenario *scenario, 
 		entries[n++] = (GOptionEntry){ options[i].long_name, 0, 0, options[i].arg,
 					       (char *)params + options[i].offset, options[i].description,
 					       options[i].arg_description };
+		/* from-strace's positional is the log, not a tree (tracegen_params_check). */
+		if (i == OPT_REMAINING && (scenario->options & BIT(OPT_ROOT)))
+			entries[n - 1].arg_description = "LOG";
 	}
 	return entries;
 }
