@@ -269,7 +269,11 @@ static int compare(struct compare_args *a)
 	GArray *combinations = plan(a, mounts, policies);
 	if (!combinations)
 		return EXIT_BAD_INPUT;
-	if (multirun_make_out_dir("compare", &a->run) != EXIT_OK) {
+	const char *const pairs[] = { "policies", a->policies ? a->policies : COMPARE_DEFAULT_POLICIES,
+				      "mounts", a->mounts ? a->mounts : "relatime", NULL };
+	if (multirun_make_out_dir("compare", &a->run) != EXIT_OK ||
+	    multirun_write_parameters("compare", &a->run, a->rest[0],
+				      &g_array_index(combinations, struct combination, 0).config, pairs) != EXIT_OK) {
 		combinations_free(combinations);
 		return EXIT_RUN_FAILED;
 	}

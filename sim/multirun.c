@@ -64,6 +64,33 @@ int multirun_make_out_dir(const char *command, const struct multirun_args *a)
 	return EXIT_OK;
 }
 
+int multirun_write_parameters(const char *command, const struct multirun_args *args, const char *trace,
+			      const struct fs_config *config, const char *const *pairs)
+{
+	g_autoptr(GString) text = g_string_new(NULL);
+	g_string_append_printf(text, "# cowsim %s %s: what every run of this folder shared\n", command,
+			       COWSIM_VERSION);
+	if (trace)
+		g_string_append_printf(text, "trace=%s\n", trace);
+	g_string_append_printf(text, "nodesize=%u\ndevice_size=%" G_GUINT64_FORMAT "\nmetadata=%s\n"
+			       "design=%s\nmax_inline=%u\ncommit_interval_s=%g\nlazytime=%s\n",
+			       config->nodesize, config->device_size, config->metadata_single ? "single" : "dup",
+			       config->design == FS_DESIGN_KEYED ? "keyed" : "btrfs", config->max_inline,
+			       config->commit_interval_ns / 1e9,
+			       config->lazytime == FS_LAZYTIME_VFS ? "vfs" : "btrfs");
+	for (size_t i = 0; pairs && pairs[i] && pairs[i + 1]; i += 2)
+		g_string_append_printf(text, "%s=%s\n", pairs[i], pairs[i + 1]);
+	if (args->base)
+		g_string_append_printf(text, "base=%s\n", args->base);
+	g_autofree char *path = g_build_filename(args->out, "parameters.txt", NULL);
+	g_autoptr(GError) error = NULL;
+	if (!g_file_set_contents(path, text->str, (gssize)text->len, &error)) {
+		fprintf(stderr, "cowsim %s: %s\n", command, error->message);
+		return EXIT_BAD_INPUT;
+	}
+	return EXIT_OK;
+}
+
 static void on_signal(int signo)
 {
 	multirun_interrupted = signo;
