@@ -206,7 +206,7 @@ def main(argv):
             curves.append((name, scale(path, read_series(path, args.x, args.y), args.y, args.ratio)))
         measured = []
         for path in args.measured:
-            name = "measured: " + os.path.basename(path)
+            name = "measured: " + os.path.splitext(os.path.basename(path))[0]
             measured.append((name, scale(path, read_series(path, args.x, args.y), args.y, args.ratio)))
         outdir = os.path.dirname(args.output) or "."
         if not os.path.isdir(outdir):

@@ -79,7 +79,7 @@ def test_ratio_labels_the_axis(tmp):
 def test_measured_points_are_overlaid(tmp):
     r = run(tmp, STRICT, "--x", "mark", "--measured", NOATIME, "-o", "out")
     assert r.returncode == 0, r.stderr
-    assert b"measured: seed-noatime.csv" in svg(tmp, "out")
+    assert b"measured: seed-noatime" in svg(tmp, "out")
 
 
 def test_output_extension_is_stripped(tmp):
