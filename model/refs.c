@@ -59,10 +59,29 @@
  * when the free-space tree is on (the mkfs default, and the model's). */
 #define REFS_FREE_SPACE_TREE_FACTOR 2u
 
+/* One pending ref head: a block or a data extent with changed counts. */
+struct pending_head {
+	uint64_t bytenr;
+	struct tree_block *block;     /* one of the two is set */
+	struct data_extent *extent;
+};
+
+/*
+ * The pending heads (RF1, RF2):
+ *   RF1 outside run_batch(), every block and extent with its DIRTY flag set is in exactly
+ *       one of dirty_blocks, dirty_data and sorted_heads; sorted_heads is in address order;
+ *   RF2 addresses are unique among pending heads: a freed block's or extent's address is
+ *       pinned until the commit, and data and metadata chunks do not overlap.  So the order
+ *       of the queues never matters: every reader sorts them by address first.
+ * refs_throttle() keeps sorted_heads between operations and merges in only what was queued
+ * since; refs_commit() takes everything back into the queues first.
+ */
 struct refs {
 	struct btree *extent_tree;
 	GPtrArray *dirty_blocks;       /* struct tree_block *, TREE_BLOCK_REFS_DIRTY set */
 	GPtrArray *dirty_data;         /* struct data_extent *, DATA_EXTENT_DIRTY set */
+	GArray *sorted_heads;          /* struct pending_head, address order: pending heads that
+					  refs_throttle() sorted already (RF1) */
 	GPtrArray *freed_data;         /* extents to release after the commit */
 	GHashTable *live_data;         /* bytenr -> struct data_extent *, the live extents */
 	GArray *chunk_used_written;    /* uint64 per chunk: used as in its BLOCK_GROUP_ITEM */
@@ -77,6 +96,7 @@ struct refs *refs_new(struct btree *extent_tree, refs_data_freed_fn on_data_free
 	refs->extent_tree = extent_tree;
 	refs->dirty_blocks = g_ptr_array_new();
 	refs->dirty_data = g_ptr_array_new();
+	refs->sorted_heads = g_array_new(FALSE, FALSE, sizeof(struct pending_head));
 	refs->freed_data = g_ptr_array_new_with_free_func(g_free);
 	refs->live_data = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
 	refs->chunk_used_written = g_array_new(FALSE, TRUE, sizeof(uint64_t));
@@ -91,6 +111,7 @@ void refs_free(struct refs *refs)
 		return;
 	g_ptr_array_unref(refs->dirty_blocks);
 	g_ptr_array_unref(refs->dirty_data);
+	g_array_unref(refs->sorted_heads);
 	g_ptr_array_unref(refs->freed_data);
 	g_hash_table_unref(refs->live_data);
 	g_array_unref(refs->chunk_used_written);
@@ -365,22 +386,15 @@ static bool write_block_group_items(struct refs *refs, struct transaction *txn)
 
 bool refs_pending(const struct refs *refs)
 {
-	return refs->dirty_blocks->len || refs->dirty_data->len;
+	return refs->dirty_blocks->len || refs->dirty_data->len || refs->sorted_heads->len;
 }
 
 unsigned refs_pending_heads(const struct refs *refs)
 {
-	return refs->dirty_blocks->len + refs->dirty_data->len;
+	return refs->dirty_blocks->len + refs->dirty_data->len + refs->sorted_heads->len;
 }
 
 /* --- running delayed refs during the transaction ------------------------- */
-
-/* One pending ref head: a block or a data extent with changed counts. */
-struct pending_head {
-	uint64_t bytenr;
-	struct tree_block *block;     /* one of the two is set */
-	struct data_extent *extent;
-};
 
 static int compare_pending(gconstpointer a, gconstpointer b)
 {
@@ -415,28 +429,53 @@ static GArray *take_pending(struct refs *refs)
 	return heads;
 }
 
-/* Run `count` heads from the cursor on, in address order, wrapping at the
- * end, as btrfs_select_ref_head() walks delayed_refs->run_delayed_start. The
- * heads not run go back to the queues first (their DIRTY flags stay set, so
- * nothing the batch queues duplicates them). */
-static unsigned run_batch(struct refs *refs, struct transaction *txn, unsigned count)
+/* Merge the heads queued since the last call into SORTED (address order, RF2), emptying the
+ * queues. */
+static void merge_queued(struct refs *refs, GArray *sorted)
 {
-	g_autoptr(GArray) heads = take_pending(refs);
-	unsigned n = heads->len, first = 0;
-	while (first < n && g_array_index(heads, struct pending_head, first).bytenr < refs->run_cursor)
-		first++;
+	g_autoptr(GArray) fresh = take_pending(refs);
+	unsigned a = sorted->len, b = fresh->len, out = a + b;
+
+	if (b == 0)
+		return;
+	g_array_set_size(sorted, out);
+	struct pending_head *s = (struct pending_head *)(void *)sorted->data;
+	const struct pending_head *f = (const struct pending_head *)(void *)fresh->data;
+	while (b > 0) /* from the back, so nothing is overwritten before it moved */
+		s[--out] = a > 0 && s[a - 1].bytenr > f[b - 1].bytenr ? s[--a] : f[--b];
+}
+
+/* The index of the first head at or above ADDRESS in SORTED (len if none). */
+static unsigned first_at_or_above(const GArray *sorted, uint64_t address)
+{
+	unsigned low = 0, high = sorted->len;
+	while (low < high) {
+		unsigned mid = low + (high - low) / 2;
+		if (g_array_index(sorted, struct pending_head, mid).bytenr < address)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	return low;
+}
+
+/* Run `count` heads of SORTED from the cursor on, in address order, wrapping at the end, as
+ * btrfs_select_ref_head() walks delayed_refs->run_delayed_start.  They leave SORTED before any
+ * runs; what running them queues waits in the queues for the next merge_queued(). */
+static unsigned run_batch(struct refs *refs, struct transaction *txn, GArray *sorted, unsigned count)
+{
+	unsigned n = sorted->len, first = first_at_or_above(sorted, refs->run_cursor);
 	if (first == n)
 		first = 0;
 	count = MIN(count, n);
-	for (unsigned k = count; k < n; k++) {
-		const struct pending_head *h = &g_array_index(heads, struct pending_head, (first + k) % n);
-		if (h->block)
-			g_ptr_array_add(refs->dirty_blocks, h->block);
-		else
-			g_ptr_array_add(refs->dirty_data, h->extent);
-	}
+	unsigned upper = MIN(count, n - first); /* from first to the end, then from the start */
+	g_autoptr(GArray) batch = g_array_sized_new(FALSE, FALSE, sizeof(struct pending_head), count);
+	g_array_append_vals(batch, &g_array_index(sorted, struct pending_head, first), upper);
+	g_array_remove_range(sorted, first, upper);
+	g_array_append_vals(batch, sorted->data, count - upper);
+	g_array_remove_range(sorted, 0, count - upper);
 	for (unsigned k = 0; k < count; k++) {
-		const struct pending_head *h = &g_array_index(heads, struct pending_head, (first + k) % n);
+		const struct pending_head *h = &g_array_index(batch, struct pending_head, k);
 		if (h->block)
 			write_block_record(refs, txn, h->block);
 		else
@@ -446,12 +485,31 @@ static unsigned run_batch(struct refs *refs, struct transaction *txn, unsigned c
 	return count;
 }
 
+/* Give the heads in SORTED back to the queues (their order there does not matter, RF2). */
+static void requeue(struct refs *refs, GArray *sorted)
+{
+	for (unsigned i = 0; i < sorted->len; i++) {
+		const struct pending_head *h = &g_array_index(sorted, struct pending_head, i);
+		if (h->block)
+			g_ptr_array_add(refs->dirty_blocks, h->block);
+		else
+			g_ptr_array_add(refs->dirty_data, h->extent);
+	}
+	g_array_set_size(sorted, 0);
+}
+
+/* The pending heads stay sorted across batches and across calls (RF1), and only the few each
+ * batch or operation queues are sorted and merged in.  Sorting all of them again per batch
+ * made a snapshot deletion (tens of thousands of heads, run 64 at a time) quadratic, and
+ * cost every read past the limit a sort of some 300 heads. */
 uint64_t refs_throttle(struct refs *refs, struct transaction *txn)
 {
 	uint32_t limit = refs_throttle_heads(blockstore_nodesize(txn->store));
 	uint64_t written = 0;
+
 	while (refs_pending_heads(refs) > limit) {
-		written += run_batch(refs, txn, limit / 4);
+		merge_queued(refs, refs->sorted_heads);
+		written += run_batch(refs, txn, refs->sorted_heads, limit / 4);
 	}
 	return written;
 }
@@ -459,6 +517,7 @@ uint64_t refs_throttle(struct refs *refs, struct transaction *txn)
 uint64_t refs_commit(struct refs *refs, struct transaction *txn)
 {
 	uint64_t written = 0;
+	requeue(refs, refs->sorted_heads);
 	for (;;) {
 		if (!refs->dirty_blocks->len && !refs->dirty_data->len && !write_block_group_items(refs, txn))
 			break;

@@ -3,16 +3,21 @@
  *
  * How reading works:
  *
- *   stream --getc--> line buffer (fixed, TRACE_LINE_MAX) --lexer--> tokens --grammar--> trace_op
+ *   stream --fread--> chunk buffer (fixed, READ_CHUNK) --memchr--> line --lexer--> tokens --grammar--> trace_op
  *
- *   1. read_line() copies one line into r->line (never more than TRACE_LINE_MAX
- *      bytes: a longer line is an error, so memory stays bounded whatever the
- *      input), strips "\n" or "\r\n", and counts the line.
+ *   1. read_line() finds the next '\n' in r->buf with memchr and makes
+ *      r->line point at the line inside the buffer; no byte is copied unless a
+ *      line straddles the end of the buffer, when the unread tail moves to the
+ *      front and fread() fills the rest.  A line longer than TRACE_LINE_MAX
+ *      bytes is an error, found within the first TRACE_LINE_MAX + 1 bytes, so
+ *      memory stays bounded whatever the input.  It strips "\n" or "\r\n",
+ *      NUL-terminates the line where the '\n' was, and counts the line.
  *   2. next_token() scans the next token from r->pos.  A quoted token is
  *      decoded in place (escapes only shrink text, so the decoded bytes and a
  *      terminating NUL always fit where the raw token was); an unquoted token
  *      is terminated by overwriting the delimiter after it.  So op strings are
- *      pointers into r->line, valid until the next line is read (T5).
+ *      pointers into r->line, valid until the next line is read (T5).  An
+ *      unquoted token is scanned with a 256-entry byte class table (R4).
  *   3. parse_op() looks the op keyword up in the grammar table
  *      (trace_syntax.c), consumes the positionals in order, then key=value
  *      options and flags, and checks what is required.
@@ -22,7 +27,12 @@
  *   R2 every error message is "NAME:LINE:COLUMN: field FIELD: reason", with
  *      COLUMN the 1-based byte column of the raw token (or value after '=');
  *   R3 once an error was returned, the reader is poisoned: next() keeps
- *      returning -1 (a half-read line cannot be resumed sensibly).
+ *      returning -1 (a half-read line cannot be resumed sensibly);
+ *   R4 nothing on the path of a well-formed line allocates or formats: the
+ *      strings of error messages are built only once an error is certain;
+ *   R5 r->buf[r->buf_start .. r->buf_end) are the bytes read but not yet
+ *      consumed, and r->buf has one spare byte past READ_CHUNK, so a last line
+ *      without '\n' can still be NUL-terminated.
  */
 #include "trace.h"
 
@@ -34,6 +44,9 @@
 
 /* The longest line the reader accepts: two maximal paths, fully \xHH-escaped, fit. */
 #define TRACE_LINE_MAX (40 * 1024)
+/* Bytes fread() fills at once: several lines per call, and room for a whole maximal line (R5). */
+#define READ_CHUNK (256 * 1024)
+G_STATIC_ASSERT(READ_CHUNK > TRACE_LINE_MAX + 1);
 
 G_DEFINE_QUARK(cowsim-trace-error-quark, trace_error)
 
@@ -189,7 +202,11 @@ struct trace_reader {
 	FILE *stream;
 	bool owns_stream;
 	char *name;            /* for messages */
-	char *line;            /* TRACE_LINE_MAX + 1 bytes, reused for every line */
+	char *buf;             /* READ_CHUNK + 1 bytes, reused for every chunk (R5) */
+	size_t buf_start;      /* first byte not yet consumed */
+	size_t buf_end;        /* one past the last byte read */
+	bool at_eof;           /* fread() reached the end of the stream */
+	char *line;            /* the current line, inside buf, NUL-terminated */
 	size_t line_len;
 	size_t pos;            /* the lexer's cursor in line */
 	uint64_t line_no;
@@ -234,36 +251,70 @@ static bool fail_value(struct trace_reader *r, GError **error, size_t column, co
 	return fail_token(r, error, TRACE_ERROR_VALUE, column, field, reason, text, len);
 }
 
-/* Read one line into r->line.  1 = a line, 0 = end of stream, -1 = error. */
-static int read_line(struct trace_reader *r, GError **error)
+/* Move the unread tail to the front of the buffer and fill the rest.  false on a read error. */
+static bool refill(struct trace_reader *r, GError **error)
 {
-	size_t len = 0;
-	int c = EOF;
+	size_t tail = r->buf_end - r->buf_start;
 
-	while ((c = getc_unlocked(r->stream)) != EOF && c != '\n') {
-		if (len == TRACE_LINE_MAX) {
-			r->line_no++;
-			fail(r, error, TRACE_ERROR_SYNTAX, len + 1, "line", "line longer than %d bytes",
-			     TRACE_LINE_MAX);
-			return -1;
-		}
-		r->line[len++] = (char)c;
-	}
+	memmove(r->buf, r->buf + r->buf_start, tail);
+	r->buf_start = 0;
+	r->buf_end = tail;
+	size_t got = fread(r->buf + tail, 1, READ_CHUNK - tail, r->stream);
+	r->buf_end += got;
+	if (got == READ_CHUNK - tail)
+		return true;
 	if (ferror(r->stream)) {
 		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s:%" PRIu64 ": read error: %s", r->name,
 			    r->line_no + 1, g_strerror(errno));
 		r->poisoned = true;
-		return -1;
+		return false;
 	}
-	if (c == EOF && len == 0)
-		return 0;
-	if (len > 0 && r->line[len - 1] == '\r')
+	r->at_eof = true;
+	return true;
+}
+
+/* Make the LEN bytes at r->buf[r->buf_start] the current line; CONSUMED bytes are used up. */
+static void take_line(struct trace_reader *r, size_t len, size_t consumed)
+{
+	char *line = r->buf + r->buf_start;
+
+	r->buf_start += consumed;
+	if (len > 0 && line[len - 1] == '\r')
 		len--; /* accept CRLF line ends */
-	r->line[len] = '\0';
+	line[len] = '\0'; /* over the '\n', or the spare byte of R5 */
+	r->line = line;
 	r->line_len = len;
 	r->pos = 0;
 	r->line_no++;
-	return 1;
+}
+
+/* Read one line into r->line.  1 = a line, 0 = end of stream, -1 = error. */
+static int read_line(struct trace_reader *r, GError **error)
+{
+	for (;;) {
+		size_t avail = r->buf_end - r->buf_start;
+		size_t scan = MIN(avail, (size_t)TRACE_LINE_MAX + 1);
+		const char *nl = memchr(r->buf + r->buf_start, '\n', scan);
+		if (nl) {
+			size_t len = (size_t)(nl - (r->buf + r->buf_start));
+			take_line(r, len, len + 1);
+			return 1;
+		}
+		if (avail > TRACE_LINE_MAX) {
+			r->line_no++;
+			fail(r, error, TRACE_ERROR_SYNTAX, TRACE_LINE_MAX + 1, "line", "line longer than %d bytes",
+			     TRACE_LINE_MAX);
+			return -1;
+		}
+		if (r->at_eof) {
+			if (avail == 0)
+				return 0;
+			take_line(r, avail, avail);
+			return 1;
+		}
+		if (!refill(r, error))
+			return -1;
+	}
 }
 
 static bool is_blank(char c)
@@ -349,11 +400,52 @@ static bool lex_quoted(struct trace_reader *r, struct token *t, const char *fiel
 	return true;
 }
 
+/* Bytes that may continue an unquoted token: all but blanks, '"', '\\' and control
+ * bytes (NUL included, so the NUL after the line also ends the scan). */
+#define PLAIN_RUN(c) ((c) > ' ' && (c) != '"' && (c) != '\\' && (c) != 0x7f)
+#define PLAIN_ROW(b) PLAIN_RUN((b) + 0), PLAIN_RUN((b) + 1), PLAIN_RUN((b) + 2), PLAIN_RUN((b) + 3), \
+	PLAIN_RUN((b) + 4), PLAIN_RUN((b) + 5), PLAIN_RUN((b) + 6), PLAIN_RUN((b) + 7)
+#define PLAIN_ROWS(b) PLAIN_ROW(b), PLAIN_ROW((b) + 8), PLAIN_ROW((b) + 16), PLAIN_ROW((b) + 24)
+static const bool plain_byte[256] = {
+	PLAIN_ROWS(0), PLAIN_ROWS(32), PLAIN_ROWS(64), PLAIN_ROWS(96),
+	PLAIN_ROWS(128), PLAIN_ROWS(160), PLAIN_ROWS(192), PLAIN_ROWS(224),
+};
+
+#define BYTES_01 UINT64_C(0x0101010101010101)
+#define BYTES_7F UINT64_C(0x7f7f7f7f7f7f7f7f)
+
+/* The high bit of each byte of X below N (N <= 128), exactly. */
+static uint64_t bytes_below(uint64_t x, unsigned n)
+{
+	return ~(((x & BYTES_7F) + BYTES_01 * (128 - n)) | x) & ~BYTES_7F;
+}
+
+/* Advance r->pos over whole words of plain bytes (R4: paths are mostly plain, and long).  Stops at
+ * the first word holding a blank, control byte, '"', '\\' or 0x7f; the byte loop finishes. */
+static void skip_plain_words(struct trace_reader *r)
+{
+	if (G_BYTE_ORDER != G_LITTLE_ENDIAN)
+		return;
+	while (r->pos + 8 <= r->line_len) {
+		uint64_t word;
+		memcpy(&word, r->line + r->pos, 8);
+		uint64_t stop = bytes_below(word, 0x21) | bytes_below(word ^ (BYTES_01 * '"'), 1) |
+				bytes_below(word ^ (BYTES_01 * '\\'), 1) | bytes_below(word ^ (BYTES_01 * 0x7f), 1);
+		if (stop)
+			return;
+		r->pos += 8;
+	}
+}
+
 static bool lex_plain(struct trace_reader *r, struct token *t, const char *field, GError **error)
 {
 	size_t start = r->pos;
 
-	for (; r->pos < r->line_len && !is_blank(r->line[r->pos]); r->pos++) {
+	skip_plain_words(r);
+	while (plain_byte[(unsigned char)r->line[r->pos]])
+		r->pos++;
+	/* Stopped at the end of the line, a blank, or a byte an unquoted token cannot hold. */
+	if (r->pos < r->line_len && !is_blank(r->line[r->pos])) {
 		unsigned char c = (unsigned char)r->line[r->pos];
 		if (c == '"')
 			return fail(r, error, TRACE_ERROR_SYNTAX, r->pos + 1, field,
@@ -361,9 +453,8 @@ static bool lex_plain(struct trace_reader *r, struct token *t, const char *field
 		if (c == '\\')
 			return fail(r, error, TRACE_ERROR_SYNTAX, r->pos + 1, field,
 				    "'\\' outside quotes (escapes need a quoted token)");
-		if (c < ' ' || c == 0x7f)
-			return fail(r, error, TRACE_ERROR_SYNTAX, r->pos + 1, field,
-				    "control byte 0x%02x (write it as \\x%02x inside quotes)", c, c);
+		return fail(r, error, TRACE_ERROR_SYNTAX, r->pos + 1, field,
+			    "control byte 0x%02x (write it as \\x%02x inside quotes)", c, c);
 	}
 	t->text = r->line + start;
 	t->len = r->pos - start;
@@ -439,7 +530,7 @@ static struct trace_reader *reader_new(FILE *stream, const char *name, bool owns
 	r->stream = stream;
 	r->owns_stream = owns;
 	r->name = g_strdup(name);
-	r->line = g_malloc(TRACE_LINE_MAX + 1);
+	r->buf = g_malloc(READ_CHUNK + 1);
 	return r;
 }
 
@@ -480,7 +571,7 @@ void trace_reader_free(struct trace_reader *reader)
 		return;
 	if (reader->owns_stream)
 		fclose(reader->stream);
-	g_free(reader->line);
+	g_free(reader->buf);
 	g_free(reader->name);
 	g_free(reader);
 }
@@ -641,15 +732,15 @@ static bool parse_option(struct trace_reader *r, const struct trace_grammar *g, 
 
 	size_t name_len = (size_t)(eq - t->text);
 	unsigned key = trace_syntax_key_from_name(t->text, name_len);
-	g_autofree char *name = g_strndup(t->text, name_len);
 	if (!(key & g->keys)) {
+		g_autofree char *name = g_strndup(t->text, name_len);
 		g_autofree char *allowed = allowed_keys(g);
 		return fail(r, error, TRACE_ERROR_SYNTAX, t->column, name, "unknown key for %s (%s%s)",
 			    g->name, *allowed ? "want " : "it takes no options", allowed);
 	}
 	int i = key_index(key);
-	if (seen->keys & key)
-		return fail(r, error, TRACE_ERROR_SYNTAX, t->column, name,
+	if (seen->keys & key) /* a known key: its name is the table's */
+		return fail(r, error, TRACE_ERROR_SYNTAX, t->column, trace_syntax_key_name(key),
 			    "duplicate key (first at column %zu)", seen->key_column[i]);
 	seen->keys |= key;
 	seen->key_column[i] = t->column;
@@ -729,7 +820,7 @@ static bool parse_op(struct trace_reader *r, struct trace_op *op, GError **error
 
 	if (!next_token(r, &keyword, &has, "op", error))
 		return false;
-	if (keyword.quoted || !trace_op_kind_from_name(keyword.text, &kind))
+	if (keyword.quoted || !trace_syntax_kind_from_token(keyword.text, keyword.len, &kind))
 		return fail_token(r, error, TRACE_ERROR_SYNTAX, keyword.column, "op", "unknown op", keyword.text,
 				  keyword.len);
 	const struct trace_grammar *g = trace_syntax_grammar(kind);

@@ -15,10 +15,11 @@
  *     clock +1.5s
  *     mark after_grep
  *
- * How the reader works: it pulls one line at a time into a fixed, reused
- * buffer (a trace never sits in memory whole, so a 10 GB trace streams),
- * splits it into tokens, decodes quoted tokens in place and fills a
- * struct trace_op whose strings point into that buffer.
+ * How the reader works: it reads the stream in fixed 256 KiB chunks into one
+ * reused buffer (a trace never sits in memory whole, so a 10 GB trace
+ * streams), takes one line at a time out of it, splits it into tokens,
+ * decodes quoted tokens in place and fills a struct trace_op whose strings
+ * point into that buffer.  A well-formed line costs no allocation.
  *
  * Invariants the reader guarantees for every op it returns (T1..T5):
  *   T1 every path field required by the op is set, absolute, has no empty,

@@ -312,6 +312,19 @@ static const char *const key_names[TRACE_KEY_COUNT] = {
 	"size", "mode", "uid", "gid", "atime", "mtime", "ctime",
 };
 
+bool trace_syntax_kind_from_token(const char *s, size_t len, enum trace_op_kind *kind)
+{
+	for (int k = 0; k < TRACE_OP_KIND_COUNT; k++) {
+		const char *name = grammars[k].name;
+		/* The first byte tells most keywords apart; the NUL after a match rules out a prefix. */
+		if (len > 0 && name[0] == s[0] && !strncmp(name, s, len) && name[len] == '\0') {
+			*kind = (enum trace_op_kind)k;
+			return true;
+		}
+	}
+	return false;
+}
+
 const char *trace_syntax_key_name(unsigned key)
 {
 	for (int i = 0; i < TRACE_KEY_COUNT; i++)
@@ -340,8 +353,55 @@ static const char *component_problem(const char *s, size_t len)
 	return NULL;
 }
 
+#define BYTES_01 UINT64_C(0x0101010101010101)
+#define BYTES_7F UINT64_C(0x7f7f7f7f7f7f7f7f)
+
+/* The high bit of each byte of X that is zero, and no other bit (exact, unlike the shorter trick). */
+static uint64_t zero_bytes(uint64_t x)
+{
+	return ~(((x & BYTES_7F) + BYTES_7F) | x | BYTES_7F);
+}
+
+/* True when the component after the '/' at S[I] is empty, "." or "..". */
+static bool component_is_special(const char *s, size_t len, size_t i)
+{
+	char next = i + 1 < len ? s[i + 1] : '/';
+	if (next == '/')
+		return true;
+	if (next != '.')
+		return false;
+	char after = i + 2 < len ? s[i + 2] : '/';
+	return after == '/' || (after == '.' && (i + 3 >= len || s[i + 3] == '/'));
+}
+
+/* True when S is certainly a good path: an absolute path of at most 256 bytes (so no component can
+ * pass 255), no NUL, no empty, "." or ".." component.  Eight bytes at a time; false sends the path
+ * to the exact check, which names the first problem. */
+static bool path_is_plainly_good(const char *s, size_t len)
+{
+	if (G_BYTE_ORDER != G_LITTLE_ENDIAN || len < 2 || len > TRACE_NAME_MAX + 1 || s[0] != '/')
+		return false;
+	for (size_t base = 0; base < len; base += 8) {
+		uint64_t word = BYTES_01; /* bytes past the end read as 0x01: neither NUL nor '/' */
+		if (base + 8 <= len)
+			memcpy(&word, s + base, 8); /* a constant size: one load, no call */
+		else
+			for (size_t i = base; i < len; i++)
+				word = (word & ~(UINT64_C(0xff) << 8 * (i - base))) |
+				       (uint64_t)(unsigned char)s[i] << 8 * (i - base);
+		if (zero_bytes(word))
+			return false;
+		for (uint64_t slashes = zero_bytes(word ^ (BYTES_01 * '/')); slashes; slashes &= slashes - 1)
+			if (component_is_special(s, len, base + (size_t)__builtin_ctzll(slashes) / 8))
+				return false;
+	}
+	return true;
+}
+
 const char *trace_syntax_path_problem(const char *s, size_t len)
 {
+	if (path_is_plainly_good(s, len))
+		return NULL;
 	const char *reason = trace_syntax_string_problem(s, len);
 
 	if (reason)
@@ -350,16 +410,16 @@ const char *trace_syntax_path_problem(const char *s, size_t len)
 		return "not an absolute path";
 	if (len == 1)
 		return NULL; /* the mount root */
-	size_t start = 1;
-	for (size_t i = 1; i <= len; i++) {
-		if (i < len && s[i] != '/')
-			continue;
-		reason = component_problem(s + start, i - start);
-		if (reason)
+	/* Component by component, memchr finding each '/': the first problem in path order. */
+	const char *end = s + len;
+	for (const char *c = s + 1;;) {
+		const char *slash = memchr(c, '/', (size_t)(end - c));
+		const char *stop = slash ? slash : end;
+		reason = component_problem(c, (size_t)(stop - c));
+		if (reason || !slash)
 			return reason;
-		start = i + 1;
+		c = slash + 1;
 	}
-	return NULL;
 }
 
 const char *trace_syntax_string_problem(const char *s, size_t len)

@@ -69,6 +69,8 @@ struct trace_grammar {
 
 /* The grammar of KIND (kind must be in range). */
 const struct trace_grammar *trace_syntax_grammar(enum trace_op_kind kind);
+/* The kind whose keyword is the LEN bytes at S; false if none (the reader's op lookup). */
+bool trace_syntax_kind_from_token(const char *s, size_t len, enum trace_op_kind *kind);
 /* The name of key bit KEY ("size", "mode", ...), and the bit named NAME (0 if none). */
 const char *trace_syntax_key_name(unsigned key);
 unsigned trace_syntax_key_from_name(const char *name, size_t len);

@@ -102,6 +102,36 @@ static void test_parser_rejects_a_component_longer_than_255_bytes(void **state)
 	assert_int_equal(trace_reader_next(reader, &op, &error), 1);
 }
 
+/* The word-at-a-time path check (trace_syntax.c) accepts only what the exact check accepts:
+ * names that start with dots, components at the 8-byte seams, the 256-byte length edge. */
+static void test_parser_path_check_agrees_at_the_edges_of_its_fast_path(void **state)
+{
+	static const char *const good[] = { "/.a", "/a/..b", "/...", "/a/.b/c", "/abcdefg/h", "/abcdef/.x" };
+	static const char *const bad[] = { "/a/.", "/a/..", "/abcdef/./x", "/abcdefg//h", "/abcdefgh/" };
+	struct trace_op op;
+	for (size_t i = 0; i < G_N_ELEMENTS(good); i++) {
+		g_autofree char *text = g_strdup_printf(H "stat %s\n", good[i]);
+		g_autoptr(GError) error = NULL;
+		g_autoptr(trace_reader) reader = helper_reader(text, &error);
+		if (trace_reader_next(reader, &op, &error) != 1)
+			fail_msg("%s: %s", good[i], error->message);
+		assert_string_equal(op.path, good[i]);
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		g_autofree char *text = g_strdup_printf(H "stat %s\n", bad[i]);
+		g_autofree char *message = helper_first_error(text);
+		assert_non_null(strstr(message, "field path:"));
+	}
+	/* 256 bytes: one component of 255 fits, and a second '/' makes one of 254. */
+	g_autofree char *name = g_strnfill(255, 'n');
+	g_autofree char *edge = g_strdup_printf(H "stat /%s\n", name);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(trace_reader) reader = helper_reader(edge, &error);
+	assert_int_equal(trace_reader_next(reader, &op, &error), 1);
+	g_autofree char *over = g_strdup_printf(H "stat /%sn\n", name);
+	assert_rejected_at(over, "t.trace:2:6: field path: path component longer than 255 bytes");
+}
+
 static void test_parser_rejects_a_path_longer_than_4095_bytes(void **state)
 {
 	g_autoptr(GString) path = g_string_new(NULL);
@@ -172,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_parser_rejects_an_empty_path_component),
 		cmocka_unit_test(test_parser_rejects_a_trailing_slash),
 		cmocka_unit_test(test_parser_rejects_dot_dot_components),
+		cmocka_unit_test(test_parser_path_check_agrees_at_the_edges_of_its_fast_path),
 		cmocka_unit_test(test_parser_rejects_an_empty_quoted_path),
 		cmocka_unit_test(test_parser_rejects_a_nul_byte_in_a_path),
 		cmocka_unit_test(test_parser_rejects_a_raw_control_byte),
