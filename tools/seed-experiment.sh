@@ -39,4 +39,4 @@ done
 IFS=, eval 'label_list="${labels[*]}"'
 ./build/sim/cowsim plot "${csvs[@]}" --x mark --labels "$label_list" "${measured[@]}" \
   --title "seed experiment: $tree, $snapshots rw snapshots, grep -R twice (16 KiB nodes)" -o "$out"
-echo "wrote $out.trace, $out-{${mounts[*]// /,}}.csv, $out.png and $out.svg"
+echo "wrote $out.trace, $out-{$(IFS=,; echo "${mounts[*]}")}.csv, $out.png and $out.svg"
