@@ -988,3 +988,12 @@ uint64_t btree_visit_range(const struct btree *tree, const struct btree_key *fir
 	bool stop = false;
 	return visit_block(tree->root, first, last, cb, opaque, &stop);
 }
+
+void btree_collect_blocks(struct tree_block *block, GHashTable *seen)
+{
+	if (!block || !g_hash_table_add(seen, block))
+		return;
+	if (block->level)
+		for (uint32_t i = 0; i < block->nritems; i++)
+			btree_collect_blocks(block->children[i].block, seen);
+}

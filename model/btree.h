@@ -227,6 +227,11 @@ uint64_t btree_visit_range_near(const struct btree *tree, const struct btree_key
  * moves them with refs_update_for_cow(), a snapshot adds one to each. */
 struct tree_block *btree_copy_block(struct transaction *txn, uint64_t tree_id, const struct tree_block *buf);
 
+/* Adds `block` and every block below it to `seen` (a set of struct
+ * tree_block *), each once: a block shared by several parents or trees is
+ * entered once. For freeing every tree at the end. Cannot fail. */
+void btree_collect_blocks(struct tree_block *block, GHashTable *seen);
+
 /* At a commit, before blockstore_commit(): the blocks the transaction wrote
  * never change again (the next change copies them, should_cow_block), so the
  * slots ensure_capacity() kept for their growth are given back. */

@@ -197,16 +197,6 @@ struct fs *fs_new(const struct fs_config *config, GError **error)
 	return fs;
 }
 
-/* Every block of every tree, each once, freed bottom-up at the end. */
-static void collect_blocks(struct tree_block *block, GHashTable *seen)
-{
-	if (!g_hash_table_add(seen, block))
-		return;
-	if (block->level)
-		for (uint32_t i = 0; i < block->nritems; i++)
-			collect_blocks(block->children[i].block, seen);
-}
-
 void fs_free(struct fs *fs)
 {
 	if (!fs)
@@ -215,14 +205,14 @@ void fs_free(struct fs *fs)
 	struct btree *trees[8];
 	unsigned n = global_trees(fs, trees);
 	for (unsigned i = 0; i < n; i++)
-		collect_blocks(trees[i]->root, seen);
+		btree_collect_blocks(trees[i]->root, seen);
 	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
 		struct subvolume *sv = fs->subvolumes->pdata[i];
 		if (sv->deleted)
 			continue;
-		collect_blocks(sv->tree->root, seen);
+		btree_collect_blocks(sv->tree->root, seen);
 		if (sv->atime_tree.root)
-			collect_blocks(sv->atime_tree.root, seen);
+			btree_collect_blocks(sv->atime_tree.root, seen);
 	}
 	GHashTableIter iter;
 	gpointer key;

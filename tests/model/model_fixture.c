@@ -24,15 +24,6 @@ struct tree_fixture *tree_fixture_new(uint32_t nodesize)
 	return f;
 }
 
-static void collect_blocks(struct tree_block *block, GHashTable *seen)
-{
-	if (!g_hash_table_add(seen, block))
-		return;
-	if (block->level)
-		for (uint32_t i = 0; i < block->nritems; i++)
-			collect_blocks(block->children[i].block, seen);
-}
-
 static unsigned fixture_trees(struct tree_fixture *f, struct btree **trees)
 {
 	unsigned n = 0;
@@ -52,7 +43,7 @@ void tree_fixture_free(struct tree_fixture *f)
 	struct btree *trees[8];
 	unsigned n = fixture_trees(f, trees);
 	for (unsigned i = 0; i < n; i++)
-		collect_blocks(trees[i]->root, seen);
+		btree_collect_blocks(trees[i]->root, seen);
 	GHashTableIter iter;
 	gpointer key;
 	g_hash_table_iter_init(&iter, seen);
