@@ -941,20 +941,27 @@ static enum outcome h_copy(struct strace_converter *c, struct proc *p, const str
 	return r_in == OUT_CONVERTED || r_out == OUT_CONVERTED ? OUT_CONVERTED : r_in;
 }
 
-static enum outcome h_ftruncate(struct strace_converter *c, struct proc *p, const struct strace_call *call)
+/* truncate(path, length) and ftruncate(fd, length) once the file is known:
+ * argument 2 is the new size of a regular file. */
+static enum outcome truncate_to(struct strace_converter *c, const struct strace_call *call, const char *rel)
 {
-	struct open_file *f;
-	const char *rel;
 	int64_t size;
-	enum outcome o = fd_arg(c, p, call, 0, &f, &rel);
-	if (o != OUT_CONVERTED)
-		return o;
 	if (!int_arg(call, 1, &size) || size < 0)
 		return malformed(c, "argument 2 (length): not a number");
 	const struct node *n = node_get(c, rel);
 	if (c->tree_known && (!n || n->kind != NODE_FILE))
 		return OUT_INCONSISTENT;
 	return write_truncate(c, rel, (uint64_t)size) ? OUT_CONVERTED : OUT_ERROR;
+}
+
+static enum outcome h_ftruncate(struct strace_converter *c, struct proc *p, const struct strace_call *call)
+{
+	struct open_file *f;
+	const char *rel;
+	enum outcome o = fd_arg(c, p, call, 0, &f, &rel);
+	if (o != OUT_CONVERTED)
+		return o;
+	return truncate_to(c, call, rel);
 }
 
 static enum outcome h_fsync(struct strace_converter *c, struct proc *p, const struct strace_call *call)
@@ -1206,16 +1213,10 @@ static enum outcome h_truncate(struct strace_converter *c, struct proc *p, const
 {
 	static const struct path_call shape = { -1, 0, -1, true };
 	const char *rel;
-	int64_t size;
 	enum outcome o = call_path(c, p, call, &shape, &rel);
 	if (o != OUT_CONVERTED)
 		return o;
-	if (!int_arg(call, 1, &size) || size < 0)
-		return malformed(c, "argument 2 (length): not a number");
-	const struct node *n = node_get(c, rel);
-	if (c->tree_known && (!n || n->kind != NODE_FILE))
-		return OUT_INCONSISTENT;
-	return write_truncate(c, rel, (uint64_t)size) ? OUT_CONVERTED : OUT_ERROR;
+	return truncate_to(c, call, rel);
 }
 
 /* --- handlers: times ----------------------------------------------------------------------------------- */
