@@ -193,7 +193,7 @@ struct blockstore *blockstore_new(const struct blockstore_config *config, GError
 	return store;
 }
 
-static void release_block(struct tree_block *block)
+void blockstore_release_block(struct tree_block *block)
 {
 	g_free(block->items);
 	g_free(block);
@@ -204,7 +204,7 @@ void blockstore_free(struct blockstore *store)
 	if (!store)
 		return;
 	for (unsigned i = 0; i < store->freed_blocks->len; i++)
-		release_block(store->freed_blocks->pdata[i]);
+		blockstore_release_block(store->freed_blocks->pdata[i]);
 	g_ptr_array_unref(store->freed_blocks);
 	g_array_unref(store->chunks);
 	g_array_unref(store->free_slots);
@@ -449,7 +449,7 @@ void blockstore_commit(struct blockstore *store)
 	g_array_set_size(store->pinned_slots, 0);
 	g_array_sort(store->free_slots, compare_u64_descending);
 	for (unsigned i = 0; i < store->freed_blocks->len; i++)
-		release_block(store->freed_blocks->pdata[i]);
+		blockstore_release_block(store->freed_blocks->pdata[i]);
 	g_ptr_array_set_size(store->freed_blocks, 0);
 	g_array_append_vals(store->data_holes, store->pinned_data->data, store->pinned_data->len);
 	g_array_set_size(store->pinned_data, 0);

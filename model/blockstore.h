@@ -84,6 +84,10 @@ struct tree_block *blockstore_alloc_block(struct blockstore *store, uint64_t own
 /* The block's refcount reached zero: its bytes leave metadata_used now, its
  * address stays pinned until the commit. */
 void blockstore_free_block(struct blockstore *store, struct tree_block *block);
+/* The memory of a block no tree and no pinned list holds any more: used by
+ * blockstore_commit() for freed blocks and at teardown for the blocks the
+ * trees still reach (fs_free). */
+void blockstore_release_block(struct tree_block *block);
 
 /* Room for `bytes` of data that writeback will allocate later (btrfs's
  * data space reservation at write()): 0 or -ENOSPC. */

@@ -217,11 +217,8 @@ void fs_free(struct fs *fs)
 	GHashTableIter iter;
 	gpointer key;
 	g_hash_table_iter_init(&iter, seen);
-	while (g_hash_table_iter_next(&iter, &key, NULL)) {
-		struct tree_block *block = key;
-		g_free(block->items);
-		g_free(block);
-	}
+	while (g_hash_table_iter_next(&iter, &key, NULL))
+		blockstore_release_block(key);
 	refs_free(fs->refs);
 	blockstore_free(fs->store);
 	g_ptr_array_unref(fs->subvolumes);

@@ -47,11 +47,8 @@ void tree_fixture_free(struct tree_fixture *f)
 	GHashTableIter iter;
 	gpointer key;
 	g_hash_table_iter_init(&iter, seen);
-	while (g_hash_table_iter_next(&iter, &key, NULL)) {
-		struct tree_block *block = key;
-		g_free(block->items);
-		g_free(block);
-	}
+	while (g_hash_table_iter_next(&iter, &key, NULL))
+		blockstore_release_block(key);
 	for (unsigned i = 0; i < f->nextra; i++)
 		g_free(f->extra[i]);
 	refs_free(f->refs);
