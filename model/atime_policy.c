@@ -55,8 +55,9 @@ static struct btree_key side_key(uint64_t inode)
 static const struct dirty_time *find_dirty_time(const struct fs *fs, uint64_t subvolume_id, uint64_t inode);
 
 /* The atime in force: one kept in memory (lazytime vfs), else the
- * side-table item's when there is one, else the inode item's. */
-static int64_t current_atime(const struct subvolume *sv, const struct btree_item *inode)
+ * side-table item's when there is one, else the inode item's, `stored`
+ * (which its leaf may keep beside the item: btree_leaf_inode_atime). */
+static int64_t current_atime(const struct subvolume *sv, const struct btree_item *inode, int64_t stored)
 {
 	const struct dirty_time *kept = find_dirty_time(sv->fs, sv->id, inode->key.objectid);
 	if (kept)
@@ -67,6 +68,16 @@ static int64_t current_atime(const struct subvolume *sv, const struct btree_item
 		if (btree_lookup(&sv->atime_tree, &key, &path))
 			return (int64_t)btree_path_item(&path)->payload.value;
 	}
+	return stored;
+}
+
+/* The atime stored for the inode item a lookup near *near found. In the
+ * keyed design the lookup leaves no path, and its leaves have no overlay:
+ * every atime write there goes through a writable item. */
+static int64_t stored_atime(const struct btree_item *inode, const struct btree_path *near)
+{
+	if (near && near->levels && btree_path_item(near) == inode)
+		return btree_path_inode_atime(near);
 	return inode->payload.inode.atime;
 }
 
@@ -161,6 +172,11 @@ static void write_atime(struct fs *fs, const struct inode_location *where, int64
 	}
 	/* near: the path the access's own lookup left, so the write does not
 	 * descend again (NULL when there is none, as at a lazytime write-out). */
+	if (near && !find_dirty_time(fs, sv->id, where->inode)) {
+		/* The common case: the leaf may keep sharing its item array. */
+		subvol_write_inode_atime_near(fs, sv, where->inode, atime, near);
+		return;
+	}
 	struct btree_item *inode = near ? fs_inode_item_for_write_near(fs, where, near) : fs_inode_item_for_write(fs, where);
 	inode->payload.inode.atime = atime;
 }
@@ -306,9 +322,10 @@ void fs_dirty_time_free(struct fs *fs)
 
 /* Would an access now write this inode's atime (mount rule and policy
  * gates that do not depend on space)? */
-static bool wants_update(const struct fs *fs, const struct subvolume *sv, const struct btree_item *inode)
+static bool wants_update(const struct fs *fs, const struct subvolume *sv, const struct btree_item *inode,
+			 int64_t stored)
 {
-	struct atime_times times = { current_atime(sv, inode), inode->payload.inode.mtime,
+	struct atime_times times = { current_atime(sv, inode, stored), inode->payload.inode.mtime,
 				     inode->payload.inode.ctime };
 	return atime_needs_update(&fs->config.atime, fs_mode_is_dir(inode->payload.inode.mode), &times,
 				  fs->clock_ns);
@@ -321,7 +338,8 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, struct bt
 	enum atime_policy policy = fs->config.atime_policy;
 	if (updated)
 		*updated = false;
-	if (!wants_update(fs, sv, inode)) {
+	int64_t stored = stored_atime(inode, near);
+	if (!wants_update(fs, sv, inode, stored)) {
 		fs->counters.atime_skipped++;
 		return 0;
 	}
@@ -336,7 +354,7 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, struct bt
 		return 0;
 	}
 	if (policy == ATIME_POLICY_SNAPSHOT_AWARE && !leaf_is_private(fs, sv->tree, &inode->key)) {
-		count_staleness(fs, current_atime(sv, inode));
+		count_staleness(fs, current_atime(sv, inode, stored));
 		fs->counters.atime_skipped++;
 		return 0;
 	}
@@ -392,7 +410,8 @@ static bool estimate_block(struct estimate *e, const struct tree_block *block)
 	} else {
 		for (uint32_t i = 0; i < block->nritems && !any; i++) {
 			const struct btree_item *item = &block->items[i];
-			any = item->key.type == BTRFS_INODE_ITEM_KEY && wants_update(e->fs, e->sv, item);
+			any = item->key.type == BTRFS_INODE_ITEM_KEY &&
+			      wants_update(e->fs, e->sv, item, btree_leaf_inode_atime(block, i));
 		}
 	}
 	e->blocks += any;
@@ -417,7 +436,9 @@ struct inode_count {
 static bool count_updatable(const struct btree_item *item, void *opaque)
 {
 	struct inode_count *c = opaque;
-	if (item->key.type == BTRFS_INODE_ITEM_KEY && wants_update(c->fs, c->sv, item))
+	/* Keyed design or side table: no leaf has an atime overlay (the
+	 * atime writes of both go through writable items). */
+	if (item->key.type == BTRFS_INODE_ITEM_KEY && wants_update(c->fs, c->sv, item, item->payload.inode.atime))
 		c->count++;
 	return true;
 }

@@ -193,10 +193,14 @@ struct blockstore *blockstore_new(const struct blockstore_config *config, GError
 	return store;
 }
 
+const GPtrArray *blockstore_unreleased_blocks(const struct blockstore *store)
+{
+	return store->freed_blocks;
+}
+
 void blockstore_release_block(struct tree_block *block)
 {
-	g_free(block->items);
-	g_free(block);
+	btree_release_block(block);
 }
 
 void blockstore_free(struct blockstore *store)

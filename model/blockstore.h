@@ -88,6 +88,8 @@ void blockstore_free_block(struct blockstore *store, struct tree_block *block);
  * blockstore_commit() for freed blocks and at teardown for the blocks the
  * trees still reach (fs_free). */
 void blockstore_release_block(struct tree_block *block);
+/* The freed blocks the next commit will release (for checkers). */
+const GPtrArray *blockstore_unreleased_blocks(const struct blockstore *store);
 
 /* Room for `bytes` of data that writeback will allocate later (btrfs's
  * data space reservation at write()): 0 or -ENOSPC. */

@@ -36,6 +36,7 @@
 
 #include "blockstore.h"
 #include "constants.h"
+#include "model_error.h"
 #include "refs.h"
 #include "transaction.h"
 
@@ -77,16 +78,145 @@ static const struct btree_key *block_first_key(const struct tree_block *block)
 	return block->level ? &block->children[0].key : &block->items[0].key;
 }
 
+/* --- item arrays shared between a leaf and its copies (btree.h) ---------
+ *
+ *   leaf A (source)      leaf A' (copy, atime written)
+ *   items ----+          items ----+    atimes -> [t0 t1 t2 ...]
+ *             v                    |
+ *     [refs 2 | item 0 | item 1 | ...]
+ *
+ * S1 refs counts the blocks whose items point into the array, released or
+ *    not; only an array with refs 1 is changed, and only by its leaf.
+ * S2 only a leaf has an overlay, and only while refs > 1 or until its next
+ *    change (leaf_make_private) or its commit (btree_commit_finish); the
+ *    overlay has one slot per item and its slots never move, because moving
+ *    items needs a private array.
+ */
+struct leaf_items {
+	uint64_t refs;
+	struct btree_item item[];
+};
+
+static struct leaf_items *leaf_items_of(const struct tree_block *leaf)
+{
+	return (struct leaf_items *)((char *)leaf->items - offsetof(struct leaf_items, item));
+}
+
+static bool leaf_items_shared(const struct tree_block *leaf)
+{
+	return leaf->items && leaf_items_of(leaf)->refs > 1;
+}
+
+/* Resize the leaf's private array (or give it its first one). */
+static void leaf_items_resize(struct tree_block *leaf, uint32_t capacity)
+{
+	struct leaf_items *array = leaf->items ? leaf_items_of(leaf) : NULL;
+	array = g_realloc(array, sizeof(*array) + (size_t)capacity * sizeof(struct btree_item));
+	if (!leaf->items)
+		array->refs = 1;
+	leaf->items = array->item;
+	leaf->capacity = capacity;
+}
+
+static void leaf_items_unref(struct tree_block *leaf)
+{
+	if (leaf->items && --leaf_items_of(leaf)->refs == 0)
+		g_free(leaf_items_of(leaf));
+	leaf->items = NULL;
+	g_free(leaf->atimes);
+	leaf->atimes = NULL;
+}
+
+static void leaf_fold_atimes(struct tree_block *leaf)
+{
+	for (uint32_t i = 0; i < leaf->nritems; i++)
+		if (leaf->items[i].key.type == BTRFS_INODE_ITEM_KEY)
+			leaf->items[i].payload.inode.atime = leaf->atimes[i];
+	g_free(leaf->atimes);
+	leaf->atimes = NULL;
+}
+
+/* Before any change to a leaf's items: an array of its own (S1), with the
+ * overlay folded in (S2). */
+static void leaf_make_private(struct tree_block *leaf)
+{
+	if (leaf_items_shared(leaf)) {
+		struct leaf_items *shared = leaf_items_of(leaf);
+		uint32_t capacity = MAX(leaf->nritems, 1u);
+		struct leaf_items *own = g_malloc(sizeof(*own) + (size_t)capacity * sizeof(struct btree_item));
+		own->refs = 1;
+		memcpy(own->item, shared->item, leaf->nritems * sizeof(struct btree_item));
+		shared->refs--;
+		leaf->items = own->item;
+		leaf->capacity = capacity;
+	}
+	if (leaf->atimes)
+		leaf_fold_atimes(leaf);
+}
+
+/* The block's items or children, writable and with room for `slots`. */
 static void ensure_capacity(struct tree_block *block, uint32_t slots)
 {
+	if (!block->level)
+		leaf_make_private(block);
 	if (slots <= block->capacity)
 		return;
 	/* Grow by a quarter: leaves hold at most a few hundred items, and the
 	 * slack of doubling would cost the simulator a third of its memory. */
 	uint32_t capacity = MAX(slots, block->capacity + block->capacity / 4 + 4);
-	size_t width = block->level ? sizeof(struct btree_child) : sizeof(struct btree_item);
-	block->items = g_realloc(block->items, capacity * width);
+	if (!block->level) {
+		leaf_items_resize(block, capacity);
+		return;
+	}
+	block->children = g_realloc(block->children, capacity * sizeof(struct btree_child));
 	block->capacity = capacity;
+}
+
+static void count_array_user(GHashTable *users, const struct tree_block *block)
+{
+	if (block->level || !block->items)
+		return;
+	gpointer array = leaf_items_of(block);
+	g_hash_table_insert(users, array, GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(users, array)) + 1));
+}
+
+bool btree_check_item_sharing(GHashTable *live, const GPtrArray *unreleased, GError **error)
+{
+	g_autoptr(GHashTable) users = g_hash_table_new(NULL, NULL);
+	GHashTableIter iter;
+	gpointer key, value;
+	g_hash_table_iter_init(&iter, live);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		const struct tree_block *block = key;
+		if (block->level && block->atimes) {
+			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+				    "corrupt node: block %" G_GUINT64_FORMAT ", S2 an atime overlay on a node", block->bytenr);
+			return false;
+		}
+		count_array_user(users, block);
+	}
+	for (guint i = 0; i < unreleased->len; i++)
+		count_array_user(users, unreleased->pdata[i]);
+	g_hash_table_iter_init(&iter, users);
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		const struct leaf_items *array = key;
+		if (array->refs != GPOINTER_TO_UINT(value)) {
+			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+				    "corrupt item array: S1 %" G_GUINT64_FORMAT " references counted, %u leaves use it",
+				    array->refs, GPOINTER_TO_UINT(value));
+			return false;
+		}
+	}
+	return true;
+}
+
+void btree_release_block(struct tree_block *block)
+{
+	if (block->level)
+		g_free(block->children);
+	else
+		leaf_items_unref(block);
+	g_free(block);
 }
 
 /* A block this transaction created or copied: refs.c counts its first
@@ -103,13 +233,32 @@ void btree_commit_blocks(struct transaction *txn)
 {
 	if (!txn->written)
 		return;
+	guint kept = 0;
 	for (guint i = 0; i < txn->written->len; i++) {
 		struct tree_block *block = txn->written->pdata[i];
-		if (block->flags & TREE_BLOCK_FREED || block->capacity <= MAX(block->nritems, 1u))
+		/* Freed blocks are released by blockstore_commit(), next. */
+		if (block->flags & TREE_BLOCK_FREED)
 			continue;
-		size_t width = block->level ? sizeof(struct btree_child) : sizeof(struct btree_item);
+		txn->written->pdata[kept++] = block;
+		if (block->capacity <= MAX(block->nritems, 1u) || (!block->level && leaf_items_shared(block)))
+			continue;
 		block->capacity = MAX(block->nritems, 1u);
-		block->items = g_realloc(block->items, block->capacity * width);
+		if (block->level)
+			block->children = g_realloc(block->children, block->capacity * sizeof(struct btree_child));
+		else
+			leaf_items_resize(block, block->capacity);
+	}
+	g_ptr_array_set_size(txn->written, kept);
+}
+
+void btree_commit_finish(struct transaction *txn)
+{
+	if (!txn->written)
+		return;
+	for (guint i = 0; i < txn->written->len; i++) {
+		struct tree_block *block = txn->written->pdata[i];
+		if (!block->level && block->atimes && !leaf_items_shared(block))
+			leaf_fold_atimes(block);
 	}
 	g_ptr_array_set_size(txn->written, 0);
 }
@@ -165,13 +314,20 @@ static bool should_cow_block(const struct transaction *txn, const struct tree_bl
 struct tree_block *btree_copy_block(struct transaction *txn, uint64_t tree_id, const struct tree_block *buf)
 {
 	struct tree_block *cow = blockstore_alloc_block(txn->store, tree_id, buf->level, txn->transid);
-	size_t width = buf->level ? sizeof(struct btree_child) : sizeof(struct btree_item);
 	cow->nritems = buf->nritems;
 	cow->leaf_bytes = buf->leaf_bytes;
-	cow->capacity = MAX(buf->nritems, 1u);
-	cow->items = g_malloc(cow->capacity * width);
-	if (buf->nritems)
-		memcpy(cow->items, buf->items, buf->nritems * width);
+	if (buf->level) {
+		cow->capacity = MAX(buf->nritems, 1u);
+		cow->children = g_malloc(cow->capacity * sizeof(struct btree_child));
+		memcpy(cow->children, buf->children, buf->nritems * sizeof(struct btree_child));
+	} else if (buf->items) {
+		/* Share the array (S1); the overlay's atimes are the copy's too. */
+		leaf_items_of(buf)->refs++;
+		cow->items = buf->items;
+		cow->capacity = buf->capacity;
+		if (buf->atimes)
+			cow->atimes = g_memdup2(buf->atimes, buf->nritems * sizeof(int64_t));
+	}
 	block_created(txn, cow);
 	return cow;
 }
@@ -401,6 +557,7 @@ static void leaf_move_items(struct tree_block *dst, uint32_t at, struct tree_blo
 			    uint32_t count)
 {
 	uint32_t bytes = leaf_space_used(src, start, count);
+	leaf_make_private(src);
 	ensure_capacity(dst, dst->nritems + count);
 	memmove(&dst->items[at + count], &dst->items[at], (dst->nritems - at) * sizeof(struct btree_item));
 	memcpy(&dst->items[at], &src->items[start], count * sizeof(struct btree_item));
@@ -784,7 +941,15 @@ uint64_t btree_visit_range_near(const struct btree *tree, const struct btree_key
 	}
 }
 
-struct btree_item *btree_path_for_write(struct btree *tree, struct transaction *txn, struct btree_path *path)
+/* The item at path, in a leaf the running transaction wrote, for change. */
+static struct btree_item *writable_item(const struct btree_path *path)
+{
+	leaf_make_private(path->nodes[0]);
+	return btree_path_item(path);
+}
+
+/* COW the path a lookup found, top-down; the leaf may still share its items. */
+static void cow_found_path(struct btree *tree, struct transaction *txn, struct btree_path *path)
 {
 	/* btree_search(SEARCH_CHANGE) without the searching: a copy has its
 	 * source's keys, so every slot on the path stays what it was. */
@@ -793,7 +958,38 @@ struct btree_item *btree_path_for_write(struct btree *tree, struct transaction *
 		if (level > 0)
 			path->nodes[level - 1] = b->children[path->slots[level]].block;
 	}
-	return btree_path_item(path);
+}
+
+struct btree_item *btree_path_for_write(struct btree *tree, struct transaction *txn, struct btree_path *path)
+{
+	cow_found_path(tree, txn, path);
+	return writable_item(path);
+}
+
+int64_t btree_leaf_inode_atime(const struct tree_block *leaf, uint32_t slot)
+{
+	return leaf->atimes ? leaf->atimes[slot] : leaf->items[slot].payload.inode.atime;
+}
+
+int64_t btree_path_inode_atime(const struct btree_path *path)
+{
+	return btree_leaf_inode_atime(path->nodes[0], path->slots[0]);
+}
+
+void btree_path_write_inode_atime(struct btree *tree, struct transaction *txn, struct btree_path *path,
+				  int64_t atime)
+{
+	cow_found_path(tree, txn, path);
+	struct tree_block *leaf = path->nodes[0];
+	if (!leaf->atimes && leaf_items_shared(leaf)) {
+		leaf->atimes = g_new(int64_t, leaf->nritems);
+		for (uint32_t i = 0; i < leaf->nritems; i++)
+			leaf->atimes[i] = leaf->items[i].payload.inode.atime;
+	}
+	if (leaf->atimes)
+		leaf->atimes[path->slots[0]] = atime;
+	else
+		btree_path_item(path)->payload.inode.atime = atime;
 }
 
 /* The rightmost item of the subtree under `b`. */
@@ -827,7 +1023,7 @@ struct btree_item *btree_lookup_for_write(struct btree *tree, struct transaction
 	struct btree_path path;
 	if (!btree_search(tree, txn, key, SEARCH_CHANGE, 0, &path))
 		return NULL;
-	return btree_path_item(&path);
+	return writable_item(&path);
 }
 
 static void leaf_insert_at(struct btree_path *path, const struct btree_key *key, uint32_t size,
@@ -886,7 +1082,7 @@ struct btree_item *btree_resize_item_at(struct btree *tree, struct transaction *
 		 * exactly this path. */
 		btree_path_for_write(tree, txn, path);
 	}
-	struct btree_item *item = btree_path_item(path);
+	struct btree_item *item = writable_item(path);
 	path->nodes[0]->leaf_bytes = path->nodes[0]->leaf_bytes - item->size + new_size;
 	item->size = new_size;
 	return item;
@@ -947,7 +1143,7 @@ bool btree_delete_item(struct btree *tree, struct transaction *txn, const struct
 		return false;
 	struct tree_block *leaf = path.nodes[0];
 	uint32_t slot = path.slots[0];
-	struct btree_item *item = &leaf->items[slot];
+	struct btree_item *item = writable_item(&path);
 	leaf->leaf_bytes -= item_bytes(item);
 	memmove(item, item + 1, (leaf->nritems - slot - 1) * sizeof(struct btree_item));
 	leaf->nritems--;

@@ -128,10 +128,24 @@ struct tree_block {
 	uint8_t flags;
 	uint32_t extent_item_refs;        /* refs.c: refs in the extent item as last written */
 	union {
-		struct btree_item *items;   /* level 0 */
+		struct btree_item *items;   /* level 0: shared with copies, see below */
 		struct btree_child *children; /* level > 0 */
 	};
+	int64_t *atimes;                  /* level 0: the atime overlay, or NULL */
 };
+
+/*
+ * Simulator memory, not modeled space: a leaf and its copies share one item
+ * array until one of them changes an item, so a block the model copies costs
+ * the simulator a tree_block, not a second array. An atime write to a leaf
+ * whose array is shared (btree_path_write_inode_atime) does not unshare it:
+ * it goes to the leaf's atime overlay, one int64_t per slot that, while it
+ * exists, holds the atime of every inode item in the leaf. Any other change
+ * first gives the leaf an array of its own and folds the overlay into it.
+ * Only btree_path_inode_atime() knows where an inode's atime is; an item's
+ * payload.inode.atime read through a pointer may be stale.
+ */
+
 
 static inline uint32_t tree_block_refs(const struct tree_block *block)
 {
@@ -179,6 +193,15 @@ bool btree_path_next_leaf(struct btree_path *path);
  * (exact match, no change to the tree since): COWs the same blocks in the
  * same order without searching again; *path then leads to the copies. */
 struct btree_item *btree_path_for_write(struct btree *tree, struct transaction *txn, struct btree_path *path);
+
+/* The atime of the inode item at `slot` of a leaf, or at *path. */
+int64_t btree_leaf_inode_atime(const struct tree_block *leaf, uint32_t slot);
+int64_t btree_path_inode_atime(const struct btree_path *path);
+
+/* Set it: btree_path_for_write(), but the leaf keeps sharing its item array
+ * with the block it was copied from (the overlay above takes the atime). */
+void btree_path_write_inode_atime(struct btree *tree, struct transaction *txn, struct btree_path *path,
+				  int64_t atime);
 
 /* The item with the largest key <= key, or NULL. Read-only. */
 const struct btree_item *btree_lookup_le(const struct btree *tree, const struct btree_key *key);
@@ -236,6 +259,17 @@ void btree_collect_blocks(struct tree_block *block, GHashTable *seen);
  * never change again (the next change copies them, should_cow_block), so the
  * slots ensure_capacity() kept for their growth are given back. */
 void btree_commit_blocks(struct transaction *txn);
+/* After blockstore_commit() released the blocks the commit freed: a leaf the
+ * transaction wrote that is now its array's only user folds its overlay. */
+void btree_commit_finish(struct transaction *txn);
+
+/* The sharing invariants S1-S2 (btree.c) over every tree_block in memory:
+ * `live` (a set, as refs_check() fills it) and `unreleased`, the freed
+ * blocks the commit has not released yet (blockstore_unreleased_blocks()). */
+bool btree_check_item_sharing(GHashTable *live, const GPtrArray *unreleased, GError **error);
+
+/* Frees a block's arrays and the block (blockstore_release_block()). */
+void btree_release_block(struct tree_block *block);
 
 /* Block capacity rules, in bytes/slots. */
 uint32_t btree_leaf_capacity(uint32_t nodesize);

@@ -315,6 +315,7 @@ int fs_commit(struct fs *fs)
 	fs->txn.blocks_dirty = 0;
 	btree_commit_blocks(&fs->txn);
 	blockstore_commit(fs->store);
+	btree_commit_finish(&fs->txn);
 	fs->txn.transid++;
 	fs->counters.commits++;
 	fs->last_commit_ns = fs->clock_ns;
@@ -426,6 +427,8 @@ bool fs_check(struct fs *fs, GError **error)
 			return false;
 	g_autoptr(GHashTable) live = g_hash_table_new(NULL, NULL);
 	if (!refs_check(fs->refs, trees, n, live, error))
+		return false;
+	if (!btree_check_item_sharing(live, blockstore_unreleased_blocks(fs->store), error))
 		return false;
 	return blockstore_check(fs->store, live, error);
 }

@@ -156,6 +156,10 @@ uint64_t subvol_visit_range_near(const struct subvolume *sv, const struct btree_
 				 struct btree_path *near);
 struct btree_item *subvol_lookup_for_write_near(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
 						struct btree_path *near);
+/* Writes an inode item's atime as subvol_lookup_for_write_near() and a
+ * store would, letting the leaf keep sharing its items (btree.h). */
+void subvol_write_inode_atime_near(struct fs *fs, struct subvolume *sv, uint64_t inode, int64_t atime,
+				   struct btree_path *near);
 struct btree_item *subvol_insert(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size,
 				 const union item_payload *payload);
 struct btree_item *subvol_resize(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size);

@@ -230,6 +230,19 @@ struct btree_item *subvol_lookup_for_write_near(struct fs *fs, struct subvolume 
 	return btree_path_for_write(sv->tree, &fs->txn, near);
 }
 
+void subvol_write_inode_atime_near(struct fs *fs, struct subvolume *sv, uint64_t inode, int64_t atime,
+				   struct btree_path *near)
+{
+	struct btree_key key = { inode, 0, BTRFS_INODE_ITEM_KEY };
+	/* The keyed design copies items by value (copy_up), so its leaves
+	 * keep no overlay. */
+	if (fs_design_keyed(fs) || sv->snapshot || !subvol_lookup_near(sv, &key, near)) {
+		subvol_lookup_for_write(fs, sv, &key)->payload.inode.atime = atime;
+		return;
+	}
+	btree_path_write_inode_atime(sv->tree, &fs->txn, near, atime);
+}
+
 struct btree_item *subvol_insert(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size,
 				 const union item_payload *payload)
 {

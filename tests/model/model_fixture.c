@@ -64,6 +64,7 @@ void tree_fixture_commit(struct tree_fixture *f)
 	f->txn.blocks_dirty = 0;
 	btree_commit_blocks(&f->txn);
 	blockstore_commit(f->store);
+	btree_commit_finish(&f->txn);
 	f->txn.transid++;
 }
 
@@ -90,7 +91,9 @@ void tree_fixture_assert_ok(struct tree_fixture *f, const char *what)
 	for (unsigned i = 0; i < n && ok; i++)
 		ok = btree_check(trees[i], f->nodesize, &error);
 	g_autoptr(GHashTable) live = g_hash_table_new(NULL, NULL);
-	ok = ok && refs_check(f->refs, trees, n, live, &error) && blockstore_check(f->store, live, &error);
+	ok = ok && refs_check(f->refs, trees, n, live, &error) &&
+	     btree_check_item_sharing(live, blockstore_unreleased_blocks(f->store), &error) &&
+	     blockstore_check(f->store, live, &error);
 	if (ok)
 		return;
 	fprintf(stderr, "check failed after %s: %s\n", what, error->message);
