@@ -510,6 +510,110 @@ static void test_btree_commit_gives_back_the_slots_kept_for_growth(void **state)
 	tree_fixture_free(f);
 }
 
+/* --- simulator memory: item arrays shared with copies (btree.h, S1-S2) ----- */
+
+static struct btree_key inode_key(uint64_t inode)
+{
+	return (struct btree_key){ inode, 0, BTRFS_INODE_ITEM_KEY };
+}
+
+/* 2000 inode items, atime = 1000 + inode, committed: about 95 leaves of 4 KiB. */
+static struct tree_fixture *inode_tree(void)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	for (uint64_t i = 1; i <= 2000; i++) {
+		struct btree_key key = inode_key(i);
+		union item_payload payload = { .inode = { .atime = 1000 + (int64_t)i } };
+		assert_non_null(btree_insert_item(&f->tree, &f->txn, &key, BTRFS_INODE_ITEM_SIZE, &payload));
+	}
+	tree_fixture_commit(f);
+	return f;
+}
+
+static int64_t atime_of(const struct btree *tree, uint64_t inode)
+{
+	struct btree_key key = inode_key(inode);
+	struct btree_path path;
+	assert_true(btree_lookup(tree, &key, &path));
+	return btree_path_inode_atime(&path);
+}
+
+static void write_atime(struct tree_fixture *f, uint64_t inode, int64_t atime)
+{
+	struct btree_key key = inode_key(inode);
+	struct btree_path path;
+	assert_true(btree_lookup(&f->tree, &key, &path));
+	btree_path_write_inode_atime(&f->tree, &f->txn, &path, atime);
+}
+
+static struct tree_block *leaf_of(const struct btree *tree, uint64_t inode)
+{
+	struct btree_key key = inode_key(inode);
+	struct btree_path path;
+	assert_true(btree_lookup(tree, &key, &path));
+	return path.nodes[0];
+}
+
+static void test_btree_atime_write_to_a_snapshotted_leaf_copies_the_block_but_shares_its_items(void **state)
+{
+	struct tree_fixture *f = inode_tree();
+	struct btree *snapshot = tree_fixture_clone_root(f, 256);
+	tree_fixture_commit(f);
+	struct tree_block *shared = leaf_of(&f->tree, 500);
+	uint64_t cowed = f->txn.stats.blocks_cowed;
+
+	write_atime(f, 500, 7);
+	struct tree_block *copy = leaf_of(&f->tree, 500);
+	assert_ptr_not_equal(copy, shared);
+	assert_true(f->txn.stats.blocks_cowed > cowed);
+	assert_ptr_equal(copy->items, shared->items);
+	assert_int_equal(atime_of(&f->tree, 500), 7);
+	assert_int_equal(atime_of(&f->tree, 501), 1501);
+	assert_int_equal(atime_of(snapshot, 500), 1500);
+	tree_fixture_assert_ok(f, "an atime write to a shared leaf");
+	tree_fixture_free(f);
+}
+
+static void test_btree_other_change_to_a_leaf_with_overlay_gives_it_own_items_with_the_atimes(void **state)
+{
+	struct tree_fixture *f = inode_tree();
+	struct btree *snapshot = tree_fixture_clone_root(f, 256);
+	tree_fixture_commit(f);
+	write_atime(f, 500, 7);
+	struct btree_key key = inode_key(501);
+	struct btree_item *item = btree_lookup_for_write(&f->tree, &f->txn, &key);
+	item->payload.inode.mtime = 99;
+
+	struct tree_block *leaf = leaf_of(&f->tree, 500);
+	assert_ptr_not_equal(leaf->items, leaf_of(snapshot, 500)->items);
+	assert_null(leaf->atimes);
+	struct btree_path path;
+	key = inode_key(500);
+	assert_true(btree_lookup(&f->tree, &key, &path));
+	assert_int_equal(btree_path_item(&path)->payload.inode.atime, 7);
+	assert_int_equal(atime_of(snapshot, 500), 1500);
+	tree_fixture_assert_ok(f, "a change after an atime write to a shared leaf");
+	tree_fixture_free(f);
+}
+
+/* Without a snapshot the old leaf is freed, and released at the commit:
+ * the copy is then its array's only user and keeps no overlay. */
+static void test_btree_commit_folds_the_overlay_of_a_leaf_whose_source_it_released(void **state)
+{
+	struct tree_fixture *f = inode_tree();
+	write_atime(f, 500, 7);
+	assert_non_null(leaf_of(&f->tree, 500)->atimes);
+	tree_fixture_commit(f);
+	struct tree_block *leaf = leaf_of(&f->tree, 500);
+	assert_null(leaf->atimes);
+	struct btree_key key = inode_key(500);
+	struct btree_path path;
+	assert_true(btree_lookup(&f->tree, &key, &path));
+	assert_int_equal(btree_path_item(&path)->payload.inode.atime, 7);
+	tree_fixture_assert_ok(f, "a commit after an atime write");
+	tree_fixture_free(f);
+}
+
 /* --- resize ----------------------------------------------------------------- */
 
 static void test_btree_resize_grows_an_item_and_splits_its_full_leaf(void **state)
@@ -589,6 +693,9 @@ int main(void)
 		cmocka_unit_test(test_btree_visit_range_near_visits_what_visit_range_visits_across_leaves),
 		cmocka_unit_test(test_btree_path_for_write_copies_the_path_a_lookup_found_once_per_transaction),
 		cmocka_unit_test(test_btree_commit_gives_back_the_slots_kept_for_growth),
+		cmocka_unit_test(test_btree_atime_write_to_a_snapshotted_leaf_copies_the_block_but_shares_its_items),
+		cmocka_unit_test(test_btree_other_change_to_a_leaf_with_overlay_gives_it_own_items_with_the_atimes),
+		cmocka_unit_test(test_btree_commit_folds_the_overlay_of_a_leaf_whose_source_it_released),
 		cmocka_unit_test(test_btree_resize_grows_an_item_and_splits_its_full_leaf),
 		cmocka_unit_test(test_btree_resize_shrinks_an_item_in_its_leaf),
 		cmocka_unit_test(test_btree_resize_of_a_missing_key_returns_null),
