@@ -81,21 +81,70 @@ static const struct btree_key *block_first_key(const struct tree_block *block)
 /* --- item arrays shared between a leaf and its copies (btree.h) ---------
  *
  *   leaf A (source)      leaf A' (copy, atime written)
- *   items ----+          items ----+    atimes -> [t0 t1 t2 ...]
+ *   items ----+          items ----+    atimes -> [n | t0 t1 ... | s0 s1 ...]
  *             v                    |
  *     [refs 2 | item 0 | item 1 | ...]
  *
  * S1 refs counts the blocks whose items point into the array, released or
  *    not; only an array with refs 1 is changed, and only by its leaf.
  * S2 only a leaf has an overlay, and only while refs > 1 or until its next
- *    change (leaf_make_private) or its commit (btree_commit_finish); the
- *    overlay has one slot per item and its slots never move, because moving
- *    items needs a private array.
+ *    change (leaf_make_private) or its commit (btree_commit_finish). It holds
+ *    the atime t_i of the inode item at slot s_i for every inode item of the
+ *    leaf, slots increasing; they never move, because moving items needs a
+ *    private array.
  */
 struct leaf_items {
 	uint64_t refs;
 	struct btree_item item[];
 };
+
+struct atime_overlay {
+	uint32_t count;
+	int64_t atime[];                  /* count atimes, then count uint16_t slots */
+};
+
+static uint16_t *overlay_slots(const struct atime_overlay *overlay)
+{
+	return (uint16_t *)&overlay->atime[overlay->count];
+}
+
+static size_t overlay_size(uint32_t count)
+{
+	return sizeof(struct atime_overlay) + count * (sizeof(int64_t) + sizeof(uint16_t));
+}
+
+/* The overlay entry of an inode item's slot (S2: there is one). */
+static uint32_t overlay_index(const struct atime_overlay *overlay, uint32_t slot)
+{
+	const uint16_t *slots = overlay_slots(overlay);
+	uint32_t low = 0, high = overlay->count;
+	while (low < high) {
+		uint32_t mid = low + (high - low) / 2;
+		if (slots[mid] < slot)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	g_assert(low < overlay->count && slots[low] == slot);
+	return low;
+}
+
+static struct atime_overlay *overlay_of_leaf(const struct tree_block *leaf)
+{
+	uint32_t count = 0;
+	for (uint32_t i = 0; i < leaf->nritems; i++)
+		count += leaf->items[i].key.type == BTRFS_INODE_ITEM_KEY;
+	struct atime_overlay *overlay = g_malloc(overlay_size(count));
+	overlay->count = count;
+	uint16_t *slots = overlay_slots(overlay);
+	for (uint32_t i = 0, n = 0; i < leaf->nritems; i++) {
+		if (leaf->items[i].key.type != BTRFS_INODE_ITEM_KEY)
+			continue;
+		overlay->atime[n] = leaf->items[i].payload.inode.atime;
+		slots[n++] = (uint16_t)i;
+	}
+	return overlay;
+}
 
 static struct leaf_items *leaf_items_of(const struct tree_block *leaf)
 {
@@ -129,9 +178,10 @@ static void leaf_items_unref(struct tree_block *leaf)
 
 static void leaf_fold_atimes(struct tree_block *leaf)
 {
-	for (uint32_t i = 0; i < leaf->nritems; i++)
-		if (leaf->items[i].key.type == BTRFS_INODE_ITEM_KEY)
-			leaf->items[i].payload.inode.atime = leaf->atimes[i];
+	const struct atime_overlay *overlay = leaf->atimes;
+	const uint16_t *slots = overlay_slots(overlay);
+	for (uint32_t i = 0; i < overlay->count; i++)
+		leaf->items[slots[i]].payload.inode.atime = overlay->atime[i];
 	g_free(leaf->atimes);
 	leaf->atimes = NULL;
 }
@@ -326,7 +376,7 @@ struct tree_block *btree_copy_block(struct transaction *txn, uint64_t tree_id, c
 		cow->items = buf->items;
 		cow->capacity = buf->capacity;
 		if (buf->atimes)
-			cow->atimes = g_memdup2(buf->atimes, buf->nritems * sizeof(int64_t));
+			cow->atimes = g_memdup2(buf->atimes, overlay_size(buf->atimes->count));
 	}
 	block_created(txn, cow);
 	return cow;
@@ -968,7 +1018,9 @@ struct btree_item *btree_path_for_write(struct btree *tree, struct transaction *
 
 int64_t btree_leaf_inode_atime(const struct tree_block *leaf, uint32_t slot)
 {
-	return leaf->atimes ? leaf->atimes[slot] : leaf->items[slot].payload.inode.atime;
+	if (leaf->atimes)
+		return leaf->atimes->atime[overlay_index(leaf->atimes, slot)];
+	return leaf->items[slot].payload.inode.atime;
 }
 
 int64_t btree_path_inode_atime(const struct btree_path *path)
@@ -981,13 +1033,10 @@ void btree_path_write_inode_atime(struct btree *tree, struct transaction *txn, s
 {
 	cow_found_path(tree, txn, path);
 	struct tree_block *leaf = path->nodes[0];
-	if (!leaf->atimes && leaf_items_shared(leaf)) {
-		leaf->atimes = g_new(int64_t, leaf->nritems);
-		for (uint32_t i = 0; i < leaf->nritems; i++)
-			leaf->atimes[i] = leaf->items[i].payload.inode.atime;
-	}
+	if (!leaf->atimes && leaf_items_shared(leaf))
+		leaf->atimes = overlay_of_leaf(leaf);
 	if (leaf->atimes)
-		leaf->atimes[path->slots[0]] = atime;
+		leaf->atimes->atime[overlay_index(leaf->atimes, path->slots[0])] = atime;
 	else
 		btree_path_item(path)->payload.inode.atime = atime;
 }

@@ -131,7 +131,7 @@ struct tree_block {
 		struct btree_item *items;   /* level 0: shared with copies, see below */
 		struct btree_child *children; /* level > 0 */
 	};
-	int64_t *atimes;                  /* level 0: the atime overlay, or NULL */
+	struct atime_overlay *atimes;     /* level 0: the atime overlay, or NULL */
 };
 
 /*
@@ -139,8 +139,8 @@ struct tree_block {
  * array until one of them changes an item, so a block the model copies costs
  * the simulator a tree_block, not a second array. An atime write to a leaf
  * whose array is shared (btree_path_write_inode_atime) does not unshare it:
- * it goes to the leaf's atime overlay, one int64_t per slot that, while it
- * exists, holds the atime of every inode item in the leaf. Any other change
+ * it goes to the leaf's atime overlay, which, while it exists, holds the
+ * atime of every inode item in the leaf (10 bytes each). Any other change
  * first gives the leaf an array of its own and folds the overlay into it.
  * Only btree_path_inode_atime() knows where an inode's atime is; an item's
  * payload.inode.atime read through a pointer may be stale.
