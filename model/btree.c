@@ -773,6 +773,12 @@ static void split_leaf_at(struct btree *tree, struct transaction *txn, struct bt
 	struct tree_block *right = blockstore_alloc_block(txn->store, tree->id, 0, txn->transid);
 	block_created(txn, right);
 	leaf_move_items(right, 0, left, mid, left->nritems - mid);
+	/* The left half keeps room for its own growth, not for the items that
+	 * moved: a transaction that splits many leaves would otherwise hold
+	 * twice their memory until its commit trims them. */
+	uint32_t room = left->nritems + left->nritems / 4 + 4;
+	if (left->capacity > room)
+		leaf_items_resize(left, room);
 	node_insert_ptr(path->nodes[1], path->slots[1] + 1, &right->items[0].key, right);
 	if (slot >= mid) {
 		path->nodes[0] = right;
