@@ -67,21 +67,26 @@ struct pending_head {
 };
 
 /*
- * The pending heads (RF1, RF2):
+ * The pending heads (RF1-RF3):
  *   RF1 outside run_batch(), every block and extent with its DIRTY flag set is in exactly
- *       one of dirty_blocks, dirty_data and sorted_heads; sorted_heads is in address order;
+ *       one of dirty_blocks, dirty_data, heads_ahead and heads_behind;
  *   RF2 addresses are unique among pending heads: a freed block's or extent's address is
  *       pinned until the commit, and data and metadata chunks do not overlap.  So the order
- *       of the queues never matters: every reader sorts them by address first.
- * refs_throttle() keeps sorted_heads between operations and merges in only what was queued
+ *       of the queues never matters: every reader sorts them by address first;
+ *   RF3 outside run_batch(), heads_ahead holds the heads refs_throttle() took in at or
+ *       above run_cursor and heads_behind those below it, each a binary min-heap by
+ *       address.  Read from the cursor, wrapping at the end, heads_ahead then
+ *       heads_behind is the address order btrfs_select_ref_head() walks.
+ * refs_throttle() keeps the heaps between operations and pushes in only what was queued
  * since; refs_commit() takes everything back into the queues first.
  */
 struct refs {
 	struct btree *extent_tree;
 	GPtrArray *dirty_blocks;       /* struct tree_block *, TREE_BLOCK_REFS_DIRTY set */
 	GPtrArray *dirty_data;         /* struct data_extent *, DATA_EXTENT_DIRTY set */
-	GArray *sorted_heads;          /* struct pending_head, address order: pending heads that
-					  refs_throttle() sorted already (RF1) */
+	GArray *heads_ahead;           /* struct pending_head, min-heap: taken in by
+					  refs_throttle(), at or above run_cursor (RF3) */
+	GArray *heads_behind;          /* the same below run_cursor (RF3) */
 	GPtrArray *freed_data;         /* extents to release after the commit */
 	GHashTable *live_data;         /* bytenr -> struct data_extent *, the live extents */
 	GArray *chunk_used_written;    /* uint64 per chunk: used as in its BLOCK_GROUP_ITEM */
@@ -96,7 +101,8 @@ struct refs *refs_new(struct btree *extent_tree, refs_data_freed_fn on_data_free
 	refs->extent_tree = extent_tree;
 	refs->dirty_blocks = g_ptr_array_new();
 	refs->dirty_data = g_ptr_array_new();
-	refs->sorted_heads = g_array_new(FALSE, FALSE, sizeof(struct pending_head));
+	refs->heads_ahead = g_array_new(FALSE, FALSE, sizeof(struct pending_head));
+	refs->heads_behind = g_array_new(FALSE, FALSE, sizeof(struct pending_head));
 	refs->freed_data = g_ptr_array_new_with_free_func(g_free);
 	refs->live_data = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
 	refs->chunk_used_written = g_array_new(FALSE, TRUE, sizeof(uint64_t));
@@ -111,7 +117,8 @@ void refs_free(struct refs *refs)
 		return;
 	g_ptr_array_unref(refs->dirty_blocks);
 	g_ptr_array_unref(refs->dirty_data);
-	g_array_unref(refs->sorted_heads);
+	g_array_unref(refs->heads_ahead);
+	g_array_unref(refs->heads_behind);
 	g_ptr_array_unref(refs->freed_data);
 	g_hash_table_unref(refs->live_data);
 	g_array_unref(refs->chunk_used_written);
@@ -386,21 +393,16 @@ static bool write_block_group_items(struct refs *refs, struct transaction *txn)
 
 bool refs_pending(const struct refs *refs)
 {
-	return refs->dirty_blocks->len || refs->dirty_data->len || refs->sorted_heads->len;
+	return refs_pending_heads(refs) > 0;
 }
 
 unsigned refs_pending_heads(const struct refs *refs)
 {
-	return refs->dirty_blocks->len + refs->dirty_data->len + refs->sorted_heads->len;
+	return refs->dirty_blocks->len + refs->dirty_data->len + refs->heads_ahead->len +
+	       refs->heads_behind->len;
 }
 
 /* --- running delayed refs during the transaction ------------------------- */
-
-static int compare_pending(gconstpointer a, gconstpointer b)
-{
-	const struct pending_head *x = a, *y = b;
-	return x->bytenr < y->bytenr ? -1 : x->bytenr > y->bytenr;
-}
 
 uint32_t refs_throttle_heads(uint32_t nodesize)
 {
@@ -408,74 +410,86 @@ uint32_t refs_throttle_heads(uint32_t nodesize)
 	return (uint32_t)MAX(REFS_PREEMPT_FLOOR_BYTES / per_head, 4u);
 }
 
-/* Take every pending head out of the queues, in address order. */
-static GArray *take_pending(struct refs *refs)
+/* Binary min-heaps by address (RF3): a batch costs its own heads and the ones queued since
+ * the last, each O(log n), where a sorted array paid a memmove of the whole remainder. */
+static void heap_push(GArray *heap, struct pending_head h)
 {
-	GArray *heads = g_array_sized_new(FALSE, FALSE, sizeof(struct pending_head),
-					  refs->dirty_blocks->len + refs->dirty_data->len);
+	g_array_set_size(heap, heap->len + 1);
+	struct pending_head *a = (struct pending_head *)(void *)heap->data;
+	unsigned i = heap->len - 1;
+	while (i > 0 && a[(i - 1) / 2].bytenr > h.bytenr) {
+		a[i] = a[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	a[i] = h;
+}
+
+/* The lowest head of a non-empty HEAP, taken out. */
+static struct pending_head heap_pop(GArray *heap)
+{
+	struct pending_head *a = (struct pending_head *)(void *)heap->data;
+	struct pending_head top = a[0], last = a[heap->len - 1];
+	unsigned n = heap->len - 1, i = 0;
+	for (unsigned child = 1; child < n; child = 2 * i + 1) {
+		if (child + 1 < n && a[child + 1].bytenr < a[child].bytenr)
+			child++;
+		if (a[child].bytenr > last.bytenr) /* never equal: RF2 */
+			break;
+		a[i] = a[child];
+		i = child;
+	}
+	a[i] = last;
+	g_array_set_size(heap, n);
+	return top;
+}
+
+/* Push a head on the side of the cursor it sorts on (RF3). */
+static void take_in(struct refs *refs, struct pending_head h)
+{
+	heap_push(h.bytenr >= refs->run_cursor ? refs->heads_ahead : refs->heads_behind, h);
+}
+
+/* Move the heads queued since the last call into the heaps, emptying the queues. */
+static void merge_queued(struct refs *refs)
+{
 	for (unsigned i = 0; i < refs->dirty_blocks->len; i++) {
 		struct tree_block *block = refs->dirty_blocks->pdata[i];
-		struct pending_head h = { block->bytenr, block, NULL };
-		g_array_append_val(heads, h);
+		take_in(refs, (struct pending_head){ block->bytenr, block, NULL });
 	}
 	for (unsigned i = 0; i < refs->dirty_data->len; i++) {
 		struct data_extent *extent = refs->dirty_data->pdata[i];
-		struct pending_head h = { extent->bytenr, NULL, extent };
-		g_array_append_val(heads, h);
+		take_in(refs, (struct pending_head){ extent->bytenr, NULL, extent });
 	}
-	g_array_sort(heads, compare_pending);
 	g_ptr_array_set_size(refs->dirty_blocks, 0);
 	g_ptr_array_set_size(refs->dirty_data, 0);
-	return heads;
 }
 
-/* Merge the heads queued since the last call into SORTED (address order, RF2), emptying the
- * queues. */
-static void merge_queued(struct refs *refs, GArray *sorted)
+/* The next head from the cursor, wrapping at the end, as btrfs_select_ref_head() walks
+ * delayed_refs->run_delayed_start: the lowest ahead, else (everything ahead ran) the lowest
+ * behind, which is then the lowest of all.  The caller keeps the cursor past what it takes,
+ * so after a wrap the heads behind sort ahead of it and the swap keeps RF3. */
+static struct pending_head next_head(struct refs *refs)
 {
-	g_autoptr(GArray) fresh = take_pending(refs);
-	unsigned a = sorted->len, b = fresh->len, out = a + b;
-
-	if (b == 0)
-		return;
-	g_array_set_size(sorted, out);
-	struct pending_head *s = (struct pending_head *)(void *)sorted->data;
-	const struct pending_head *f = (const struct pending_head *)(void *)fresh->data;
-	while (b > 0) /* from the back, so nothing is overwritten before it moved */
-		s[--out] = a > 0 && s[a - 1].bytenr > f[b - 1].bytenr ? s[--a] : f[--b];
-}
-
-/* The index of the first head at or above ADDRESS in SORTED (len if none). */
-static unsigned first_at_or_above(const GArray *sorted, uint64_t address)
-{
-	unsigned low = 0, high = sorted->len;
-	while (low < high) {
-		unsigned mid = low + (high - low) / 2;
-		if (g_array_index(sorted, struct pending_head, mid).bytenr < address)
-			low = mid + 1;
-		else
-			high = mid;
+	if (!refs->heads_ahead->len) {
+		GArray *behind = refs->heads_behind;
+		refs->heads_behind = refs->heads_ahead;
+		refs->heads_ahead = behind;
 	}
-	return low;
+	return heap_pop(refs->heads_ahead);
 }
 
-/* Run `count` heads of SORTED from the cursor on, in address order, wrapping at the end, as
- * btrfs_select_ref_head() walks delayed_refs->run_delayed_start.  They leave SORTED before any
+/* Run `count` heads from the cursor on, in address order.  They leave the heaps before any
  * runs; what running them queues waits in the queues for the next merge_queued(). */
-static unsigned run_batch(struct refs *refs, struct transaction *txn, GArray *sorted, unsigned count)
+static unsigned run_batch(struct refs *refs, struct transaction *txn, unsigned count)
 {
-	unsigned n = sorted->len, first = first_at_or_above(sorted, refs->run_cursor);
-	if (first == n)
-		first = 0;
-	count = MIN(count, n);
-	unsigned upper = MIN(count, n - first); /* from first to the end, then from the start */
+	count = MIN(count, refs->heads_ahead->len + refs->heads_behind->len);
 	g_autoptr(GArray) batch = g_array_sized_new(FALSE, FALSE, sizeof(struct pending_head), count);
-	g_array_append_vals(batch, &g_array_index(sorted, struct pending_head, first), upper);
-	g_array_remove_range(sorted, first, upper);
-	g_array_append_vals(batch, sorted->data, count - upper);
-	g_array_remove_range(sorted, 0, count - upper);
+	g_array_set_size(batch, count);
+	struct pending_head *heads = (struct pending_head *)(void *)batch->data;
+	for (unsigned k = 0; k < count; k++)
+		heads[k] = next_head(refs);
 	for (unsigned k = 0; k < count; k++) {
-		const struct pending_head *h = &g_array_index(batch, struct pending_head, k);
+		const struct pending_head *h = &heads[k];
 		if (h->block)
 			write_block_record(refs, txn, h->block);
 		else
@@ -485,31 +499,31 @@ static unsigned run_batch(struct refs *refs, struct transaction *txn, GArray *so
 	return count;
 }
 
-/* Give the heads in SORTED back to the queues (their order there does not matter, RF2). */
-static void requeue(struct refs *refs, GArray *sorted)
+/* Give the heads in HEAP back to the queues (their order there does not matter, RF2). */
+static void requeue(struct refs *refs, GArray *heap)
 {
-	for (unsigned i = 0; i < sorted->len; i++) {
-		const struct pending_head *h = &g_array_index(sorted, struct pending_head, i);
+	for (unsigned i = 0; i < heap->len; i++) {
+		const struct pending_head *h = &g_array_index(heap, struct pending_head, i);
 		if (h->block)
 			g_ptr_array_add(refs->dirty_blocks, h->block);
 		else
 			g_ptr_array_add(refs->dirty_data, h->extent);
 	}
-	g_array_set_size(sorted, 0);
+	g_array_set_size(heap, 0);
 }
 
-/* The pending heads stay sorted across batches and across calls (RF1), and only the few each
- * batch or operation queues are sorted and merged in.  Sorting all of them again per batch
- * made a snapshot deletion (tens of thousands of heads, run 64 at a time) quadratic, and
- * cost every read past the limit a sort of some 300 heads. */
+/* The pending heads stay ordered across batches and across calls (RF3), and only the few each
+ * batch or operation queues are pushed in.  Sorting all of them again per batch made a
+ * snapshot deletion (tens of thousands of heads, run 64 at a time) quadratic; keeping them in
+ * one sorted array still cost a memmove and a merge over all of them per batch. */
 uint64_t refs_throttle(struct refs *refs, struct transaction *txn)
 {
 	uint32_t limit = refs_throttle_heads(blockstore_nodesize(txn->store));
 	uint64_t written = 0;
 
 	while (refs_pending_heads(refs) > limit) {
-		merge_queued(refs, refs->sorted_heads);
-		written += run_batch(refs, txn, refs->sorted_heads, limit / 4);
+		merge_queued(refs);
+		written += run_batch(refs, txn, limit / 4);
 	}
 	return written;
 }
@@ -517,7 +531,8 @@ uint64_t refs_throttle(struct refs *refs, struct transaction *txn)
 uint64_t refs_commit(struct refs *refs, struct transaction *txn)
 {
 	uint64_t written = 0;
-	requeue(refs, refs->sorted_heads);
+	requeue(refs, refs->heads_ahead);
+	requeue(refs, refs->heads_behind);
 	for (;;) {
 		if (!refs->dirty_blocks->len && !refs->dirty_data->len && !write_block_group_items(refs, txn))
 			break;

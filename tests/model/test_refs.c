@@ -12,18 +12,23 @@
 
 #define SNAPSHOT_ID 256u
 
-/* n files in tree 5: (i, INODE_ITEM) 160 bytes and (i, EXTENT_DATA, 0) 53
- * bytes mapping data extent i. */
+/* File `ino` in tree 5: (ino, INODE_ITEM) 160 bytes and (ino, EXTENT_DATA, 0) 53 bytes
+ * mapping a new 64 KiB data extent at `bytenr`. */
+static void add_file_at(struct tree_fixture *f, uint64_t ino, uint64_t bytenr)
+{
+	struct btree_key inode = { ino, 0, BTRFS_INODE_ITEM_KEY };
+	btree_insert_item(&f->tree, &f->txn, &inode, BTRFS_INODE_ITEM_SIZE, NULL);
+	struct data_extent *extent = refs_data_extent_new(&f->txn, bytenr, 65536);
+	union item_payload payload = { .file_extent = { .extent = extent, .num_bytes = 65536 } };
+	struct btree_key data = { ino, 0, BTRFS_EXTENT_DATA_KEY };
+	btree_insert_item(&f->tree, &f->txn, &data, BTRFS_FILE_EXTENT_REGULAR_SIZE, &payload);
+}
+
+/* n files in tree 5, file 256 + i mapping data extent i at 1 GiB + i * 64 KiB. */
 static void add_files(struct tree_fixture *f, uint64_t n)
 {
-	for (uint64_t i = 1; i <= n; i++) {
-		struct btree_key inode = { 256 + i, 0, BTRFS_INODE_ITEM_KEY };
-		btree_insert_item(&f->tree, &f->txn, &inode, BTRFS_INODE_ITEM_SIZE, NULL);
-		struct data_extent *extent = refs_data_extent_new(&f->txn, (1ull << 30) + i * 65536, 65536);
-		union item_payload payload = { .file_extent = { .extent = extent, .num_bytes = 65536 } };
-		struct btree_key data = { 256 + i, 0, BTRFS_EXTENT_DATA_KEY };
-		btree_insert_item(&f->tree, &f->txn, &data, BTRFS_FILE_EXTENT_REGULAR_SIZE, &payload);
-	}
+	for (uint64_t i = 1; i <= n; i++)
+		add_file_at(f, 256 + i, (1ull << 30) + i * 65536);
 }
 
 static struct data_extent *extent_of(const struct tree_block *leaf, uint32_t slot)
@@ -330,11 +335,16 @@ static void test_refs_throttle_limit_is_128_mib_of_delayed_ref_reservations(void
 	assert_int_equal(refs_throttle_heads(65536), 64);
 }
 
-static bool data_item_written(struct tree_fixture *f, uint64_t i)
+static bool extent_item_written(struct tree_fixture *f, uint64_t bytenr)
 {
-	struct btree_key key = { (1ull << 30) + i * 65536, 65536, BTRFS_EXTENT_ITEM_KEY };
+	struct btree_key key = { bytenr, 65536, BTRFS_EXTENT_ITEM_KEY };
 	struct btree_path path;
 	return btree_lookup(&f->extent_tree, &key, &path);
+}
+
+static bool data_item_written(struct tree_fixture *f, uint64_t i)
+{
+	return extent_item_written(f, (1ull << 30) + i * 65536);
 }
 
 static void test_refs_throttle_runs_quarter_batches_in_address_order_down_to_the_limit(void **state)
@@ -366,6 +376,66 @@ static void test_refs_throttle_runs_quarter_batches_in_address_order_down_to_the
 	tree_fixture_free(f);
 }
 
+/* The data extents of the test's files whose EXTENT_ITEM is not written yet, in address
+ * order: the pending data heads.  Files 1..600 map 1 GiB + i * 64 KiB, the later ones
+ * 32 KiB above each. */
+static GArray *unwritten_data_heads(struct tree_fixture *f)
+{
+	GArray *heads = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	for (uint64_t i = 1; i <= 600; i++) {
+		uint64_t bytenr = (1ull << 30) + i * 65536;
+		if (!extent_item_written(f, bytenr))
+			g_array_append_val(heads, bytenr);
+		bytenr += 32768;
+		if (!extent_item_written(f, bytenr))
+			g_array_append_val(heads, bytenr);
+	}
+	return heads;
+}
+
+static void test_refs_throttle_runs_heads_in_address_order_across_batches_with_new_heads_queued_between(void **state)
+{
+	(void)state;
+	struct tree_fixture *f = tree_fixture_new(16384);
+	add_files(f, 600);
+	refs_throttle(f->refs, &f->txn);
+	uint64_t written = 0;
+	while (data_item_written(f, written + 1))
+		written++;
+	/* The tree and extent-tree blocks sit below 1 GiB, so the last head run was data
+	 * extent `written` and the cursor is just above it. */
+	assert_true(f->tree.root->bytenr < (1ull << 30) && f->extent_tree.root->bytenr < (1ull << 30));
+	assert_true(written > 0 && written < 600);
+	uint64_t cursor = (1ull << 30) + written * 65536 + 1;
+
+	/* New heads between the old ones, below and above the cursor: the first batch merges
+	 * them in, and each batch's extent-tree copies queue more for the next. */
+	for (uint64_t i = 1; i <= 600; i++)
+		add_file_at(f, 10000 + i, (1ull << 30) + i * 65536 + 32768);
+	g_autoptr(GArray) pending = unwritten_data_heads(f);
+	assert_int_equal(pending->len, 600 - written + 600);
+	uint64_t ran = refs_throttle(f->refs, &f->txn);
+	assert_true(ran > 0);
+	assert_int_equal(ran % 64, 0);
+
+	/* Read circularly from the first pending head at or above the cursor, the ones written
+	 * are a run from there: everything above the cursor first, then from the lowest up. */
+	unsigned first = 0;
+	while (first < pending->len && g_array_index(pending, uint64_t, first) < cursor)
+		first++;
+	assert_true(first > 0 && first < pending->len);
+	unsigned run = 0;
+	while (run < pending->len &&
+	       extent_item_written(f, g_array_index(pending, uint64_t, (first + run) % pending->len)))
+		run++;
+	assert_true(run > pending->len - first); /* it wrapped */
+	for (unsigned k = run; k < pending->len; k++)
+		assert_false(extent_item_written(f, g_array_index(pending, uint64_t, (first + k) % pending->len)));
+	tree_fixture_commit(f);
+	tree_fixture_assert_ok(f, "throttled across batches with new heads, then committed");
+	tree_fixture_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_refs_commit_writes_extent_items_sized_by_their_refs),
 		cmocka_unit_test(test_refs_throttle_limit_is_128_mib_of_delayed_ref_reservations),
 		cmocka_unit_test(test_refs_throttle_runs_quarter_batches_in_address_order_down_to_the_limit),
+		cmocka_unit_test(test_refs_throttle_runs_heads_in_address_order_across_batches_with_new_heads_queued_between),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
