@@ -192,13 +192,10 @@ static void leaf_make_private(struct tree_block *leaf)
 {
 	if (leaf_items_shared(leaf)) {
 		struct leaf_items *shared = leaf_items_of(leaf);
-		uint32_t capacity = MAX(leaf->nritems, 1u);
-		struct leaf_items *own = g_malloc(sizeof(*own) + (size_t)capacity * sizeof(struct btree_item));
-		own->refs = 1;
-		memcpy(own->item, shared->item, leaf->nritems * sizeof(struct btree_item));
 		shared->refs--;
-		leaf->items = own->item;
-		leaf->capacity = capacity;
+		leaf->items = NULL;
+		leaf_items_resize(leaf, MAX(leaf->nritems, 1u));
+		memcpy(leaf->items, shared->item, leaf->nritems * sizeof(struct btree_item));
 	}
 	if (leaf->atimes)
 		leaf_fold_atimes(leaf);
