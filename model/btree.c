@@ -201,6 +201,14 @@ static void leaf_make_private(struct tree_block *leaf)
 		leaf_fold_atimes(leaf);
 }
 
+/* Slots for `slots` items and their growth. A quarter: leaves hold at most a
+ * few hundred items, and the slack of doubling would cost the simulator a
+ * third of its memory. */
+static uint32_t with_room_to_grow(uint32_t slots)
+{
+	return slots + slots / 4 + 4;
+}
+
 /* The block's items or children, writable and with room for `slots`. */
 static void ensure_capacity(struct tree_block *block, uint32_t slots)
 {
@@ -208,9 +216,7 @@ static void ensure_capacity(struct tree_block *block, uint32_t slots)
 		leaf_make_private(block);
 	if (slots <= block->capacity)
 		return;
-	/* Grow by a quarter: leaves hold at most a few hundred items, and the
-	 * slack of doubling would cost the simulator a third of its memory. */
-	uint32_t capacity = MAX(slots, block->capacity + block->capacity / 4 + 4);
+	uint32_t capacity = MAX(slots, with_room_to_grow(block->capacity));
 	if (!block->level) {
 		leaf_items_resize(block, capacity);
 		return;
@@ -773,7 +779,7 @@ static void split_leaf_at(struct btree *tree, struct transaction *txn, struct bt
 	/* The left half keeps room for its own growth, not for the items that
 	 * moved: a transaction that splits many leaves would otherwise hold
 	 * twice their memory until its commit trims them. */
-	uint32_t room = left->nritems + left->nritems / 4 + 4;
+	uint32_t room = with_room_to_grow(left->nritems);
 	if (left->capacity > room)
 		leaf_items_resize(left, room);
 	node_insert_ptr(path->nodes[1], path->slots[1] + 1, &right->items[0].key, right);
