@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "blockstore.h"
+#include "derived_check.h"
 
 void fs_config_init(struct fs_config *config)
 {
@@ -279,10 +280,12 @@ static bool update_chunk_trees(struct fs *fs)
 		const struct chunk *c = &chunks[i];
 		struct btree_key info = { c->start, c->length, BTRFS_FREE_SPACE_INFO_KEY };
 		struct btree_key extent = { c->start, c->length, BTRFS_FREE_SPACE_EXTENT_KEY };
+		/* The extent item says the group's free bytes (free_space_tree_check FS2). */
+		union item_payload free_bytes = { .value = c->length - c->used };
 		if (i >= fs->free_space_written->len) {
 			uint64_t used = c->used;
 			btree_insert_item(&fs->free_space_tree, &fs->txn, &info, BTRFS_FREE_SPACE_INFO_SIZE, NULL);
-			btree_insert_item(&fs->free_space_tree, &fs->txn, &extent, 0, NULL);
+			btree_insert_item(&fs->free_space_tree, &fs->txn, &extent, 0, &free_bytes);
 			g_array_append_val(fs->free_space_written, used);
 			for (unsigned copy = 0; copy < (c->data || fs->config.metadata_single ? 1u : 2u); copy++)
 				insert_simple(fs, &fs->dev_tree, 1, BTRFS_DEV_EXTENT_KEY,
@@ -293,7 +296,7 @@ static bool update_chunk_trees(struct fs *fs)
 		uint64_t *written = &g_array_index(fs->free_space_written, uint64_t, i);
 		if (*written != c->used) {
 			btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &info);
-			btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &extent);
+			btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &extent)->payload = free_bytes;
 			*written = c->used;
 			changed = true;
 		}
@@ -430,7 +433,7 @@ bool fs_check(struct fs *fs, GError **error)
 		return false;
 	if (!btree_check_item_sharing(live, blockstore_unreleased_blocks(fs->store), error))
 		return false;
-	return blockstore_check(fs->store, live, error);
+	return blockstore_check(fs->store, live, error) && derived_check(fs, live, error);
 }
 
 void fs_dump(const struct fs *fs, FILE *out)
