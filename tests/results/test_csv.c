@@ -85,9 +85,11 @@ static char *write_rows(const char *name, const ResultsRow *rows, gsize n)
 static char *one_row_line(const ResultsRow *row)
 {
 	g_autofree char *text = write_rows("one.csv", row, 1);
-	const char *nl = strchr(text, '\n');
-	assert_non_null(nl);
-	return g_strdup(nl + 1);
+	/* An offset, not a pointer into text: gcc -O3 takes a pointer used
+	 * beside g_autofree's cleanup for a dangling one (-Wdangling-pointer). */
+	size_t header = strcspn(text, "\n");
+	assert_true(text[header] == '\n');
+	return g_strdup(text + header + 1);
 }
 
 /* A label-only row, every other cell unset. */
@@ -406,8 +408,8 @@ static void test_subvol_rows_are_long_format(void **state)
 	assert_true(results_subvol_csv_write_row(csv, &row, &error));
 	assert_true(results_subvol_csv_close(csv, &error));
 	g_autofree char *text = slurp(path);
-	const char *line = strchr(text, '\n') + 1;
-	assert_string_equal(line, "7,after_grep,\"/snap,1\",257,16384,\n");
+	size_t header = strcspn(text, "\n"); /* an offset: see one_row_line() */
+	assert_string_equal(text + header + 1, "7,after_grep,\"/snap,1\",257,16384,\n");
 }
 
 /* ---- errors ------------------------------------------------------------ */
