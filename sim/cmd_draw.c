@@ -62,7 +62,6 @@
 #include <glib/gstdio.h>
 
 #include "commands.h"
-#include "constants.h"
 #include "options.h"
 #include "replay.h"
 
@@ -93,17 +92,11 @@ static unsigned tree_kind(const struct fs_walk_block *b)
 {
 	if (b->category == TREE_CATEGORY_FS)
 		return KIND_FS;
-	if (b->tree_path)
-		return KIND_ATIME;
-	switch (b->tree_id) {
-	case BTRFS_EXTENT_TREE_OBJECTID: return KIND_EXTENT;
-	case BTRFS_ROOT_TREE_OBJECTID: return KIND_ROOT;
-	case BTRFS_CSUM_TREE_OBJECTID: return KIND_CSUM;
-	case BTRFS_FREE_SPACE_TREE_OBJECTID: return KIND_FREE_SPACE;
-	case BTRFS_DEV_TREE_OBJECTID: return KIND_DEV;
-	case BTRFS_UUID_TREE_OBJECTID: return KIND_UUID;
-	default: return KIND_DATA_RELOC;
-	}
+	const char *name = fs_tree_name(b->tree_id);
+	for (size_t i = 0; name && i < G_N_ELEMENTS(kind_names); i++)
+		if (!strcmp(name, kind_names[i].name))
+			return kind_names[i].kind;
+	return KIND_DATA_RELOC;
 }
 
 static bool parse_trees(const char *text, unsigned *mask, GError **error)
@@ -193,7 +186,7 @@ static char *tree_title(const struct fs_walk_block *b, unsigned kind)
 	const char *ro = b->tree_readonly ? ", read-only" : "";
 	if (kind == KIND_FS && b->tree_path)
 		return g_strdup_printf("%s tree %" PRIu64 " (%s%s)",
-				       b->tree_id == BTRFS_FS_TREE_OBJECTID ? "fs" : "snapshot", b->tree_id,
+				       b->tree_id == FS_TOP_SUBVOLUME_ID ? "fs" : "snapshot", b->tree_id,
 				       b->tree_path, ro);
 	if (kind == KIND_FS)
 		return g_strdup_printf("keyed fs tree %" PRIu64 " (every subvolume)", b->tree_id);
@@ -292,37 +285,6 @@ static void summarize(struct drawing *d, unsigned max)
 
 /* ---- formatting shared by text and dot -------------------------------------- */
 
-static const char *key_type_name(uint8_t type)
-{
-	switch (type) {
-	case BTRFS_INODE_ITEM_KEY: return "INODE_ITEM";
-	case BTRFS_INODE_REF_KEY: return "INODE_REF";
-	case BTRFS_INODE_EXTREF_KEY: return "INODE_EXTREF";
-	case BTRFS_XATTR_ITEM_KEY: return "XATTR_ITEM";
-	case BTRFS_ORPHAN_ITEM_KEY: return "ORPHAN_ITEM";
-	case BTRFS_DIR_ITEM_KEY: return "DIR_ITEM";
-	case BTRFS_DIR_INDEX_KEY: return "DIR_INDEX";
-	case BTRFS_EXTENT_DATA_KEY: return "EXTENT_DATA";
-	case BTRFS_EXTENT_CSUM_KEY: return "EXTENT_CSUM";
-	case BTRFS_ROOT_ITEM_KEY: return "ROOT_ITEM";
-	case BTRFS_ROOT_BACKREF_KEY: return "ROOT_BACKREF";
-	case BTRFS_ROOT_REF_KEY: return "ROOT_REF";
-	case BTRFS_EXTENT_ITEM_KEY: return "EXTENT_ITEM";
-	case BTRFS_METADATA_ITEM_KEY: return "METADATA_ITEM";
-	case BTRFS_TREE_BLOCK_REF_KEY: return "TREE_BLOCK_REF";
-	case BTRFS_EXTENT_DATA_REF_KEY: return "EXTENT_DATA_REF";
-	case BTRFS_SHARED_BLOCK_REF_KEY: return "SHARED_BLOCK_REF";
-	case BTRFS_SHARED_DATA_REF_KEY: return "SHARED_DATA_REF";
-	case BTRFS_BLOCK_GROUP_ITEM_KEY: return "BLOCK_GROUP_ITEM";
-	case BTRFS_FREE_SPACE_INFO_KEY: return "FREE_SPACE_INFO";
-	case BTRFS_FREE_SPACE_EXTENT_KEY: return "FREE_SPACE_EXTENT";
-	case BTRFS_DEV_EXTENT_KEY: return "DEV_EXTENT";
-	case BTRFS_DEV_ITEM_KEY: return "DEV_ITEM";
-	case BTRFS_UUID_KEY_SUBVOL: return "UUID_KEY_SUBVOL";
-	default: return NULL;
-	}
-}
-
 /* "(256 INODE_ITEM 0)" as btrfs print-tree writes keys; ids above 2^63 are
  * the negative special objectids (-9 data reloc, -10 csum). */
 static void append_key(GString *out, const struct fs_walk_entry *e)
@@ -331,7 +293,7 @@ static void append_key(GString *out, const struct fs_walk_entry *e)
 		g_string_append_printf(out, "(%" PRId64, (int64_t)e->objectid);
 	else
 		g_string_append_printf(out, "(%" PRIu64, e->objectid);
-	const char *name = key_type_name(e->type);
+	const char *name = fs_key_type_name(e->type);
 	if (name)
 		g_string_append_printf(out, " %s %" PRIu64, name, e->offset);
 	else

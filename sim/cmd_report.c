@@ -51,6 +51,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "results.h"
 
 /* ---- CSV ------------------------------------------------------------------- */
 
@@ -172,13 +173,11 @@ static bool is_number(const char *s)
 	return *end == '\0';
 }
 
-/* Columns in bytes, by the names results/columns.h and sim/rows.c use. */
+/* A column's unit, from results/columns.h (C5): the one list of columns. */
 static bool is_bytes_column(const char *name)
 {
-	return g_str_has_prefix(name, "metadata_") || g_str_has_prefix(name, "data_") ||
-	       g_str_has_prefix(name, "tree_") || g_str_has_suffix(name, "_bytes") || !strcmp(name, "free_min") ||
-	       !strcmp(name, "bytes_written") || !strcmp(name, "global_reserve") ||
-	       !strcmp(name, "unshare_estimate") || !strcmp(name, "predicted") || !strcmp(name, "measured");
+	const ResultsColumnInfo *info = results_column_lookup(name);
+	return info && info->unit == RESULTS_UNIT_BYTES;
 }
 
 static void html_cell(GString *out, const char *column, const char *value)

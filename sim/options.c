@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "constants.h"
 
 #define OPTIONS_ERROR (options_error_quark())
 static G_DEFINE_QUARK(cowsim-options-error-quark, options_error)
@@ -80,7 +79,7 @@ static bool parse_nodesize(const char *text, struct fs_config *config, GError **
 	uint64_t bytes;
 	if (!options_parse_size("--nodesize", text, &bytes, error))
 		return false;
-	if (bytes < BTRFS_MIN_NODESIZE || bytes > BTRFS_MAX_NODESIZE || (bytes & (bytes - 1))) {
+	if (!fs_nodesize_valid(bytes)) {
 		g_set_error(error, OPTIONS_ERROR, 0,
 			    "--nodesize %s: must be a power of two from 4K to 64K, as mkfs.btrfs -n accepts", text);
 		return false;
@@ -205,9 +204,9 @@ bool options_model_config(const struct model_option_text *t, struct fs_config *c
 		uint64_t bytes;
 		if (!options_parse_size("--max-inline", t->max_inline, &bytes, error))
 			return false;
-		if (bytes > BTRFS_SECTORSIZE - 1) {
+		if (bytes > fs_max_inline_limit()) {
 			g_set_error(error, OPTIONS_ERROR, 0, "--max-inline %s: at most %u (one sector less one byte)",
-				    t->max_inline, BTRFS_SECTORSIZE - 1);
+				    t->max_inline, fs_max_inline_limit());
 			return false;
 		}
 		config->max_inline = (uint32_t)bytes;
