@@ -268,6 +268,15 @@ gboolean results_table_add_results_row(ResultsTable *table, const ResultsRow *ro
  * a write error. */
 gboolean results_table_print(const ResultsTable *table, FILE *out, GError **error);
 
+/* As results_table_print(), but with `max_width` > 0 the table fits that many
+ * columns of text: BYTES columns show the IEC size alone, and the columns
+ * that do not fit (from the right) are left out with a last line saying how
+ * many ("(3 more columns with --wide)").  0: every column, as above. */
+gboolean results_table_print_width(const ResultsTable *table, FILE *out, gsize max_width, GError **error);
+
+/* Rows added so far. */
+guint results_table_n_rows(const ResultsTable *table);
+
 /* Writes `bytes` as an IEC size with one decimal ("25.0 MiB", "512 B") into
  * `buf`, locale-independent.  Returns buf.  Cannot fail. */
 #define RESULTS_SIZE_BUF 32

@@ -19,6 +19,7 @@
  */
 #include <stdio.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "results.h"
 
@@ -101,6 +102,17 @@ static void print_markdown(GString *out)
 	}
 }
 
+static const struct cli_doc columns_doc = {
+	.command = "columns",
+	.summary = "Prints the name, unit and meaning of every column of the CSV files cowsim\n"
+		   "writes (run, subvolume, compare and sweep summaries) and reads (calibration).",
+	.examples = "  cowsim columns\n"
+		    "  cowsim columns --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"version\"])'\n"
+		    "  cowsim columns --markdown > docs/columns.md",
+	.exits = "  0  printed\n"
+		 "  2  bad arguments",
+};
+
 int cmd_columns(int argc, char **argv)
 {
 	gboolean json = FALSE, markdown = FALSE;
@@ -109,20 +121,10 @@ int cmd_columns(int argc, char **argv)
 		{ "markdown", 0, 0, G_OPTION_ARG_NONE, &markdown, "print docs/columns.md", NULL },
 		{ NULL },
 	};
-	g_autoptr(GOptionContext) context = g_option_context_new("- the columns of every CSV file");
-	g_option_context_set_summary(context,
-		"Prints the name, unit and meaning of every column of the CSV files cowsim\n"
-		"writes (run, subvolume, compare and sweep summaries) and reads (calibration).");
-	g_option_context_set_description(context,
-		"Exit status: 0 printed, 2 bad arguments.\n\nExamples:\n"
-		"  cowsim columns\n"
-		"  cowsim columns --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"version\"])'");
+	g_autoptr(GOptionContext) context = cli_context_new(&columns_doc);
 	g_option_context_add_main_entries(context, entries, NULL);
-	g_autoptr(GError) error = NULL;
-	if (!g_option_context_parse(context, &argc, &argv, &error)) {
-		fprintf(stderr, "cowsim columns: %s\n", error->message);
+	if (!cli_parse(context, &columns_doc, &argc, &argv))
 		return EXIT_BAD_INPUT;
-	}
 	if (argc > 1 || (json && markdown)) {
 		fprintf(stderr, "cowsim columns: takes no arguments, and one of --json or --markdown\n");
 		return EXIT_BAD_INPUT;

@@ -61,6 +61,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "options.h"
 #include "replay.h"
@@ -649,6 +650,25 @@ static bool is_count(gint64 n)
 	return n >= 0 && n <= UINT32_MAX;
 }
 
+static const struct cli_doc draw_doc = {
+	.command = "draw",
+	.args = "TRACE",
+	.summary = "Replays TRACE up to the mark LABEL (or its end) and draws the trees: each block\n"
+		   "with its address, generation, owner, references and keys (items: key and size).",
+	.notes = "Marks: '*' shared (refs > 1), '+' shared through a shared parent, '^' written by\n"
+		 "the newest generation (DOT: orange, light orange, a blue border). A block is drawn\n"
+		 "once, under the first tree that reaches it. svg needs Graphviz 'dot' (Debian\n"
+		 "package graphviz); without it svg falls back to text. With more blocks than\n"
+		 "--max-blocks (the seed experiment on a real tree), the drawing keeps the upper\n"
+		 "levels and every root, and counts the blocks below them.",
+	.examples = "  cowsim draw docs/tutorial/ten-files.trace --nodesize 4K --at after_read\n"
+		    "  cowsim draw docs/tutorial/ten-files.trace --nodesize 4K --at after_read --format svg -o a.svg",
+	.exits = "  0  drawn\n"
+		 "  1  the run failed\n"
+		 "  2  bad arguments, a malformed trace or no such mark",
+	.model_options = true,
+};
+
 static int parse_draw_args(int argc, char **argv, struct draw_args *a, struct fs_config *config,
 			   enum draw_format *format, unsigned *mask)
 {
@@ -656,7 +676,7 @@ static int parse_draw_args(int argc, char **argv, struct draw_args *a, struct fs
 		{ "at", 'a', 0, G_OPTION_ARG_STRING, &a->at, "draw at the mark LABEL (default: the end, synced)",
 		  "LABEL" },
 		{ "format", 'f', 0, G_OPTION_ARG_STRING, &a->format, "text (default), dot or svg", "FORMAT" },
-		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &a->output, "write to FILE (default stdout)", "FILE" },
+		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &a->output, "write to FILE (default and '-': stdout)", "FILE" },
 		{ "trees", 't', 0, G_OPTION_ARG_STRING, &a->trees,
 		  "trees to draw: fs, atime, extent, root, csum, free-space, dev, uuid, data-reloc, all "
 		  "(default fs,atime,extent)", "LIST" },
@@ -665,29 +685,15 @@ static int parse_draw_args(int argc, char **argv, struct draw_args *a, struct fs
 		{ "max-blocks", 0, 0, G_OPTION_ARG_INT64, &a->max_blocks,
 		  "with more blocks than N, draw the upper levels and count the blocks below them "
 		  "(default " G_STRINGIFY(DRAW_MAX_BLOCKS) ", 0: draw all)", "N" },
-		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, "TRACE" },
+		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, NULL },
 		{ NULL },
 	};
-	g_autoptr(GOptionContext) context = g_option_context_new("TRACE - draw the modeled trees");
-	g_option_context_set_summary(context,
-		"Replays TRACE up to the mark LABEL (or its end) and draws the trees: each block\n"
-		"with its address, generation, owner, references and keys (items: key and size).");
-	g_option_context_set_description(context,
-		"Marks: '*' shared (refs > 1), '+' shared through a shared parent, '^' written by\n"
-		"the newest generation (DOT: orange, light orange, a blue border). A block is drawn\n"
-		"once, under the first tree that reaches it. svg needs Graphviz 'dot' (Debian\n"
-		"package graphviz); without it svg falls back to text. Exit status: 0 drawn, 1 the\n"
-		"run failed, 2 bad arguments, a malformed trace or no such mark. With more blocks\n"
-		"than --max-blocks (the seed experiment on a real tree), the drawing keeps the upper\n"
-		"levels and every root, and counts the blocks below them.\n\nExample:\n"
-		"  cowsim draw docs/tutorial/ten-files.trace --nodesize 4K --at after_read --format svg -o a.svg");
+	g_autoptr(GOptionContext) context = cli_context_new(&draw_doc);
 	g_option_context_add_main_entries(context, entries, NULL);
 	options_add_model_entries(context, &a->model);
-	g_autoptr(GError) error = NULL;
-	if (!g_option_context_parse(context, &argc, &argv, &error)) {
-		fprintf(stderr, "cowsim draw: %s\n", error->message);
+	if (!cli_parse(context, &draw_doc, &argc, &argv))
 		return EXIT_BAD_INPUT;
-	}
+	g_autoptr(GError) error = NULL;
 	if (!a->rest || !a->rest[0] || a->rest[1]) {
 		fprintf(stderr, "cowsim draw: give exactly one TRACE (see 'cowsim draw --help')\n");
 		return EXIT_BAD_INPUT;

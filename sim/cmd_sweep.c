@@ -64,6 +64,8 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "cli.h"
+#include "cli.h"
 #include "commands.h"
 #include "grid.h"
 #include "multirun.h"
@@ -79,7 +81,7 @@
 
 struct sweep_args {
 	struct model_option_text model;
-	struct multirun_args run;     /* --out, --base, --every, --keep-going, --quiet */
+	struct multirun_args run;     /* --output, --base, --every, --keep-going, --quiet */
 	char **vary;
 	char *policies;
 	char *gen;
@@ -117,10 +119,36 @@ static struct grid_param *const *param_list(const struct sweep *s)
 	return (struct grid_param *const *)s->params->pdata;
 }
 
+static const struct cli_doc sweep_doc = {
+	.command = "sweep",
+	.args = "(TRACE | --gen CMD)",
+	.summary = "Runs every point of the product of the --vary parameters and writes one CSV\n"
+		   "line per point: the parameters, then final metadata, amplification, counters.\n"
+		   "Each point is kept in DIR/points as it finishes; the same command run again\n"
+		   "runs only the points not yet finished.\n\n"
+		   "  cowsim sweep plan ARGS...   write DIR/jobs.txt (GNU parallel) and\n"
+		   "                              DIR/sweep.sbatch (Slurm array) instead of running\n"
+		   "  cowsim sweep merge DIR...   gather finished points into one sweep.csv, plot\n"
+		   "                              and report.html (see docs/scale-out.md)",
+	.notes = "Values: lists a,b,c; ranges a..b and a..b/step; sizes take K, M, G. Model\n"
+		 "parameters: nodesize, device-size, metadata, mount, policy, mkfs-atime, design,\n"
+		 "max-inline, commit-interval. Other parameters shape the trace and need --gen\n"
+		 "with a {name} placeholder. Writes DIR/sweep.csv, DIR/sweep.png/.svg,\n"
+		 "DIR/sweep-plan.ini and DIR/points/ (a .point and a .csv per finished point).",
+	.examples = "  cowsim sweep t.trace --vary nodesize=4K,16K,64K --policies inline,side-table\n"
+		    "  cowsim sweep --gen 'seed-experiment --from-dir /usr/include --snapshots {snapshots}' \\\n"
+		    "      --vary snapshots=0..50/10 --vary nodesize=4K,16K,64K -o sw -j 2",
+	.exits = "  0  done (a run ended by ENOSPC is a result)\n"
+		 "  1  a run broke or the plot failed\n"
+		 "  2  bad arguments, a malformed trace or a failed generator\n"
+		 "  130/143  interrupted (the finished points are kept)",
+	.model_options = true,
+};
+
 static void add_entries(GOptionContext *context, struct sweep_args *a)
 {
 	const GOptionEntry entries[] = {
-		{ "vary", 'V', 0, G_OPTION_ARG_STRING_ARRAY, &a->vary,
+		{ "vary", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->vary,
 		  "a parameter and its values: nodesize=4K,16K,64K, snapshots=0..50/5 (repeatable; the first is "
 		  "the plot's x axis)", "NAME=VALUES" },
 		{ "policies", 'P', 0, G_OPTION_ARG_STRING, &a->policies, "the same as --vary policy=LIST", "LIST" },
@@ -132,7 +160,7 @@ static void add_entries(GOptionContext *context, struct sweep_args *a)
 		{ "point", 0, 0, G_OPTION_ARG_INT64, &a->point,
 		  "run only point K (0-based, grid order) into DIR/points, for a job array; "
 		  "'cowsim sweep merge DIR' gathers them", "K" },
-		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, "[TRACE]" },
+		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, NULL },
 		{ NULL },
 	};
 	g_option_context_add_main_entries(context, entries, NULL);
@@ -147,30 +175,10 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
 	a->given = g_new0(char *, argc);
 	for (int i = 1; i < argc; i++)
 		a->given[i - 1] = g_strdup(argv[i]);
-	g_autoptr(GOptionContext) context = g_option_context_new("- the model over a grid of parameters");
-	g_option_context_set_summary(context,
-		"Runs every point of the product of the --vary parameters and writes one CSV\n"
-		"line per point: the parameters, then final metadata, amplification, counters.\n"
-		"Each point is kept in DIR/points as it finishes; the same command run again\n"
-		"runs only the points not yet finished.\n\n"
-		"  cowsim sweep plan ARGS...   write DIR/jobs.txt (GNU parallel) and\n"
-		"                              DIR/sweep.sbatch (Slurm array) instead of running\n"
-		"  cowsim sweep merge DIR...   gather finished points into one sweep.csv, plot\n"
-		"                              and report.html (see docs/scale-out.md)");
-	g_option_context_set_description(context,
-		"Values: lists a,b,c; ranges a..b and a..b/step; sizes take K, M, G. Model\n"
-		"parameters: nodesize, device-size, metadata, mount, policy, mkfs-atime, design,\n"
-		"max-inline, commit-interval. Other parameters shape the trace and need --gen\n"
-		"with a {name} placeholder.\n\nExamples:\n"
-		"  cowsim sweep t.trace --vary nodesize=4K,16K,64K --policies inline,side-table\n"
-		"  cowsim sweep --gen 'seed-experiment --from-dir /usr/include --snapshots {snapshots}' \\\n"
-		"      --vary snapshots=0..50/10 --vary nodesize=4K,16K,64K --out sw -j 2");
+	g_autoptr(GOptionContext) context = cli_context_new(&sweep_doc);
 	add_entries(context, a);
-	g_autoptr(GError) error = NULL;
-	if (!g_option_context_parse(context, &argc, &argv, &error)) {
-		fprintf(stderr, "cowsim sweep: %s\n", error->message);
+	if (!cli_parse(context, &sweep_doc, &argc, &argv))
 		return EXIT_BAD_INPUT;
-	}
 	unsigned traces = a->rest ? g_strv_length(a->rest) : 0;
 	if (traces > 1 || (traces == 1) == (a->gen != NULL)) {
 		fprintf(stderr, "cowsim sweep: give one TRACE or --gen CMD, not %s (see 'cowsim sweep --help')\n",
@@ -1037,29 +1045,39 @@ out_printed:
 	return status;
 }
 
+static const struct cli_doc merge_doc = {
+	.command = "sweep merge",
+	.args = "DIR...",
+	.summary = "Gathers the points that 'cowsim sweep ARGS --point K' (or a whole sweep) finished\n"
+		   "in one or more folders of the same sweep into one folder: sweep.csv in grid order,\n"
+		   "the plot and report.html; the folder gets the plan and the point files of the\n"
+		   "others, so that it is a sweep folder like them.",
+	.examples = "  parallel < sw/jobs.txt && cowsim sweep merge sw\n"
+		    "  cowsim sweep merge node1/sw node2/sw -o sw",
+	.exits = "  0  every point merged\n"
+		 "  1  some point is finished in none of the folders (the others are merged), or\n"
+		 "     a file could not be written\n"
+		 "  2  bad arguments, a folder that is not a sweep, folders of different sweeps",
+};
+
 static int cmd_merge(int argc, char **argv)
 {
 	struct merge_args a = { 0 };
 	const GOptionEntry entries[] = {
-		{ "out", 'O', 0, G_OPTION_ARG_FILENAME, &a.out,
+		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &a.out,
 		  "the merged folder (default: the first DIR); it gets the points of the others", "DIR" },
+		{ "out", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &a.out, "the same as --output", "DIR" },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "no table on stdout", NULL },
-		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a.dirs, NULL, "DIR..." },
+		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a.dirs, NULL, NULL },
 		{ NULL },
 	};
-	g_autoptr(GOptionContext) context = g_option_context_new("DIR... - gather the finished points of a sweep");
-	g_option_context_set_summary(context,
-		"Gathers the points that 'cowsim sweep ARGS --point K' (or a whole sweep) finished\n"
-		"in one or more folders of the same sweep into one folder: sweep.csv in grid order,\n"
-		"the plot and report.html. Exit 1 when some point is finished in none of them.");
+	g_autoptr(GOptionContext) context = cli_context_new(&merge_doc);
 	g_option_context_add_main_entries(context, entries, NULL);
-	g_autoptr(GError) error = NULL;
 	int status = EXIT_BAD_INPUT;
-	if (!g_option_context_parse(context, &argc, &argv, &error))
-		fprintf(stderr, "cowsim sweep merge: %s\n", error->message);
-	else if (!a.dirs || !a.dirs[0])
+	bool parsed = cli_parse(context, &merge_doc, &argc, &argv);
+	if (parsed && (!a.dirs || !a.dirs[0]))
 		fprintf(stderr, "cowsim sweep merge: give the folders to merge (see 'cowsim sweep merge --help')\n");
-	else {
+	else if (parsed) {
 		if (!a.out)
 			a.out = g_strdup(a.dirs[0]);
 		status = merge(&a);

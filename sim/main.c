@@ -2,9 +2,11 @@
  * sim/main.c - the cowsim program: dispatch to a subcommand.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 
 struct command {
@@ -28,13 +30,25 @@ static const struct command commands[] = {
 
 static void print_usage(FILE *out)
 {
-	fprintf(out, "usage: cowsim COMMAND [OPTIONS] [ARGS]\n\n"
+	fprintf(out, "Usage:\n  cowsim COMMAND [OPTION…] ARGS\n\n"
 		     "cowsim simulates a copy-on-write B-tree filesystem (btrfs-like) with\n"
 		     "snapshots and refcounted blocks, and shows how much metadata a workload\n"
-		     "unshares under each atime policy.\n\ncommands:\n");
+		     "unshares under each atime policy.\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n'cowsim COMMAND --help' describes each command.\n");
+	fprintf(out, "\nOptions:\n"
+		     "  -h, --help                    show this help and exit\n"
+		     "  -V, --version                 print cowsim's version and commit, and exit\n\n"
+		     "'cowsim COMMAND --help' describes each command; 'man cowsim-COMMAND' too.\n\n"
+		     "Examples:\n"
+		     "  cowsim gen seed-experiment --from-dir /usr/include --snapshots 10 -o t.trace\n"
+		     "  cowsim run t.trace -m relatime -o out.csv\n"
+		     "  cowsim compare t.trace --mounts relatime,noatime -o cmp && cowsim report cmp\n\n"
+		     "Exit status:\n"
+		     "  0  done\n"
+		     "  1  the run itself failed (a model invariant broke, an output could not be written)\n"
+		     "  2  bad input: arguments, a malformed trace, a device too small for the trace\n"
+		     "  77  not possible here (no root, no strace, no Python)\n");
 }
 
 /* A command's tables and traces on stdout may still sit in its buffer: a
@@ -50,6 +64,10 @@ static int finish_stdout(int status)
 
 int main(int argc, char **argv)
 {
+	/* A file-size limit (ulimit -f) would kill us with SIGXFSZ between two
+	 * rows; ignored, write(2) fails with EFBIG instead, and every writer
+	 * reports that as an output it cannot write: exit 2, whole rows kept. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2) {
 		print_usage(stderr);
 		return EXIT_BAD_INPUT;
@@ -58,8 +76,8 @@ int main(int argc, char **argv)
 		print_usage(stdout);
 		return EXIT_OK;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("cowsim %s\n", COWSIM_VERSION);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("%s\n", cli_version());
 		return EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

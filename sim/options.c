@@ -44,9 +44,9 @@ void options_add_model_entries(GOptionContext *context, struct model_option_text
 		  "tree block size: 4K, 8K, 16K (default), 32K or 64K", "BYTES" },
 		{ "device-size", 's', 0, G_OPTION_ARG_STRING, &t->device_size,
 		  "size of the modeled device (default 4G)", "BYTES" },
-		{ "metadata", 'm', 0, G_OPTION_ARG_STRING, &t->metadata_profile,
+		{ "metadata", 0, 0, G_OPTION_ARG_STRING, &t->metadata_profile,
 		  "metadata profile: dup (default on one device) or single", "PROFILE" },
-		{ "mount", 'o', 0, G_OPTION_ARG_STRING, &t->mount,
+		{ "mount", 'm', 0, G_OPTION_ARG_STRING, &t->mount,
 		  "mount options: strictatime|relatime|noatime, [,nodiratime][,lazytime] (default relatime)", "OPTS" },
 		{ "policy", 'p', 0, G_OPTION_ARG_STRING, &t->policy,
 		  "where atime lives and when it is written: inline (btrfs, default), side-table, "
@@ -69,9 +69,8 @@ void options_add_model_entries(GOptionContext *context, struct model_option_text
 		  "insert file data at write() instead of at writeback (btrfs delalloc)", NULL },
 		{ NULL },
 	};
-	GOptionGroup *group = g_option_group_new("model", "Model options:", "Show the model options", NULL, NULL);
-	g_option_group_add_entries(group, entries);
-	g_option_context_add_group(context, group);
+	/* In the main group: --help shows them with the command's own (cli.h). */
+	g_option_context_add_main_entries(context, entries, NULL);
 }
 
 static bool parse_nodesize(const char *text, struct fs_config *config, GError **error)
