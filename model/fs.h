@@ -198,6 +198,19 @@ bool fs_check(struct fs *fs, GError **error);
 /* Print every tree, for failing tests. */
 void fs_dump(const struct fs *fs, FILE *out);
 
+/* ---- names and limits for the programs (model/fs_names.c) ----
+ * What sim/ needs of the model's btrfs constants without including them. */
+#define FS_TOP_SUBVOLUME_ID 5u        /* "/" (BTRFS_FS_TREE_OBJECTID) */
+/* A key type's name as btrfs print-tree writes it ("INODE_ITEM"), or NULL. */
+const char *fs_key_type_name(uint8_t type);
+/* What a tree id is: "fs" (a subvolume), "atime" (a side table), "root",
+ * "extent", "dev", "csum", "uuid", "free-space", "data-reloc"; NULL if none. */
+const char *fs_tree_name(uint64_t tree_id);
+/* A node size mkfs.btrfs -n accepts: a power of two from 4 KiB to 64 KiB. */
+bool fs_nodesize_valid(uint64_t nodesize);
+/* The largest max_inline: one sector less one byte. */
+uint32_t fs_max_inline_limit(void);
+
 /* ---- walking every tree block (model/fs_walk.c; issue 8, `cowsim draw`) ----
  * fs_walk() hands each tree's blocks to a visitor, root first, depth first,
  * children in key order, with the facts a picture of the trees needs. The

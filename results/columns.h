@@ -23,12 +23,18 @@
  *       of the run, so a row can be read alone and deltas are differences.
  *   C4  time_s is the simulated clock (the trace's clock ops) in seconds,
  *       never the wall clock, so that the same trace gives the same bytes.
+ *   C5  These lists are the only lists of columns: the writers, the table
+ *       printer, `cowsim report`, plot.py (through `cowsim columns --json`)
+ *       and docs/columns.md all read them.  A name that appears in two
+ *       lists has the same unit in both.
  */
 #ifndef COWSIM_RESULTS_COLUMNS_H
 #define COWSIM_RESULTS_COLUMNS_H
 
 /* X(ID, "name", kind, unit, "what it means") - kind and unit are the suffixes
- * of ResultsCellKind (RESULTS_CELL_*) and ResultsUnit (RESULTS_UNIT_*). */
+ * of ResultsCellKind (RESULTS_CELL_*) and ResultsUnit (RESULTS_UNIT_*).
+ * `cowsim columns [--json]` prints every list below, and docs/columns.md is
+ * generated from them (C5). */
 #define RESULTS_MAIN_COLUMNS(X) \
 	X(OP_INDEX, "op_index", U64, COUNT, \
 	  "0-based index of the trace op after which the row was taken") \
@@ -93,5 +99,101 @@
 	  "bytes of blocks referenced by this subvolume only (qgroup excl)") \
 	X(SHARED_BYTES, "shared_bytes", U64, BYTES, \
 	  "bytes of blocks this subvolume shares with at least one other (qgroup rfer - excl)")
+
+/* One line per run of compare.csv and sweep.csv (sim/rows.c): what a whole
+ * run left, not a point in it.  The parameter columns (RESULTS_PARAM_COLUMNS
+ * or a sweep's own --vary names) come first. */
+#define RESULTS_SUMMARY_COLUMNS(X) \
+	X(STATUS, "status", STRING, TEXT, \
+	  "how the run ended: done, enospc (the device filled), bad-input, interrupted, corrupt, sink-failed") \
+	X(OPS, "ops", U64, COUNT, \
+	  "trace ops applied") \
+	X(BASE_MARK, "base_mark", STRING, TEXT, \
+	  "the mark amplification is measured from: the first mark, or the first labelled --base") \
+	X(METADATA_BASE, "metadata_base", U64, BYTES, \
+	  "metadata_used at the base mark") \
+	X(METADATA_FINAL, "metadata_final", U64, BYTES, \
+	  "metadata_used at the end of the run") \
+	X(AMPLIFICATION, "amplification", DOUBLE, RATIO, \
+	  "metadata_final / metadata_base; unset without a base mark or when its metadata is 0") \
+	X(DATA_USED, "data_used", U64, BYTES, \
+	  "file data in use at the end") \
+	X(BLOCKS_COWED, "blocks_cowed", U64, COUNT, \
+	  "tree blocks copied on write") \
+	X(ATIME_UPDATES, "atime_updates", U64, COUNT, \
+	  "atimes written") \
+	X(ATIME_SKIPPED, "atime_skipped", U64, COUNT, \
+	  "accesses the mount's rule did not record") \
+	X(ATIME_READONLY, "atime_readonly", U64, COUNT, \
+	  "accesses in read-only snapshots") \
+	X(ATIME_THRESHOLD, "atime_threshold", U64, COUNT, \
+	  "updates the threshold policy held back") \
+	X(ATIME_DROPPED, "atime_dropped", U64, COUNT, \
+	  "updates that met ENOSPC and were dropped") \
+	X(ATIME_STALE, "atime_stale", U64, COUNT, \
+	  "updates the snapshot-aware policy held back") \
+	X(STALE_LT_1H, "stale_lt_1h", U64, COUNT, \
+	  "held-back updates whose atime was under 1 h old") \
+	X(STALE_LT_1D, "stale_lt_1d", U64, COUNT, \
+	  "held-back updates whose atime was 1 h to 1 day old") \
+	X(STALE_LT_7D, "stale_lt_7d", U64, COUNT, \
+	  "held-back updates whose atime was 1 to 7 days old") \
+	X(STALE_LT_30D, "stale_lt_30d", U64, COUNT, \
+	  "held-back updates whose atime was 7 to 30 days old") \
+	X(STALE_GE_30D, "stale_ge_30d", U64, COUNT, \
+	  "held-back updates whose atime was 30 days old or older") \
+	X(FAILED_READS, "failed_reads", U64, COUNT, \
+	  "reads failed by their atime update's ENOSPC") \
+	X(ENOSPC_EVENTS, "enospc_events", U64, COUNT, \
+	  "operations refused with ENOSPC") \
+	X(BYTES_WRITTEN, "bytes_written", U64, BYTES, \
+	  "tree blocks (x2 with DUP) and data written") \
+	X(FREE_MIN, "free_min", U64, BYTES, \
+	  "least room for metadata seen at a row or at the end (finer with --every N)") \
+	X(UNSHARE_ESTIMATE, "unshare_estimate", U64, BYTES, \
+	  "the last snapshot's warning: metadata one full read of its source would unshare")
+
+/* The parameters a run is made of, as compare.csv and sweep.csv name them
+ * before the summary columns (a sweep's other --vary names, such as
+ * snapshots, shape the trace and are counts). */
+#define RESULTS_PARAM_COLUMNS(X) \
+	X(DESIGN, "design", STRING, TEXT, \
+	  "how snapshots share metadata: btrfs or keyed (--design)") \
+	X(MOUNT, "mount", STRING, TEXT, \
+	  "the mount options, as given to --mount (strictatime, relatime, noatime, ...,lazytime)") \
+	X(POLICY, "policy", STRING, TEXT, \
+	  "the atime policy (--policy): inline, side-table, threshold:PCT%, snapshot-aware") \
+	X(NODESIZE, "nodesize", U64, BYTES, \
+	  "tree block size (--nodesize)") \
+	X(DEVICE_SIZE, "device_size", U64, BYTES, \
+	  "size of the modeled device (--device-size)")
+
+/* results/calibration.csv (tools/calibrate): the model's prediction next to
+ * a real btrfs's measurement, one line per case and mark. */
+#define RESULTS_CALIBRATION_COLUMNS(X) \
+	X(CASE, "case", STRING, TEXT, \
+	  "the case's name: tree, mount and nodesize in short") \
+	X(TREE, "tree", STRING, TEXT, \
+	  "the directory tree copied") \
+	X(ENTRIES, "entries", U64, COUNT, \
+	  "files and directories in the tree") \
+	X(SNAPSHOTS, "snapshots", U64, COUNT, \
+	  "snapshots taken of the copy") \
+	X(MOUNT, "mount", STRING, TEXT, \
+	  "the mount's atime option") \
+	X(NODESIZE, "nodesize", U64, BYTES, \
+	  "tree block size") \
+	X(RO, "ro", STRING, TEXT, \
+	  "rw or ro: whether the snapshots were read-only") \
+	X(GREP, "grep", STRING, TEXT, \
+	  "what the read pass read (all: grep -R over the copy)") \
+	X(MARK, "mark", STRING, TEXT, \
+	  "the mark's label the two numbers are taken at") \
+	X(PREDICTED, "predicted", U64, BYTES, \
+	  "metadata_used the model predicts") \
+	X(MEASURED, "measured", U64, BYTES, \
+	  "metadata_used a real btrfs reported ('btrfs fi df -b')") \
+	X(ERROR_PCT, "error_pct", DOUBLE, PERCENT, \
+	  "(predicted - measured) / measured, in percent")
 
 #endif

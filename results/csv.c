@@ -62,18 +62,6 @@ void results_append_csv_field(GString *out, const char *s)
 	g_string_append_c(out, '"');
 }
 
-static const char *cell_kind_name(ResultsCellKind kind)
-{
-	switch (kind) {
-	case RESULTS_CELL_UNSET: return "unset";
-	case RESULTS_CELL_U64: return "u64";
-	case RESULTS_CELL_I64: return "i64";
-	case RESULTS_CELL_DOUBLE: return "double";
-	case RESULTS_CELL_STRING: return "string";
-	}
-	return "unknown";
-}
-
 /* Checks W1/R1 for one cell: FALSE and an error naming the column if bad. */
 static gboolean cell_check(const ResultsColumnInfo *col, const ResultsCell *cell, GError **error)
 {
@@ -82,7 +70,7 @@ static gboolean cell_check(const ResultsColumnInfo *col, const ResultsCell *cell
 	if (cell->kind != col->kind) {
 		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_INVALID_CELL,
 			    "column '%s' holds %s values, the cell is %s", col->name,
-			    cell_kind_name(col->kind), cell_kind_name(cell->kind));
+			    results_kind_name(col->kind), results_kind_name(cell->kind));
 		return FALSE;
 	}
 	if (cell->kind == RESULTS_CELL_DOUBLE && !isfinite(cell->v.d)) {

@@ -65,6 +65,8 @@ typedef enum {
 	RESULTS_UNIT_COUNT,
 	RESULTS_UNIT_BYTES,
 	RESULTS_UNIT_SECONDS,
+	RESULTS_UNIT_RATIO,   /* a quotient of two like quantities (amplification) */
+	RESULTS_UNIT_PERCENT,
 } ResultsUnit;
 
 /* One value.  A string cell borrows its text: it must live until the row has
@@ -97,10 +99,45 @@ typedef enum {
 } ResultsSubvolColumn;
 #undef RESULTS_X_ENUM_SUBVOL
 
+#define RESULTS_X_ENUM_SUMMARY(id, name, kind, unit, doc) RESULTS_SUMMARY_COL_##id,
+typedef enum {
+	RESULTS_SUMMARY_COLUMNS(RESULTS_X_ENUM_SUMMARY) RESULTS_SUMMARY_N_COLUMNS
+} ResultsSummaryColumn;
+#undef RESULTS_X_ENUM_SUMMARY
+
+#define RESULTS_X_ENUM_PARAM(id, name, kind, unit, doc) RESULTS_PARAM_COL_##id,
+typedef enum { RESULTS_PARAM_COLUMNS(RESULTS_X_ENUM_PARAM) RESULTS_PARAM_N_COLUMNS } ResultsParamColumn;
+#undef RESULTS_X_ENUM_PARAM
+
 /* The static tables behind the enums; entry i describes column i.  Cannot
  * fail; the pointers are to static storage. */
 const ResultsColumnInfo *results_columns(void);        /* RESULTS_N_COLUMNS entries */
 const ResultsColumnInfo *results_subvol_columns(void); /* RESULTS_SUBVOL_N_COLUMNS entries */
+const ResultsColumnInfo *results_summary_columns(void); /* RESULTS_SUMMARY_N_COLUMNS entries */
+const ResultsColumnInfo *results_param_columns(void);  /* RESULTS_PARAM_N_COLUMNS entries */
+
+/* Every list of columns.h, for `cowsim columns` and docs/columns.md. */
+typedef struct {
+	const char *name;     /* "run", "subvolume", "summary", "parameter", "calibration" */
+	const char *files;    /* which files hold it, one line */
+	const ResultsColumnInfo *columns;
+	gsize n_columns;
+} ResultsSchema;
+
+/* The schemas in a fixed order; *n gets their count.  Cannot fail. */
+const ResultsSchema *results_schemas(gsize *n);
+
+/* The first column of that name in any schema (C5: a name has one unit), or
+ * NULL.  For readers of CSV files: `cowsim report`. */
+const ResultsColumnInfo *results_column_lookup(const char *name);
+
+/* "text", "count", "bytes", "seconds", "ratio", "percent". */
+const char *results_unit_name(ResultsUnit unit);
+/* "u64", "i64", "double", "string" ("unset" for RESULTS_CELL_UNSET). */
+const char *results_kind_name(ResultsCellKind kind);
+
+/* Appends `s` to `out` as a JSON string, quotes included.  Cannot fail. */
+void results_append_json_string(GString *out, const char *s);
 
 /* Cell constructors, for building rows by value. */
 static inline ResultsCell results_cell_unset(void)
@@ -224,6 +261,15 @@ gboolean results_table_add_results_row(ResultsTable *table, const ResultsRow *ro
 /* Prints the titles and the rows.  FALSE and a G_FILE_ERROR if `out` reports
  * a write error. */
 gboolean results_table_print(const ResultsTable *table, FILE *out, GError **error);
+
+/* As results_table_print(), but with `max_width` > 0 the table fits that many
+ * columns of text: BYTES columns show the IEC size alone, and the columns
+ * that do not fit (from the right) are left out with a last line saying how
+ * many ("(3 more columns with --wide)").  0: every column, as above. */
+gboolean results_table_print_width(const ResultsTable *table, FILE *out, gsize max_width, GError **error);
+
+/* Rows added so far. */
+guint results_table_n_rows(const ResultsTable *table);
 
 /* Writes `bytes` as an IEC size with one decimal ("25.0 MiB", "512 B") into
  * `buf`, locale-independent.  Returns buf.  Cannot fail. */

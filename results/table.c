@@ -18,6 +18,8 @@
  *       A and B, B NULL outside BYTES columns).
  *   B2  Columns are fixed once a row exists.
  *   B3  Output depends only on the cells (no locale: g_ascii_formatd).
+ *   B4  With a width limit, no line is longer than the limit unless its first
+ *       column alone is; columns are left out whole, and the last line says so.
  */
 #include <errno.h>
 #include <string.h>
@@ -239,61 +241,94 @@ static void end_line(GString *line, GString *out)
 	g_string_truncate(line, 0);
 }
 
-/* Computes the widths of parts A and B of every column (B 0 outside BYTES),
- * widening A so that the title fits over A + " " + B. */
-static void measure(const ResultsTable *t, gsize *wa, gsize *wb)
+/* Computes the widths of parts A and B of every column (B 0 outside BYTES,
+ * and A 0 for BYTES when `compact`: the size alone), widening the body so
+ * that the title fits over A + " " + B. */
+static void measure(const ResultsTable *t, gboolean compact, gsize *wa, gsize *wb)
 {
 	guint n = t->columns->len;
 
 	for (guint i = 0; i < n; i++) {
+		const struct table_column *c = &g_array_index(t->columns, struct table_column, i);
+		gboolean bytes = c->unit == RESULTS_UNIT_BYTES;
 		wa[i] = wb[i] = 0;
 		for (guint r = 0; r < t->rows->len; r++) {
 			char **parts = g_ptr_array_index(t->rows, r);
-			wa[i] = MAX(wa[i], text_width(parts[2 * i]));
+			if (!(bytes && compact))
+				wa[i] = MAX(wa[i], text_width(parts[2 * i]));
 			if (parts[2 * i + 1])
 				wb[i] = MAX(wb[i], text_width(parts[2 * i + 1]));
 		}
-		const struct table_column *c = &g_array_index(t->columns, struct table_column, i);
-		gsize body = wa[i] + (c->unit == RESULTS_UNIT_BYTES ? 1 + wb[i] : 0);
+		gsize body = bytes ? (compact ? wb[i] : wa[i] + 1 + wb[i]) : wa[i];
 		gsize title = text_width(c->title);
-		if (title > body)
-			wa[i] += title - body;
+		if (title > body) {
+			if (bytes && compact)
+				wb[i] += title - body;
+			else
+				wa[i] += title - body;
+		}
 	}
+}
+
+static gsize column_width(const ResultsTable *t, guint i, gboolean compact, const gsize *wa, const gsize *wb)
+{
+	const struct table_column *c = &g_array_index(t->columns, struct table_column, i);
+	if (c->unit != RESULTS_UNIT_BYTES)
+		return wa[i];
+	return compact ? wb[i] : wa[i] + 1 + wb[i];
 }
 
 gboolean results_table_print(const ResultsTable *table, FILE *out, GError **error)
 {
+	return results_table_print_width(table, out, 0, error);
+}
+
+gboolean results_table_print_width(const ResultsTable *table, FILE *out, gsize max_width, GError **error)
+{
 	guint n = table->columns->len;
+	gboolean compact = max_width > 0;
 	g_autofree gsize *wa = g_new0(gsize, n + 1);
 	g_autofree gsize *wb = g_new0(gsize, n + 1);
 	g_autoptr(GString) text = g_string_new(NULL);
 	g_autoptr(GString) line = g_string_new(NULL);
 
-	measure(table, wa, wb);
-	for (guint i = 0; i < n; i++) {
+	measure(table, compact, wa, wb);
+	guint shown = n;
+	if (compact) { /* B4: whole columns, from the left, while they fit */
+		gsize width = 0;
+		for (shown = 0; shown < n; shown++) {
+			gsize w = width + (shown ? strlen(COLUMN_GAP) : 0) + column_width(table, shown, compact, wa, wb);
+			if (w > max_width && shown > 0)
+				break;
+			width = w;
+		}
+	}
+	for (guint i = 0; i < shown; i++) {
 		const struct table_column *c = &g_array_index(table->columns, struct table_column, i);
-		gboolean bytes = c->unit == RESULTS_UNIT_BYTES;
 		if (i > 0)
 			g_string_append(line, COLUMN_GAP);
-		append_aligned(line, c->title, wa[i] + (bytes ? 1 + wb[i] : 0),
-			       c->unit != RESULTS_UNIT_TEXT);
+		append_aligned(line, c->title, column_width(table, i, compact, wa, wb), c->unit != RESULTS_UNIT_TEXT);
 	}
 	end_line(line, text);
 	for (guint r = 0; r < table->rows->len; r++) {
 		char **parts = g_ptr_array_index(table->rows, r);
-		for (guint i = 0; i < n; i++) {
+		for (guint i = 0; i < shown; i++) {
 			const struct table_column *c =
 				&g_array_index(table->columns, struct table_column, i);
 			if (i > 0)
 				g_string_append(line, COLUMN_GAP);
-			append_aligned(line, parts[2 * i], wa[i], c->unit != RESULTS_UNIT_TEXT);
+			if (!(compact && c->unit == RESULTS_UNIT_BYTES))
+				append_aligned(line, parts[2 * i], wa[i], c->unit != RESULTS_UNIT_TEXT);
 			if (c->unit == RESULTS_UNIT_BYTES) {
-				g_string_append_c(line, ' ');
+				if (!compact)
+					g_string_append_c(line, ' ');
 				append_aligned(line, parts[2 * i + 1], wb[i], TRUE);
 			}
 		}
 		end_line(line, text);
 	}
+	if (shown < n)
+		g_string_append_printf(text, "(%u more column%s with --wide)\n", n - shown, n - shown == 1 ? "" : "s");
 	errno = 0;
 	if (fwrite(text->str, 1, text->len, out) != text->len || fflush(out) != 0) {
 		int saved = errno ? errno : EIO;
@@ -302,4 +337,9 @@ gboolean results_table_print(const ResultsTable *table, FILE *out, GError **erro
 		return FALSE;
 	}
 	return TRUE;
+}
+
+guint results_table_n_rows(const ResultsTable *table)
+{
+	return table->rows->len;
 }

@@ -32,6 +32,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "fs.h"
 
@@ -262,6 +263,22 @@ static int bench_year(uint64_t files, unsigned keep, uint32_t nodesize)
 	return 0;
 }
 
+static const struct cli_doc bench_doc = {
+	.command = "bench",
+	.summary = "Measures the model's speed and memory on synthetic trees of growing size.",
+	.notes = "Columns: files, snapshots, populate ops/s, atime updates/s on exclusive leaves,\n"
+		 "atime updates/s that unshare (reads of every file in every tree) and ns per such\n"
+		 "read, heap bytes per modeled item and per modeled block after populate, heap bytes\n"
+		 "per block after the unsharing reads, metadata MiB before and after, wall seconds\n"
+		 "of the point, peak RSS so far. Peak RSS of the whole run is printed last.\n"
+		 "--year N: a year of daily snapshots (keep K) with daily reads on N files.",
+	.examples = "  cowsim bench --sizes 10000,100000\n"
+		    "  cowsim bench --year 100000 --keep 30",
+	.exits = "  0  measured\n"
+		 "  1  the model failed\n"
+		 "  2  bad arguments",
+};
+
 int cmd_bench(int argc, char **argv)
 {
 	g_autofree char *sizes_text = NULL;
@@ -278,20 +295,10 @@ int cmd_bench(int argc, char **argv)
 		{ "keep", 0, 0, G_OPTION_ARG_INT, &keep, "--year: snapshots kept (default 30)", "K" },
 		{ NULL },
 	};
-	g_autoptr(GOptionContext) context = g_option_context_new("- measure the model's speed and memory");
-	g_option_context_set_description(context,
-		"Columns: files, snapshots, populate ops/s, atime updates/s on exclusive leaves,\n"
-		"atime updates/s that unshare (reads of every file in every tree) and ns per such\n"
-		"read, heap bytes per modeled item and per modeled block after populate, heap bytes\n"
-		"per block after the unsharing reads, metadata MiB before and after, wall seconds\n"
-		"of the point, peak RSS so far. Peak RSS of the whole run is printed last.\n"
-		"--year N: a year of daily snapshots (keep K) with daily reads on N files.");
+	g_autoptr(GOptionContext) context = cli_context_new(&bench_doc);
 	g_option_context_add_main_entries(context, entries, NULL);
-	g_autoptr(GError) error = NULL;
-	if (!g_option_context_parse(context, &argc, &argv, &error)) {
-		fprintf(stderr, "cowsim bench: %s\n", error->message);
+	if (!cli_parse(context, &bench_doc, &argc, &argv))
 		return EXIT_BAD_INPUT;
-	}
 	if (snapshots < 0 || snapshots > 1000 || nodesize < 4096 || nodesize > 65536 || (nodesize & (nodesize - 1))) {
 		fprintf(stderr, "cowsim bench: --snapshots 0..1000, --nodesize a power of two from 4096 to 65536\n");
 		return EXIT_BAD_INPUT;

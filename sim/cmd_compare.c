@@ -31,6 +31,7 @@
 
 #include <glib.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "grid.h"
 #include "multirun.h"
@@ -65,6 +66,24 @@ static void free_args(struct compare_args *a)
 	g_strfreev(a->rest);
 }
 
+static const struct cli_doc compare_doc = {
+	.command = "compare",
+	.args = "TRACE",
+	.summary = "Replays TRACE once per policy and mount option and compares final metadata,\n"
+		   "amplification (final / first mark), atime updates, failed reads and staleness.",
+	.notes = "Writes DIR/<mount>-<policy>.csv per run, DIR/compare.csv, DIR/compare.md,\n"
+		 "DIR/parameters.txt and DIR/compare.png/.svg (a curve per combination over the marks).",
+	.examples = "  cowsim gen seed-experiment --from-dir /usr/include --snapshots 10 -o t.trace\n"
+		    "  cowsim compare t.trace --policies inline,side-table,threshold:5%,snapshot-aware \\\n"
+		    "      --mounts relatime,strictatime,noatime -o cmp\n"
+		    "  cowsim report cmp -o cmp.html",
+	.exits = "  0  done (a run ended by ENOSPC is a result)\n"
+		 "  1  a run broke or the plot failed\n"
+		 "  2  bad arguments or a malformed trace\n"
+		 "  130/143  interrupted",
+	.model_options = true,
+};
+
 static int parse_args(int argc, char **argv, struct compare_args *a)
 {
 	const GOptionEntry entries[] = {
@@ -73,29 +92,15 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		{ "mounts", 'M', 0, G_OPTION_ARG_STRING, &a->mounts,
 		  "mount options to compare, as relatime,strictatime,noatime; nodiratime and lazytime join the "
 		  "mode before them (default relatime)", "LIST" },
-		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, "TRACE" },
+		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, NULL },
 		{ NULL },
 	};
-	g_autoptr(GOptionContext) context = g_option_context_new("- every atime policy under every mount option");
-	g_option_context_set_summary(context,
-		"Replays TRACE once per policy and mount option and compares final metadata,\n"
-		"amplification (final / first mark), atime updates, failed reads and staleness.");
-	g_option_context_set_description(context,
-		"Writes DIR/<mount>-<policy>.csv per run, DIR/compare.csv, DIR/compare.md and\n"
-		"DIR/compare.png/.svg (a curve per combination over the marks).\n"
-		"Exit status: 0 done (a run ended by ENOSPC is a result), 1 a run broke or the\n"
-		"plot failed, 2 bad arguments or a malformed trace.\n\nExample:\n"
-		"  cowsim gen seed-experiment --from-dir /usr/include --snapshots 10 -o t.trace\n"
-		"  cowsim compare t.trace --policies inline,side-table,threshold:5%,snapshot-aware \\\n"
-		"      --mounts relatime,strictatime,noatime --out cmp");
+	g_autoptr(GOptionContext) context = cli_context_new(&compare_doc);
 	g_option_context_add_main_entries(context, entries, NULL);
 	multirun_add_entries(context, &a->run, "folder for the CSVs, tables and plot (default cowsim-compare)");
 	options_add_model_entries(context, &a->model);
-	g_autoptr(GError) error = NULL;
-	if (!g_option_context_parse(context, &argc, &argv, &error)) {
-		fprintf(stderr, "cowsim compare: %s\n", error->message);
+	if (!cli_parse(context, &compare_doc, &argc, &argv))
 		return EXIT_BAD_INPUT;
-	}
 	if (!a->rest || !a->rest[0] || a->rest[1]) {
 		fprintf(stderr, "cowsim compare: give exactly one TRACE (see 'cowsim compare --help')\n");
 		return EXIT_BAD_INPUT;

@@ -61,8 +61,8 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "cli.h"
 #include "commands.h"
-#include "constants.h"
 #include "options.h"
 #include "replay.h"
 
@@ -93,17 +93,11 @@ static unsigned tree_kind(const struct fs_walk_block *b)
 {
 	if (b->category == TREE_CATEGORY_FS)
 		return KIND_FS;
-	if (b->tree_path)
-		return KIND_ATIME;
-	switch (b->tree_id) {
-	case BTRFS_EXTENT_TREE_OBJECTID: return KIND_EXTENT;
-	case BTRFS_ROOT_TREE_OBJECTID: return KIND_ROOT;
-	case BTRFS_CSUM_TREE_OBJECTID: return KIND_CSUM;
-	case BTRFS_FREE_SPACE_TREE_OBJECTID: return KIND_FREE_SPACE;
-	case BTRFS_DEV_TREE_OBJECTID: return KIND_DEV;
-	case BTRFS_UUID_TREE_OBJECTID: return KIND_UUID;
-	default: return KIND_DATA_RELOC;
-	}
+	const char *name = fs_tree_name(b->tree_id);
+	for (size_t i = 0; name && i < G_N_ELEMENTS(kind_names); i++)
+		if (!strcmp(name, kind_names[i].name))
+			return kind_names[i].kind;
+	return KIND_DATA_RELOC;
 }
 
 static bool parse_trees(const char *text, unsigned *mask, GError **error)
@@ -193,7 +187,7 @@ static char *tree_title(const struct fs_walk_block *b, unsigned kind)
 	const char *ro = b->tree_readonly ? ", read-only" : "";
 	if (kind == KIND_FS && b->tree_path)
 		return g_strdup_printf("%s tree %" PRIu64 " (%s%s)",
-				       b->tree_id == BTRFS_FS_TREE_OBJECTID ? "fs" : "snapshot", b->tree_id,
+				       b->tree_id == FS_TOP_SUBVOLUME_ID ? "fs" : "snapshot", b->tree_id,
 				       b->tree_path, ro);
 	if (kind == KIND_FS)
 		return g_strdup_printf("keyed fs tree %" PRIu64 " (every subvolume)", b->tree_id);
@@ -292,37 +286,6 @@ static void summarize(struct drawing *d, unsigned max)
 
 /* ---- formatting shared by text and dot -------------------------------------- */
 
-static const char *key_type_name(uint8_t type)
-{
-	switch (type) {
-	case BTRFS_INODE_ITEM_KEY: return "INODE_ITEM";
-	case BTRFS_INODE_REF_KEY: return "INODE_REF";
-	case BTRFS_INODE_EXTREF_KEY: return "INODE_EXTREF";
-	case BTRFS_XATTR_ITEM_KEY: return "XATTR_ITEM";
-	case BTRFS_ORPHAN_ITEM_KEY: return "ORPHAN_ITEM";
-	case BTRFS_DIR_ITEM_KEY: return "DIR_ITEM";
-	case BTRFS_DIR_INDEX_KEY: return "DIR_INDEX";
-	case BTRFS_EXTENT_DATA_KEY: return "EXTENT_DATA";
-	case BTRFS_EXTENT_CSUM_KEY: return "EXTENT_CSUM";
-	case BTRFS_ROOT_ITEM_KEY: return "ROOT_ITEM";
-	case BTRFS_ROOT_BACKREF_KEY: return "ROOT_BACKREF";
-	case BTRFS_ROOT_REF_KEY: return "ROOT_REF";
-	case BTRFS_EXTENT_ITEM_KEY: return "EXTENT_ITEM";
-	case BTRFS_METADATA_ITEM_KEY: return "METADATA_ITEM";
-	case BTRFS_TREE_BLOCK_REF_KEY: return "TREE_BLOCK_REF";
-	case BTRFS_EXTENT_DATA_REF_KEY: return "EXTENT_DATA_REF";
-	case BTRFS_SHARED_BLOCK_REF_KEY: return "SHARED_BLOCK_REF";
-	case BTRFS_SHARED_DATA_REF_KEY: return "SHARED_DATA_REF";
-	case BTRFS_BLOCK_GROUP_ITEM_KEY: return "BLOCK_GROUP_ITEM";
-	case BTRFS_FREE_SPACE_INFO_KEY: return "FREE_SPACE_INFO";
-	case BTRFS_FREE_SPACE_EXTENT_KEY: return "FREE_SPACE_EXTENT";
-	case BTRFS_DEV_EXTENT_KEY: return "DEV_EXTENT";
-	case BTRFS_DEV_ITEM_KEY: return "DEV_ITEM";
-	case BTRFS_UUID_KEY_SUBVOL: return "UUID_KEY_SUBVOL";
-	default: return NULL;
-	}
-}
-
 /* "(256 INODE_ITEM 0)" as btrfs print-tree writes keys; ids above 2^63 are
  * the negative special objectids (-9 data reloc, -10 csum). */
 static void append_key(GString *out, const struct fs_walk_entry *e)
@@ -331,7 +294,7 @@ static void append_key(GString *out, const struct fs_walk_entry *e)
 		g_string_append_printf(out, "(%" PRId64, (int64_t)e->objectid);
 	else
 		g_string_append_printf(out, "(%" PRIu64, e->objectid);
-	const char *name = key_type_name(e->type);
+	const char *name = fs_key_type_name(e->type);
 	if (name)
 		g_string_append_printf(out, " %s %" PRIu64, name, e->offset);
 	else
@@ -687,6 +650,25 @@ static bool is_count(gint64 n)
 	return n >= 0 && n <= UINT32_MAX;
 }
 
+static const struct cli_doc draw_doc = {
+	.command = "draw",
+	.args = "TRACE",
+	.summary = "Replays TRACE up to the mark LABEL (or its end) and draws the trees: each block\n"
+		   "with its address, generation, owner, references and keys (items: key and size).",
+	.notes = "Marks: '*' shared (refs > 1), '+' shared through a shared parent, '^' written by\n"
+		 "the newest generation (DOT: orange, light orange, a blue border). A block is drawn\n"
+		 "once, under the first tree that reaches it. svg needs Graphviz 'dot' (Debian\n"
+		 "package graphviz); without it svg falls back to text. With more blocks than\n"
+		 "--max-blocks (the seed experiment on a real tree), the drawing keeps the upper\n"
+		 "levels and every root, and counts the blocks below them.",
+	.examples = "  cowsim draw docs/tutorial/ten-files.trace --nodesize 4K --at after_read\n"
+		    "  cowsim draw docs/tutorial/ten-files.trace --nodesize 4K --at after_read --format svg -o a.svg",
+	.exits = "  0  drawn\n"
+		 "  1  the run failed\n"
+		 "  2  bad arguments, a malformed trace or no such mark",
+	.model_options = true,
+};
+
 static int parse_draw_args(int argc, char **argv, struct draw_args *a, struct fs_config *config,
 			   enum draw_format *format, unsigned *mask)
 {
@@ -694,7 +676,7 @@ static int parse_draw_args(int argc, char **argv, struct draw_args *a, struct fs
 		{ "at", 'a', 0, G_OPTION_ARG_STRING, &a->at, "draw at the mark LABEL (default: the end, synced)",
 		  "LABEL" },
 		{ "format", 'f', 0, G_OPTION_ARG_STRING, &a->format, "text (default), dot or svg", "FORMAT" },
-		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &a->output, "write to FILE (default stdout)", "FILE" },
+		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &a->output, "write to FILE (default and '-': stdout)", "FILE" },
 		{ "trees", 't', 0, G_OPTION_ARG_STRING, &a->trees,
 		  "trees to draw: fs, atime, extent, root, csum, free-space, dev, uuid, data-reloc, all "
 		  "(default fs,atime,extent)", "LIST" },
@@ -703,29 +685,15 @@ static int parse_draw_args(int argc, char **argv, struct draw_args *a, struct fs
 		{ "max-blocks", 0, 0, G_OPTION_ARG_INT64, &a->max_blocks,
 		  "with more blocks than N, draw the upper levels and count the blocks below them "
 		  "(default " G_STRINGIFY(DRAW_MAX_BLOCKS) ", 0: draw all)", "N" },
-		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, "TRACE" },
+		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, NULL },
 		{ NULL },
 	};
-	g_autoptr(GOptionContext) context = g_option_context_new("TRACE - draw the modeled trees");
-	g_option_context_set_summary(context,
-		"Replays TRACE up to the mark LABEL (or its end) and draws the trees: each block\n"
-		"with its address, generation, owner, references and keys (items: key and size).");
-	g_option_context_set_description(context,
-		"Marks: '*' shared (refs > 1), '+' shared through a shared parent, '^' written by\n"
-		"the newest generation (DOT: orange, light orange, a blue border). A block is drawn\n"
-		"once, under the first tree that reaches it. svg needs Graphviz 'dot' (Debian\n"
-		"package graphviz); without it svg falls back to text. Exit status: 0 drawn, 1 the\n"
-		"run failed, 2 bad arguments, a malformed trace or no such mark. With more blocks\n"
-		"than --max-blocks (the seed experiment on a real tree), the drawing keeps the upper\n"
-		"levels and every root, and counts the blocks below them.\n\nExample:\n"
-		"  cowsim draw docs/tutorial/ten-files.trace --nodesize 4K --at after_read --format svg -o a.svg");
+	g_autoptr(GOptionContext) context = cli_context_new(&draw_doc);
 	g_option_context_add_main_entries(context, entries, NULL);
 	options_add_model_entries(context, &a->model);
-	g_autoptr(GError) error = NULL;
-	if (!g_option_context_parse(context, &argc, &argv, &error)) {
-		fprintf(stderr, "cowsim draw: %s\n", error->message);
+	if (!cli_parse(context, &draw_doc, &argc, &argv))
 		return EXIT_BAD_INPUT;
-	}
+	g_autoptr(GError) error = NULL;
 	if (!a->rest || !a->rest[0] || a->rest[1]) {
 		fprintf(stderr, "cowsim draw: give exactly one TRACE (see 'cowsim draw --help')\n");
 		return EXIT_BAD_INPUT;

@@ -2,8 +2,8 @@
  * sim/cmd_gen.c - `cowsim gen NAME [options]`: write a generated trace.
  *
  * How it works: look the scenario up in workloads' table (tracegen.h), build
- * a GOptionContext from exactly the options that scenario takes plus -o and
- * --help, parse, check, and run the scenario through a trace_writer over
+ * a GOptionContext (cli.h) from exactly the options that scenario takes plus
+ * -o, parse, check, and run the scenario through a trace_writer over
  * stdout or over a temporary file next to -o FILE.  The temporary file is
  * renamed onto FILE only after the whole trace was written, flushed and
  * fsynced, so a failed generation leaves FILE as it was (nothing half-written).
@@ -20,43 +20,62 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "output_file.h"
 #include "trace.h"
 #include "tracegen.h"
 
+#define GEN_EXITS "  0  written\n" \
+		  "  2  bad arguments, an unreadable input tree or an output that cannot be written"
+
 static void print_scenarios(FILE *out)
 {
-	fprintf(out, "usage: cowsim gen NAME [OPTIONS] [-o FILE]\n\n"
-		     "Write a cowsim trace (docs/trace-format.md) to stdout or FILE.\n\nscenarios:\n");
+	fprintf(out, "Usage:\n  cowsim gen [OPTION…] NAME\n\n"
+		     "Writes a cowsim trace (docs/trace-format.md) of scenario NAME to stdout or FILE.\n\n"
+		     "Scenarios:\n");
 	for (const struct tracegen_scenario *s = tracegen_scenarios; s->name; s++)
 		fprintf(out, "  %-16s %s\n", s->name, s->summary);
-	fprintf(out, "\n'cowsim gen NAME --help' lists the options of NAME.\n");
+	fprintf(out, "\nOptions:\n"
+		     "  -h, --help                    show this help, or with NAME the options of NAME\n"
+		     "  -V, --version                 print cowsim's version and commit, and exit\n"
+		     "  -o, --output=FILE             write the trace to FILE (default and '-': stdout)\n\n"
+		     "Examples:\n"
+		     "  cowsim gen seed-experiment --help\n"
+		     "  cowsim gen seed-experiment --from-dir /usr/include --snapshots 10 -o t.trace\n"
+		     "  cowsim gen synthetic --files 1000 | cowsim run - -o out.csv\n\n"
+		     "Exit status:\n" GEN_EXITS "\n");
 }
 
-/* Parse argv (argv[0] = NAME) into params; *help set when --help was given. */
+/* Parse argv (argv[0] = NAME) into params: false on an error (printed). */
 static bool parse_options(const struct tracegen_scenario *scenario, struct tracegen_params *params,
-			  int argc, char **argv, gboolean *help, char **help_text, GError **error)
+			  int argc, char **argv)
 {
 	GOptionEntry common[] = {
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &params->output,
-		  "Write the trace to FILE (atomically) instead of stdout", "FILE" },
-		{ "help", 'h', 0, G_OPTION_ARG_NONE, help, "Show the options of this scenario", NULL },
+		  "write the trace to FILE (atomically; default and '-': stdout)", "FILE" },
 		G_OPTION_ENTRY_NULL,
 	};
 	g_autofree GOptionEntry *entries = tracegen_option_entries(scenario, params);
-	g_autofree char *prgname = g_strdup_printf("cowsim gen %s", scenario->name);
-	g_autoptr(GOptionContext) context = g_option_context_new(NULL);
-
-	g_set_prgname(prgname); /* the "Usage:" line of --help */
-	g_option_context_set_summary(context, scenario->summary);
-	g_option_context_set_help_enabled(context, FALSE);
-	g_option_context_set_description(context, scenario->description);
+	g_autofree char *command = g_strdup_printf("gen %s", scenario->name);
+	g_autofree char *examples = g_strdup_printf("  cowsim gen %s -o t.trace\n"
+						    "  cowsim gen %s | cowsim run - -o out.csv",
+						    scenario->name, scenario->name);
+	const struct cli_doc doc = {
+		.command = command,
+		.summary = scenario->summary,
+		.notes = scenario->description,
+		.examples = examples,
+		.exits = GEN_EXITS,
+	};
+	g_autoptr(GOptionContext) context = cli_context_new(&doc);
 	g_option_context_add_main_entries(context, common, NULL);
 	g_option_context_add_main_entries(context, entries, NULL);
-	bool ok = g_option_context_parse(context, &argc, &argv, error);
-	*help_text = g_option_context_get_help(context, TRUE, NULL);
-	return ok;
+	if (!cli_parse(context, &doc, &argc, &argv))
+		return false;
+	if (cli_is_stdio(params->output))
+		g_clear_pointer(&params->output, g_free);
+	return true;
 }
 
 /* Write the trace to PATH whole or not at all (sim/output_file.h). */
@@ -90,22 +109,18 @@ static int run_scenario(const struct tracegen_scenario *scenario, int argc, char
 {
 	struct tracegen_params params;
 	g_autoptr(GError) error = NULL;
-	g_autofree char *help_text = NULL;
-	gboolean help = FALSE;
 	int status;
 
 	tracegen_params_init(&params);
-	if (!parse_options(scenario, &params, argc, argv, &help, &help_text, &error) ||
-	    (!help && !tracegen_params_check(scenario, &params, &error))) {
-		fprintf(stderr, "cowsim gen %s: %s\n(see 'cowsim gen %s --help')\n", scenario->name,
-			error->message, scenario->name);
+	if (!parse_options(scenario, &params, argc, argv)) {
 		tracegen_params_clear(&params);
 		return EXIT_BAD_INPUT;
 	}
-	if (help) {
-		fputs(help_text, stdout);
+	if (!tracegen_params_check(scenario, &params, &error)) {
+		fprintf(stderr, "cowsim gen %s: %s (see 'cowsim gen %s --help')\n", scenario->name,
+			error->message, scenario->name);
 		tracegen_params_clear(&params);
-		return EXIT_OK;
+		return EXIT_BAD_INPUT;
 	}
 	status = params.output ? write_atomically(scenario, &params, &error) : write_stdout(scenario, &params, &error);
 	for (guint i = 0; params.notes && i < params.notes->len; i++) /* e.g. from-strace's counts */
@@ -126,6 +141,10 @@ int cmd_gen(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		print_scenarios(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("%s\n", cli_version());
 		return EXIT_OK;
 	}
 	const struct tracegen_scenario *scenario = tracegen_find(argv[1]);

@@ -30,28 +30,38 @@
 
 #include <glib.h>
 
+#include "cli.h"
 #include "commands.h"
 
 #define PLOT_PYTHON "/usr/bin/python3"
 
+/* In the style of cli.h's --help (plot.py parses the options, L1). */
 static void plot_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: cowsim plot CSV [CSV...] -o OUT [--x op_index|time_s|mark]\n"
-		"                   [--y COLUMN] [--labels A,B,...] [--title T] [--ratio]\n"
-		"                   [--measured CSV]...\n\n"
+		"Usage:\n  cowsim plot [OPTION…] CSV [CSV…]\n\n"
 		"Draws one curve per CSV (from 'cowsim run --csv' or 'btrfs-replay --csv') of\n"
 		"the --y column (default metadata_used, byte columns in MiB) against --x, and\n"
 		"writes OUT.png and OUT.svg (the SVG is byte-for-byte reproducible).\n\n"
-		"  -o OUT          output path without extension\n"
-		"  --x AXIS        op_index (default), time_s, or mark: the labelled rows\n"
-		"                  (after_copy, after_snapshots, ...) as categories\n"
-		"  --y COLUMN      any column of the CSV\n"
-		"  --labels A,B    legend labels, one per CSV (default: file names)\n"
-		"  --title T       plot title\n"
-		"  --ratio         divide each curve by its first value (space amplification)\n"
-		"  --measured CSV  overlay measured points (btrfs-replay) as markers\n\n"
-		"Needs %s with python3-matplotlib; exits 2 on a missing file or column.\n",
+		"Options:\n"
+		"  -h, --help                    show this help and exit\n"
+		"  -o, --output=OUT              output path without extension (required)\n"
+		"  --x=AXIS                      op_index (default), time_s, or mark: the labelled\n"
+		"                                rows (after_copy, after_snapshots, ...) as categories\n"
+		"  --y=COLUMN                    any column of the CSV\n"
+		"  --labels=A,B                  legend labels, one per CSV (default: file names)\n"
+		"  --title=T                     plot title\n"
+		"  --ratio                       divide each curve by its first value (space amplification)\n"
+		"  --measured=CSV                overlay measured points (btrfs-replay) as markers\n\n"
+		"Needs %s with python3-matplotlib.\n\n"
+		"Examples:\n"
+		"  cowsim plot strict.csv noatime.csv --x mark --labels strictatime,noatime -o seed\n"
+		"  cowsim plot out.csv --y tree_fs --ratio -o fs-amplification\n\n"
+		"Exit status:\n"
+		"  0  drawn\n"
+		"  1  the files could not be written\n"
+		"  2  bad arguments, a missing file or column\n"
+		"  77  no Python with matplotlib, or no plot.py\n",
 		PLOT_PYTHON);
 }
 
@@ -98,6 +108,10 @@ int cmd_plot(int argc, char **argv)
 {
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		plot_usage(stdout);
+		return EXIT_OK;
+	}
+	if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
+		printf("%s\n", cli_version());
 		return EXIT_OK;
 	}
 	const char *python = g_getenv("COWSIM_PYTHON");

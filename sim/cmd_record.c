@@ -1,5 +1,5 @@
 /*
- * sim/cmd_record.c - `cowsim record [--out TRACE] [--root DIR] [--prelude]
+ * sim/cmd_record.c - `cowsim record [-o TRACE] [--root DIR] [--prelude]
  * [--strict] [--log LOG] -- COMMAND [ARGS...]`: run COMMAND under strace and
  * write the trace of what it did to the files under DIR.
  *
@@ -28,6 +28,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "output_file.h"
 #include "strace.h"
@@ -53,30 +54,46 @@ static void record_args_clear(struct record_args *a)
 	g_strfreev(a->command);
 }
 
-static bool parse_args(struct record_args *a, int argc, char **argv, GError **error)
+static const struct cli_doc record_doc = {
+	.command = "record",
+	.args = "-- COMMAND [ARG…]",
+	.summary = "Runs COMMAND under strace and writes the cowsim trace of its file-system calls\n"
+		   "under DIR (docs/recording.md). The command's own exit status is reported on\n"
+		   "stderr, not returned: grep exits 1 when nothing matched, and that is a recording.",
+	.examples = "  cowsim record --root /tmp/tree -o grep.trace -- grep -R needle /tmp/tree\n"
+		    "  cowsim record --root . --prelude -- make | cowsim run - -o make.csv",
+	.exits = "  0  recorded\n"
+		 "  2  bad arguments, an unreadable DIR, a malformed log line with --strict, or a\n"
+		 "     trace that cannot be written\n"
+		 "  77  strace is missing or cannot trace here (no ptrace)",
+};
+
+/* False with the message printed. */
+static bool parse_args(struct record_args *a, int argc, char **argv)
 {
 	GOptionEntry entries[] = {
-		{ "out", 'o', 0, G_OPTION_ARG_FILENAME, &a->out, "Write the trace to TRACE (default stdout)", "TRACE" },
+		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &a->out, "write the trace to FILE (default and '-': stdout)",
+		  "FILE" },
+		{ "out", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &a->out, "the same as --output", "FILE" },
 		{ "root", 0, 0, G_OPTION_ARG_FILENAME, &a->root,
-		  "The tree the command works on; it is /tree in the trace (default .)", "DIR" },
+		  "the tree the command works on; it is /tree in the trace (default .)", "DIR" },
 		{ "prelude", 0, 0, G_OPTION_ARG_NONE, &a->prelude,
-		  "Start the trace with `cowsim gen from-dir DIR` of the tree as it was before the command", NULL },
-		{ "strict", 0, 0, G_OPTION_ARG_NONE, &a->strict, "A malformed strace line is an error (exit 2)", NULL },
-		{ "log", 0, 0, G_OPTION_ARG_FILENAME, &a->log, "Keep the strace log in LOG", "LOG" },
-		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->command, NULL, "-- COMMAND [ARGS...]" },
+		  "start the trace with `cowsim gen from-dir DIR` of the tree as it was before the command", NULL },
+		{ "strict", 0, 0, G_OPTION_ARG_NONE, &a->strict, "a malformed strace line is an error (exit 2)", NULL },
+		{ "log", 0, 0, G_OPTION_ARG_FILENAME, &a->log, "keep the strace log in LOG", "LOG" },
+		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->command, NULL, NULL },
 		G_OPTION_ENTRY_NULL,
 	};
-	g_autoptr(GOptionContext) context = g_option_context_new(NULL);
-	g_set_prgname("cowsim record");
-	g_option_context_set_summary(context, "Run COMMAND under strace and write the cowsim trace of its file-system "
-					      "calls under DIR (docs/recording.md).");
+	g_autoptr(GOptionContext) context = cli_context_new(&record_doc);
 	g_option_context_add_main_entries(context, entries, NULL);
-	if (!g_option_context_parse(context, &argc, &argv, error))
+	if (!cli_parse(context, &record_doc, &argc, &argv))
 		return false;
 	if (!a->command || !a->command[0]) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "no command: cowsim record [OPTIONS] -- COMMAND");
+		fprintf(stderr, "cowsim record: no command: cowsim record [OPTION…] -- COMMAND\n");
 		return false;
 	}
+	if (cli_is_stdio(a->out))
+		g_clear_pointer(&a->out, g_free);
 	return true;
 }
 
@@ -130,7 +147,7 @@ static bool write_trace(const struct record_args *a, const struct strace_options
 	return ok;
 }
 
-/* The trace goes to --out whole or not at all (sim/output_file.h), or to stdout. */
+/* The trace goes to -o FILE whole or not at all (sim/output_file.h), or to stdout. */
 static int convert(const struct record_args *a, const struct strace_options *opt, const char *log)
 {
 	g_autoptr(GError) error = NULL;
@@ -199,10 +216,8 @@ static int record(const struct record_args *a)
 int cmd_record(int argc, char **argv)
 {
 	struct record_args a = { 0 };
-	g_autoptr(GError) error = NULL;
 	int ret;
-	if (!parse_args(&a, argc, argv, &error)) {
-		fprintf(stderr, "cowsim record: %s\n(see 'cowsim record --help')\n", error->message);
+	if (!parse_args(&a, argc, argv)) {
 		ret = EXIT_BAD_INPUT;
 	} else {
 		ret = record(&a);

@@ -49,8 +49,10 @@
 
 #include <glib.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "options.h"
+#include "results.h"
 
 /* ---- CSV ------------------------------------------------------------------- */
 
@@ -172,13 +174,11 @@ static bool is_number(const char *s)
 	return *end == '\0';
 }
 
-/* Columns in bytes, by the names results/columns.h and sim/rows.c use. */
+/* A column's unit, from results/columns.h (C5): the one list of columns. */
 static bool is_bytes_column(const char *name)
 {
-	return g_str_has_prefix(name, "metadata_") || g_str_has_prefix(name, "data_") ||
-	       g_str_has_prefix(name, "tree_") || g_str_has_suffix(name, "_bytes") || !strcmp(name, "free_min") ||
-	       !strcmp(name, "bytes_written") || !strcmp(name, "global_reserve") ||
-	       !strcmp(name, "unshare_estimate") || !strcmp(name, "predicted") || !strcmp(name, "measured");
+	const ResultsColumnInfo *info = results_column_lookup(name);
+	return info && info->unit == RESULTS_UNIT_BYTES;
 }
 
 static void html_cell(GString *out, const char *column, const char *value)
@@ -900,11 +900,25 @@ static bool nodesize_in_bytes(char **text, GError **error)
 	return true;
 }
 
+static const struct cli_doc report_doc = {
+	.command = "report",
+	.args = "DIR",
+	.summary = "Turns the folder that 'cowsim compare' or 'cowsim sweep' wrote (or any folder of\n"
+		   "CSV, PNG, SVG, Markdown and text files) into one HTML page: the parameters, the\n"
+		   "tables, the plots inlined as data URIs, and the calibration error that applies.",
+	.examples = "  cowsim compare t.trace -o cmp && cowsim report cmp\n"
+		    "  cowsim report cmp -o cmp.html --title 'seed experiment'\n"
+		    "  cowsim report cmp -o - > page.html",
+	.exits = "  0  written\n"
+		 "  1  the page could not be written\n"
+		 "  2  bad arguments, an unreadable folder or a malformed CSV",
+};
+
 static int parse_report_args(int argc, char **argv, struct report_args *a)
 {
 	a->max_rows = 50;
 	const GOptionEntry entries[] = {
-		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &a->output, "write the page to FILE (default DIR/report.html)",
+		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &a->output, "write the page to FILE (default DIR/report.html; '-': stdout)",
 		  "FILE" },
 		{ "calibration", 0, 0, G_OPTION_ARG_FILENAME, &a->calibration,
 		  "the calibration errors (default: results/calibration.csv of the source tree)", "CSV" },
@@ -914,24 +928,14 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 		  "records, else what its per-run CSVs show)", "SIZE" },
 		{ "max-rows", 0, 0, G_OPTION_ARG_INT64, &a->max_rows,
 		  "rows shown of each per-run CSV (default 50, 0: all; summaries are shown whole)", "N" },
-		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, "DIR" },
+		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, NULL },
 		{ NULL },
 	};
-	g_autoptr(GOptionContext) context = g_option_context_new("DIR - one self-contained HTML page of a results folder");
-	g_option_context_set_summary(context,
-		"Turns the folder that 'cowsim compare' or 'cowsim sweep' wrote (or any folder of\n"
-		"CSV, PNG, SVG, Markdown and text files) into one HTML page: the parameters, the\n"
-		"tables, the plots inlined as data URIs, and the calibration error that applies.");
-	g_option_context_set_description(context,
-		"Exit status: 0 written, 1 the page could not be written, 2 bad arguments, an\n"
-		"unreadable folder or a malformed CSV.\n\nExample:\n"
-		"  cowsim compare t.trace --out cmp && cowsim report cmp -o cmp.html");
+	g_autoptr(GOptionContext) context = cli_context_new(&report_doc);
 	g_option_context_add_main_entries(context, entries, NULL);
-	g_autoptr(GError) error = NULL;
-	if (!g_option_context_parse(context, &argc, &argv, &error)) {
-		fprintf(stderr, "cowsim report: %s\n", error->message);
+	if (!cli_parse(context, &report_doc, &argc, &argv))
 		return EXIT_BAD_INPUT;
-	}
+	g_autoptr(GError) error = NULL;
 	if (!a->rest || !a->rest[0] || a->rest[1]) {
 		fprintf(stderr, "cowsim report: give exactly one DIR (see 'cowsim report --help')\n");
 		return EXIT_BAD_INPUT;
@@ -971,6 +975,10 @@ static int write_report(const struct report_args *a)
 	if (!ok) {
 		fprintf(stderr, "cowsim report: %s\n", error->message);
 		return EXIT_BAD_INPUT;
+	}
+	if (cli_is_stdio(a->output)) {
+		fwrite(page->str, 1, page->len, stdout);
+		return EXIT_OK; /* main() reports a failed flush of stdout */
 	}
 	if (!g_file_set_contents(a->output, page->str, (gssize)page->len, &error)) {
 		fprintf(stderr, "cowsim report: %s\n", error->message);

@@ -3,7 +3,7 @@
  *
  * Writes a CSV row (results/columns.h) at every mark and every --every ops,
  * optionally per-subvolume rows at marks, and prints a summary table of the
- * marks on stdout. Exit status: 0 done; 1 a model invariant broke; 2 bad
+ * marks on stdout (on stderr when the CSV goes to stdout). Exit status: 0 done; 1 a model invariant broke; 2 bad
  * arguments, a malformed trace (the message names file, line, column and
  * field), the modeled device full (the message names the op's line) or an
  * output that cannot be written; 130/143 interrupted. Rows already written
@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "options.h"
 #include "replay.h"
@@ -69,11 +70,19 @@ static bool sink_row(void *opaque, const struct replay_row *r, GError **error)
 	return results_table_add_results_row(sink->summary, &row, error);
 }
 
-static const ResultsColumn summary_columns[] = {
+static const ResultsColumn wide_columns[] = {
 	RESULTS_COL_OP_INDEX, RESULTS_COL_LABEL, RESULTS_COL_METADATA_USED, RESULTS_COL_TREE_FS,
 	RESULTS_COL_TREE_EXTENT, RESULTS_COL_DATA_USED, RESULTS_COL_BLOCKS_COWED, RESULTS_COL_ATIME_UPDATES,
 	RESULTS_COL_ATIME_SKIPPED, RESULTS_COL_ENOSPC_EVENTS, RESULTS_COL_FAILED_READS,
 };
+
+/* The same, most telling first, for a table cut to 100 columns of text. */
+static const ResultsColumn narrow_columns[] = {
+	RESULTS_COL_LABEL, RESULTS_COL_METADATA_USED, RESULTS_COL_TREE_FS, RESULTS_COL_BLOCKS_COWED,
+	RESULTS_COL_ATIME_UPDATES, RESULTS_COL_ATIME_SKIPPED, RESULTS_COL_FAILED_READS, RESULTS_COL_ENOSPC_EVENTS,
+	RESULTS_COL_TREE_EXTENT, RESULTS_COL_DATA_USED, RESULTS_COL_OP_INDEX,
+};
+G_STATIC_ASSERT(G_N_ELEMENTS(wide_columns) == G_N_ELEMENTS(narrow_columns));
 
 struct run_args {
 	struct model_option_text model;
@@ -84,15 +93,36 @@ struct run_args {
 	gboolean paranoid;
 	gboolean keep_going;
 	gboolean quiet;
+	gboolean wide;
 	char **rest;
+};
+
+static const struct cli_doc run_doc = {
+	.command = "run",
+	.args = "TRACE",
+	.summary = "Replays TRACE (a cowsim trace, '-' for stdin; docs/trace-format.md) on the\n"
+		   "modeled filesystem and writes a CSV row at every 'mark' line (and every --every\n"
+		   "ops), with a summary table of the marks (docs/columns.md describes the columns).",
+	.notes = "With -o - the CSV goes to stdout and the table, progress and warnings to stderr.",
+	.examples = "  cowsim gen seed-experiment --from-dir /usr/include --snapshots 10 -o t.trace\n"
+		    "  cowsim run t.trace --nodesize 16K -m relatime -o out.csv\n"
+		    "  cowsim gen synthetic --files 1000 | cowsim run - -o - --quiet | head",
+	.exits = "  0  done\n"
+		 "  1  a model invariant broke (a bug in cowsim)\n"
+		 "  2  bad arguments, a malformed trace, the modeled device full (ENOSPC) or an\n"
+		 "     output that cannot be written; the message names the file, line and field\n"
+		 "  130/143  interrupted (SIGINT/SIGTERM); rows already written are kept whole",
+	.model_options = true,
 };
 
 static int parse_run_args(int argc, char **argv, struct run_args *a, struct fs_config *config)
 {
 	const GOptionEntry entries[] = {
-		{ "csv", 'c', 0, G_OPTION_ARG_FILENAME, &a->csv, "write result rows to FILE ('-' for stdout)", "FILE" },
+		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &a->csv, "write the CSV rows to FILE ('-': stdout)",
+		  "FILE" },
+		{ "csv", 'c', 0, G_OPTION_ARG_FILENAME, &a->csv, "the same as --output", "FILE" },
 		{ "subvolume-csv", 0, 0, G_OPTION_ARG_FILENAME, &a->subvol_csv,
-		  "write per-subvolume exclusive/shared bytes at each mark to FILE", "FILE" },
+		  "write per-subvolume exclusive/shared bytes at each mark to FILE ('-': stdout)", "FILE" },
 		{ "every", 'e', 0, G_OPTION_ARG_INT64, &a->every, "also write a row every N ops (default 0: marks only)",
 		  "N" },
 		{ "check-every", 0, 0, G_OPTION_ARG_INT64, &a->check_every,
@@ -101,27 +131,17 @@ static int parse_run_args(int argc, char **argv, struct run_args *a, struct fs_c
 		  NULL },
 		{ "keep-going", 'k', 0, G_OPTION_ARG_NONE, &a->keep_going,
 		  "count ops the model refuses (ENOENT, ENOSPC, ...) and go on", NULL },
-		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "no summary table and no progress", NULL },
-		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, "TRACE" },
+		{ "wide", 'w', 0, G_OPTION_ARG_NONE, &a->wide, "the summary table with every column (default: fits 100 columns)",
+		  NULL },
+		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "no summary table, no progress, no warnings", NULL },
+		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, NULL },
 		{ NULL },
 	};
-	g_autoptr(GOptionContext) context = g_option_context_new("TRACE - replay a trace on the model");
-	g_option_context_set_summary(context,
-		"Replays TRACE (a cowsim trace, '-' for stdin; see docs/trace-format.md) on the\n"
-		"modeled filesystem and reports metadata usage at every 'mark' line.");
-	g_option_context_set_description(context,
-		"Exit status: 0 done, 1 a model invariant broke, 2 bad arguments, a malformed\n"
-		"trace, the modeled device full (ENOSPC, at the line named) or an output that\n"
-		"cannot be written, 130/143 interrupted. Rows already written are kept whole.\n\nExample:\n"
-		"  cowsim gen seed-experiment --from-dir /usr/include --snapshots 10 > t.trace\n"
-		"  cowsim run t.trace --nodesize 16K --mount relatime --csv out.csv");
+	g_autoptr(GOptionContext) context = cli_context_new(&run_doc);
 	g_option_context_add_main_entries(context, entries, NULL);
 	options_add_model_entries(context, &a->model);
-	g_autoptr(GError) error = NULL;
-	if (!g_option_context_parse(context, &argc, &argv, &error)) {
-		fprintf(stderr, "cowsim run: %s\n", error->message);
+	if (!cli_parse(context, &run_doc, &argc, &argv))
 		return EXIT_BAD_INPUT;
-	}
 	if (!a->rest || !a->rest[0] || a->rest[1]) {
 		fprintf(stderr, "cowsim run: give exactly one TRACE (see 'cowsim run --help')\n");
 		return EXIT_BAD_INPUT;
@@ -130,6 +150,11 @@ static int parse_run_args(int argc, char **argv, struct run_args *a, struct fs_c
 		fprintf(stderr, "cowsim run: --every and --check-every take a count of ops, 0 or more\n");
 		return EXIT_BAD_INPUT;
 	}
+	if (cli_is_stdio(a->csv) && cli_is_stdio(a->subvol_csv)) {
+		fprintf(stderr, "cowsim run: --output and --subvolume-csv cannot both be stdout\n");
+		return EXIT_BAD_INPUT;
+	}
+	g_autoptr(GError) error = NULL;
 	if (!options_model_config(&a->model, config, &error)) {
 		fprintf(stderr, "cowsim run: %s\n", error->message);
 		return EXIT_BAD_INPUT;
@@ -160,6 +185,23 @@ static int exit_status_of(enum replay_status status)
 	return EXIT_RUN_FAILED;
 }
 
+/* The table of the marks, for people: on stderr when the CSV takes stdout
+ * (U1), at most 100 columns wide unless --wide; a failed run that reached no
+ * mark prints its error only, not an empty table. */
+static void print_summary(const struct run_args *a, const ResultsTable *summary, enum replay_status status,
+			  const struct replay_outcome *outcome)
+{
+	FILE *out = cli_is_stdio(a->csv) || cli_is_stdio(a->subvol_csv) ? stderr : stdout;
+	if (status != REPLAY_DONE && results_table_n_rows(summary) == 0)
+		return;
+	g_autoptr(GError) print_error = NULL;
+	results_table_print_width(summary, out, a->wide ? 0 : 100, &print_error);
+	if (status == REPLAY_DONE)
+		fprintf(out, "%" PRIu64 " ops, %" PRIu64 " commits, %" PRIu64 " blocks copied, final metadata %" PRIu64
+			" bytes\n", outcome->ops, outcome->final.counters.commits, outcome->final.counters.blocks_cowed,
+			outcome->final.space.metadata_used);
+}
+
 static int run_with_sink(struct run_args *a, struct replay_options *options, struct run_sink *sink)
 {
 	g_autoptr(GError) error = NULL;
@@ -186,13 +228,8 @@ static int run_with_sink(struct run_args *a, struct replay_options *options, str
 		if (status == REPLAY_DONE)
 			status = REPLAY_SINK_FAILED;
 	}
-	if (!a->quiet) {
-		g_autoptr(GError) print_error = NULL;
-		results_table_print(sink->summary, stdout, &print_error);
-		printf("%" PRIu64 " ops, %" PRIu64 " commits, %" PRIu64 " blocks copied, final metadata %" PRIu64
-		       " bytes\n", outcome.ops, outcome.final.counters.commits, outcome.final.counters.blocks_cowed,
-		       outcome.final.space.metadata_used);
-	}
+	if (!a->quiet)
+		print_summary(a, sink->summary, status, &outcome);
 	return exit_status_of(status);
 }
 
@@ -216,7 +253,7 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGTERM, &action, NULL);
 
 	g_autoptr(ResultsTable) summary = results_table_new();
-	results_table_add_main_columns(summary, summary_columns, G_N_ELEMENTS(summary_columns));
+	results_table_add_main_columns(summary, args.wide ? wide_columns : narrow_columns, G_N_ELEMENTS(wide_columns));
 	struct run_sink sink = { .summary = summary, .config = &options.fs };
 	status = run_with_sink(&args, &options, &sink);
 	free_run_args(&args);

@@ -39,6 +39,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "grid.h"
 #include "multirun.h"
@@ -80,39 +81,45 @@ static struct grid_param *const *param_list(const struct sweep *s)
 	return (struct grid_param *const *)s->params->pdata;
 }
 
+static const struct cli_doc sweep_doc = {
+	.command = "sweep",
+	.args = "(TRACE | --gen CMD)",
+	.summary = "Runs every point of the product of the --vary parameters and writes one CSV\n"
+		   "line per point: the parameters, then final metadata, amplification, counters.",
+	.notes = "Values: lists a,b,c; ranges a..b and a..b/step; sizes take K, M, G. Model\n"
+		 "parameters: nodesize, device-size, metadata, mount, policy, mkfs-atime, design,\n"
+		 "max-inline, commit-interval. Other parameters shape the trace and need --gen\n"
+		 "with a {name} placeholder. Writes DIR/sweep.csv, DIR/parameters.txt and\n"
+		 "DIR/sweep.png/.svg.",
+	.examples = "  cowsim sweep t.trace --vary nodesize=4K,16K,64K --policies inline,side-table\n"
+		    "  cowsim sweep --gen 'seed-experiment --from-dir /usr/include --snapshots {snapshots}' \\\n"
+		    "      --vary snapshots=0..50/10 --vary nodesize=4K,16K,64K -o sw",
+	.exits = "  0  done (a run ended by ENOSPC is a result)\n"
+		 "  1  a run broke or the plot failed\n"
+		 "  2  bad arguments, a malformed trace or a failed generator\n"
+		 "  130/143  interrupted",
+	.model_options = true,
+};
+
 static int parse_args(int argc, char **argv, struct sweep_args *a)
 {
 	const GOptionEntry entries[] = {
-		{ "vary", 'V', 0, G_OPTION_ARG_STRING_ARRAY, &a->vary,
+		{ "vary", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->vary,
 		  "a parameter and its values: nodesize=4K,16K,64K, snapshots=0..50/5 (repeatable; the first is "
 		  "the plot's x axis)", "NAME=VALUES" },
 		{ "policies", 'P', 0, G_OPTION_ARG_STRING, &a->policies, "the same as --vary policy=LIST", "LIST" },
 		{ "gen", 'g', 0, G_OPTION_ARG_STRING, &a->gen,
 		  "generate the trace per point instead of TRACE: a 'cowsim gen' command line with {name} "
 		  "placeholders", "CMD" },
-		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, "[TRACE]" },
+		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, NULL },
 		{ NULL },
 	};
-	g_autoptr(GOptionContext) context = g_option_context_new("- the model over a grid of parameters");
-	g_option_context_set_summary(context,
-		"Runs every point of the product of the --vary parameters and writes one CSV\n"
-		"line per point: the parameters, then final metadata, amplification, counters.");
-	g_option_context_set_description(context,
-		"Values: lists a,b,c; ranges a..b and a..b/step; sizes take K, M, G. Model\n"
-		"parameters: nodesize, device-size, metadata, mount, policy, mkfs-atime, design,\n"
-		"max-inline, commit-interval. Other parameters shape the trace and need --gen\n"
-		"with a {name} placeholder.\n\nExamples:\n"
-		"  cowsim sweep t.trace --vary nodesize=4K,16K,64K --policies inline,side-table\n"
-		"  cowsim sweep --gen 'seed-experiment --from-dir /usr/include --snapshots {snapshots}' \\\n"
-		"      --vary snapshots=0..50/10 --vary nodesize=4K,16K,64K --out sw");
+	g_autoptr(GOptionContext) context = cli_context_new(&sweep_doc);
 	g_option_context_add_main_entries(context, entries, NULL);
 	multirun_add_entries(context, &a->run, "folder for sweep.csv and the plot (default cowsim-sweep)");
 	options_add_model_entries(context, &a->model);
-	g_autoptr(GError) error = NULL;
-	if (!g_option_context_parse(context, &argc, &argv, &error)) {
-		fprintf(stderr, "cowsim sweep: %s\n", error->message);
+	if (!cli_parse(context, &sweep_doc, &argc, &argv))
 		return EXIT_BAD_INPUT;
-	}
 	unsigned traces = a->rest ? g_strv_length(a->rest) : 0;
 	if (traces > 1 || (traces == 1) == (a->gen != NULL)) {
 		fprintf(stderr, "cowsim sweep: give one TRACE or --gen CMD, not %s (see 'cowsim sweep --help')\n",

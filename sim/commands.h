@@ -26,5 +26,6 @@ int cmd_sweep(int argc, char **argv);
 int cmd_draw(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_columns(int argc, char **argv);
 
 #endif

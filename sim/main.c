@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 
 struct command {
@@ -23,17 +24,30 @@ static const struct command commands[] = {
 	{ "draw", cmd_draw, "draw the modeled trees block by block at a mark (text, dot, svg)" },
 	{ "record", cmd_record, "run a command under strace and write the trace of what it did (docs/recording.md)" },
 	{ "report", cmd_report, "turn a compare or sweep folder into one self-contained HTML page" },
+	{ "columns", cmd_columns, "name, unit and meaning of every column of the CSV files (--json for programs)" },
 };
 
 static void print_usage(FILE *out)
 {
-	fprintf(out, "usage: cowsim COMMAND [OPTIONS] [ARGS]\n\n"
+	fprintf(out, "Usage:\n  cowsim COMMAND [OPTION…] ARGS\n\n"
 		     "cowsim simulates a copy-on-write B-tree filesystem (btrfs-like) with\n"
 		     "snapshots and refcounted blocks, and shows how much metadata a workload\n"
-		     "unshares under each atime policy.\n\ncommands:\n");
+		     "unshares under each atime policy.\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n'cowsim COMMAND --help' describes each command.\n");
+	fprintf(out, "\nOptions:\n"
+		     "  -h, --help                    show this help and exit\n"
+		     "  -V, --version                 print cowsim's version and commit, and exit\n\n"
+		     "'cowsim COMMAND --help' describes each command; 'man cowsim-COMMAND' too.\n\n"
+		     "Examples:\n"
+		     "  cowsim gen seed-experiment --from-dir /usr/include --snapshots 10 -o t.trace\n"
+		     "  cowsim run t.trace -m relatime -o out.csv\n"
+		     "  cowsim compare t.trace --mounts relatime,noatime -o cmp && cowsim report cmp\n\n"
+		     "Exit status:\n"
+		     "  0  done\n"
+		     "  1  the run itself failed (a model invariant broke, an output could not be written)\n"
+		     "  2  bad input: arguments, a malformed trace, a device too small for the trace\n"
+		     "  77  not possible here (no root, no strace, no Python)\n");
 }
 
 /* A command's tables and traces on stdout may still sit in its buffer: a
@@ -57,8 +71,8 @@ int main(int argc, char **argv)
 		print_usage(stdout);
 		return EXIT_OK;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("cowsim %s\n", COWSIM_VERSION);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("%s\n", cli_version());
 		return EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

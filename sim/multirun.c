@@ -20,7 +20,8 @@ volatile int multirun_interrupted;
 void multirun_add_entries(GOptionContext *context, struct multirun_args *a, const char *out_help)
 {
 	const GOptionEntry entries[] = {
-		{ "out", 'O', 0, G_OPTION_ARG_FILENAME, &a->out, out_help, "DIR" },
+		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &a->out, out_help, "DIR" },
+		{ "out", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &a->out, "the same as --output", "DIR" },
 		{ "base", 'b', 0, G_OPTION_ARG_STRING, &a->base,
 		  "amplification is final metadata over metadata at this mark (default: the first mark)", "LABEL" },
 		{ "every", 'e', 0, G_OPTION_ARG_INT64, &a->every, "also a row every N ops (finer free_min)", "N" },

@@ -7,7 +7,7 @@
  *   the same signals and turn each run into a summary line the same way; the
  *   command only decides which configurations to run and what to draw:
  *
- *     options:  --out DIR --base LABEL --every N --keep-going --quiet
+ *     options:  -o/--output DIR --base LABEL --every N --keep-going --quiet
  *               multirun_add_entries() --> struct multirun_args
  *               multirun_check()       --> exit 2 and a message on a bad value
  *     signals:  multirun_catch_signals() --> multirun_interrupted
@@ -35,7 +35,7 @@ struct multirun_args {
 	gboolean quiet;               /* no table on stdout, no progress */
 };
 
-/* Adds --out, --base, --every, --keep-going and --quiet to the context's main
+/* Adds -o/--output (and its old spelling --out), --base, --every, --keep-going and --quiet to the context's main
  * group; `out_help` (kept, not copied) says what DIR receives. Cannot fail. */
 void multirun_add_entries(GOptionContext *context, struct multirun_args *args, const char *out_help);
 void multirun_args_clear(struct multirun_args *args);

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "constants.h"
 
 #define OPTIONS_ERROR (options_error_quark())
 static G_DEFINE_QUARK(cowsim-options-error-quark, options_error)
@@ -45,9 +44,9 @@ void options_add_model_entries(GOptionContext *context, struct model_option_text
 		  "tree block size: 4K, 8K, 16K (default), 32K or 64K", "BYTES" },
 		{ "device-size", 's', 0, G_OPTION_ARG_STRING, &t->device_size,
 		  "size of the modeled device (default 4G)", "BYTES" },
-		{ "metadata", 'm', 0, G_OPTION_ARG_STRING, &t->metadata_profile,
+		{ "metadata", 0, 0, G_OPTION_ARG_STRING, &t->metadata_profile,
 		  "metadata profile: dup (default on one device) or single", "PROFILE" },
-		{ "mount", 'o', 0, G_OPTION_ARG_STRING, &t->mount,
+		{ "mount", 'm', 0, G_OPTION_ARG_STRING, &t->mount,
 		  "mount options: strictatime|relatime|noatime, [,nodiratime][,lazytime] (default relatime)", "OPTS" },
 		{ "policy", 'p', 0, G_OPTION_ARG_STRING, &t->policy,
 		  "where atime lives and when it is written: inline (btrfs, default), side-table, "
@@ -70,9 +69,8 @@ void options_add_model_entries(GOptionContext *context, struct model_option_text
 		  "insert file data at write() instead of at writeback (btrfs delalloc)", NULL },
 		{ NULL },
 	};
-	GOptionGroup *group = g_option_group_new("model", "Model options:", "Show the model options", NULL, NULL);
-	g_option_group_add_entries(group, entries);
-	g_option_context_add_group(context, group);
+	/* In the main group: --help shows them with the command's own (cli.h). */
+	g_option_context_add_main_entries(context, entries, NULL);
 }
 
 static bool parse_nodesize(const char *text, struct fs_config *config, GError **error)
@@ -80,7 +78,7 @@ static bool parse_nodesize(const char *text, struct fs_config *config, GError **
 	uint64_t bytes;
 	if (!options_parse_size("--nodesize", text, &bytes, error))
 		return false;
-	if (bytes < BTRFS_MIN_NODESIZE || bytes > BTRFS_MAX_NODESIZE || (bytes & (bytes - 1))) {
+	if (!fs_nodesize_valid(bytes)) {
 		g_set_error(error, OPTIONS_ERROR, 0,
 			    "--nodesize %s: must be a power of two from 4K to 64K, as mkfs.btrfs -n accepts", text);
 		return false;
@@ -204,9 +202,9 @@ bool options_model_config(const struct model_option_text *t, struct fs_config *c
 		uint64_t bytes;
 		if (!options_parse_size("--max-inline", t->max_inline, &bytes, error))
 			return false;
-		if (bytes > BTRFS_SECTORSIZE - 1) {
+		if (bytes > fs_max_inline_limit()) {
 			g_set_error(error, OPTIONS_ERROR, 0, "--max-inline %s: at most %u (one sector less one byte)",
-				    t->max_inline, BTRFS_SECTORSIZE - 1);
+				    t->max_inline, fs_max_inline_limit());
 			return false;
 		}
 		config->max_inline = (uint32_t)bytes;

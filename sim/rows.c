@@ -122,75 +122,43 @@ const char *rows_status_name(enum replay_status status)
 
 /* ---- summary columns ------------------------------------------------------ */
 
-enum summary_column {
-	SUM_STATUS, SUM_OPS, SUM_BASE_MARK, SUM_METADATA_BASE, SUM_METADATA_FINAL, SUM_AMPLIFICATION, SUM_DATA_USED,
-	SUM_BLOCKS_COWED, SUM_ATIME_UPDATES, SUM_ATIME_SKIPPED, SUM_ATIME_READONLY, SUM_ATIME_THRESHOLD,
-	SUM_ATIME_DROPPED, SUM_ATIME_STALE, SUM_STALE_1H, SUM_STALE_1D, SUM_STALE_7D, SUM_STALE_30D,
-	SUM_STALE_OLDER, SUM_FAILED_READS, SUM_ENOSPC_EVENTS, SUM_BYTES_WRITTEN, SUM_FREE_MIN,
-	SUM_UNSHARE_ESTIMATE, SUM_N
-};
-
-#define SUM_COLUMN(name, kind, unit, doc) { name, RESULTS_CELL_##kind, RESULTS_UNIT_##unit, doc }
-static const ResultsColumnInfo summary_columns[SUM_N] = {
-	SUM_COLUMN("status", STRING, TEXT, "how the run ended: done, enospc (the device filled), ..."),
-	SUM_COLUMN("ops", U64, COUNT, "trace ops applied"),
-	SUM_COLUMN("base_mark", STRING, TEXT, "the mark amplification is measured from (W2)"),
-	SUM_COLUMN("metadata_base", U64, BYTES, "metadata_used at the base mark"),
-	SUM_COLUMN("metadata_final", U64, BYTES, "metadata_used at the end of the run"),
-	SUM_COLUMN("amplification", DOUBLE, COUNT, "metadata_final / metadata_base"),
-	SUM_COLUMN("data_used", U64, BYTES, "file data in use at the end"),
-	SUM_COLUMN("blocks_cowed", U64, COUNT, "tree blocks copied on write"),
-	SUM_COLUMN("atime_updates", U64, COUNT, "atimes written"),
-	SUM_COLUMN("atime_skipped", U64, COUNT, "accesses the mount's rule did not record"),
-	SUM_COLUMN("atime_readonly", U64, COUNT, "accesses in read-only snapshots"),
-	SUM_COLUMN("atime_threshold", U64, COUNT, "updates the threshold policy held back"),
-	SUM_COLUMN("atime_dropped", U64, COUNT, "updates that met ENOSPC and were dropped"),
-	SUM_COLUMN("atime_stale", U64, COUNT, "updates the snapshot-aware policy held back"),
-	SUM_COLUMN("stale_lt_1h", U64, COUNT, "held-back updates whose atime was under 1 h old"),
-	SUM_COLUMN("stale_lt_1d", U64, COUNT, "... 1 h to 1 day old"),
-	SUM_COLUMN("stale_lt_7d", U64, COUNT, "... 1 to 7 days old"),
-	SUM_COLUMN("stale_lt_30d", U64, COUNT, "... 7 to 30 days old"),
-	SUM_COLUMN("stale_ge_30d", U64, COUNT, "... 30 days old or older"),
-	SUM_COLUMN("failed_reads", U64, COUNT, "reads failed by their atime update's ENOSPC"),
-	SUM_COLUMN("enospc_events", U64, COUNT, "operations refused with ENOSPC"),
-	SUM_COLUMN("bytes_written", U64, BYTES, "tree blocks (x2 with DUP) and data written"),
-	SUM_COLUMN("free_min", U64, BYTES, "least room for metadata seen at a row or at the end (W3)"),
-	SUM_COLUMN("unshare_estimate", U64, BYTES, "the last snapshot's warning"),
-};
-G_STATIC_ASSERT(FS_STALENESS_BUCKETS == SUM_STALE_OLDER - SUM_STALE_1H + 1);
+/* The columns are results/columns.h's RESULTS_SUMMARY_COLUMNS. */
+G_STATIC_ASSERT(FS_STALENESS_BUCKETS == RESULTS_SUMMARY_COL_STALE_GE_30D - RESULTS_SUMMARY_COL_STALE_LT_1H + 1);
 
 /* Printed on the terminal; the files have every column. */
-static const enum summary_column printed_columns[] = {
-	SUM_STATUS, SUM_METADATA_FINAL, SUM_AMPLIFICATION, SUM_ATIME_UPDATES, SUM_ATIME_SKIPPED,
-	SUM_FAILED_READS, SUM_ATIME_DROPPED, SUM_ATIME_STALE, SUM_BYTES_WRITTEN,
+static const ResultsSummaryColumn printed_columns[] = {
+	RESULTS_SUMMARY_COL_STATUS, RESULTS_SUMMARY_COL_METADATA_FINAL, RESULTS_SUMMARY_COL_AMPLIFICATION,
+	RESULTS_SUMMARY_COL_ATIME_UPDATES, RESULTS_SUMMARY_COL_ATIME_SKIPPED, RESULTS_SUMMARY_COL_FAILED_READS,
+	RESULTS_SUMMARY_COL_ATIME_DROPPED, RESULTS_SUMMARY_COL_ATIME_STALE, RESULTS_SUMMARY_COL_BYTES_WRITTEN,
 };
 
 static void summary_cells(const struct rows_summary *s, const struct fs_config *config, ResultsCell *cells)
 {
 	const struct fs_counters *c = &s->outcome.final.counters;
 	uint64_t final = s->outcome.final.space.metadata_used;
-	cells[SUM_STATUS] = results_cell_string(rows_status_name(s->outcome.status));
-	cells[SUM_OPS] = results_cell_u64(s->outcome.ops);
-	cells[SUM_BASE_MARK] = results_cell_string(s->base_label);
-	cells[SUM_METADATA_BASE] = s->base_label ? results_cell_u64(s->metadata_base) : results_cell_unset();
-	cells[SUM_METADATA_FINAL] = results_cell_u64(final);
-	cells[SUM_AMPLIFICATION] = s->base_label && s->metadata_base ? /* W2 */
+	cells[RESULTS_SUMMARY_COL_STATUS] = results_cell_string(rows_status_name(s->outcome.status));
+	cells[RESULTS_SUMMARY_COL_OPS] = results_cell_u64(s->outcome.ops);
+	cells[RESULTS_SUMMARY_COL_BASE_MARK] = results_cell_string(s->base_label);
+	cells[RESULTS_SUMMARY_COL_METADATA_BASE] = s->base_label ? results_cell_u64(s->metadata_base)
+								  : results_cell_unset();
+	cells[RESULTS_SUMMARY_COL_METADATA_FINAL] = results_cell_u64(final);
+	cells[RESULTS_SUMMARY_COL_AMPLIFICATION] = s->base_label && s->metadata_base ? /* W2 */
 		results_cell_double((double)final / (double)s->metadata_base) : results_cell_unset();
-	cells[SUM_DATA_USED] = results_cell_u64(s->outcome.final.space.data_used);
-	cells[SUM_BLOCKS_COWED] = results_cell_u64(c->blocks_cowed);
-	cells[SUM_ATIME_UPDATES] = results_cell_u64(c->atime_updates);
-	cells[SUM_ATIME_SKIPPED] = results_cell_u64(c->atime_skipped);
-	cells[SUM_ATIME_READONLY] = results_cell_u64(c->atime_readonly);
-	cells[SUM_ATIME_THRESHOLD] = results_cell_u64(c->atime_threshold);
-	cells[SUM_ATIME_DROPPED] = results_cell_u64(c->atime_dropped);
-	cells[SUM_ATIME_STALE] = results_cell_u64(c->atime_stale);
+	cells[RESULTS_SUMMARY_COL_DATA_USED] = results_cell_u64(s->outcome.final.space.data_used);
+	cells[RESULTS_SUMMARY_COL_BLOCKS_COWED] = results_cell_u64(c->blocks_cowed);
+	cells[RESULTS_SUMMARY_COL_ATIME_UPDATES] = results_cell_u64(c->atime_updates);
+	cells[RESULTS_SUMMARY_COL_ATIME_SKIPPED] = results_cell_u64(c->atime_skipped);
+	cells[RESULTS_SUMMARY_COL_ATIME_READONLY] = results_cell_u64(c->atime_readonly);
+	cells[RESULTS_SUMMARY_COL_ATIME_THRESHOLD] = results_cell_u64(c->atime_threshold);
+	cells[RESULTS_SUMMARY_COL_ATIME_DROPPED] = results_cell_u64(c->atime_dropped);
+	cells[RESULTS_SUMMARY_COL_ATIME_STALE] = results_cell_u64(c->atime_stale);
 	for (unsigned i = 0; i < FS_STALENESS_BUCKETS; i++)
-		cells[SUM_STALE_1H + i] = results_cell_u64(c->staleness[i]);
-	cells[SUM_FAILED_READS] = results_cell_u64(c->failed_reads);
-	cells[SUM_ENOSPC_EVENTS] = results_cell_u64(c->enospc_events);
-	cells[SUM_BYTES_WRITTEN] = results_cell_u64(rows_bytes_written(c, config));
-	cells[SUM_FREE_MIN] = results_cell_u64(s->free_min);
-	cells[SUM_UNSHARE_ESTIMATE] = results_cell_u64(c->unshare_estimate);
+		cells[RESULTS_SUMMARY_COL_STALE_LT_1H + i] = results_cell_u64(c->staleness[i]);
+	cells[RESULTS_SUMMARY_COL_FAILED_READS] = results_cell_u64(c->failed_reads);
+	cells[RESULTS_SUMMARY_COL_ENOSPC_EVENTS] = results_cell_u64(c->enospc_events);
+	cells[RESULTS_SUMMARY_COL_BYTES_WRITTEN] = results_cell_u64(rows_bytes_written(c, config));
+	cells[RESULTS_SUMMARY_COL_FREE_MIN] = results_cell_u64(s->free_min);
+	cells[RESULTS_SUMMARY_COL_UNSHARE_ESTIMATE] = results_cell_u64(c->unshare_estimate);
 }
 
 /* ---- the table ------------------------------------------------------------ */
@@ -214,7 +182,7 @@ RowsTable *rows_table_new(const struct rows_param *params, unsigned n_params)
 					   params[i].unit, "a parameter of the run" };
 		g_array_append_val(t->columns, info);
 	}
-	g_array_append_vals(t->columns, summary_columns, SUM_N);
+	g_array_append_vals(t->columns, results_summary_columns(), RESULTS_SUMMARY_N_COLUMNS);
 	return t;
 }
 
@@ -321,8 +289,8 @@ gboolean rows_table_print(const RowsTable *t, FILE *out, GError **error)
 	for (unsigned i = 0; i < t->n_params; i++)
 		results_table_add_column(table, column(t, i)->name, column(t, i)->unit);
 	for (unsigned j = 0; j < G_N_ELEMENTS(printed_columns); j++)
-		results_table_add_column(table, summary_columns[printed_columns[j]].name,
-					 summary_columns[printed_columns[j]].unit);
+		results_table_add_column(table, results_summary_columns()[printed_columns[j]].name,
+					 results_summary_columns()[printed_columns[j]].unit);
 	unsigned n = t->n_params + G_N_ELEMENTS(printed_columns);
 	g_autofree ResultsCell *cells = g_new0(ResultsCell, n);
 	for (unsigned r = 0; r < t->rows->len; r++) {

@@ -15,7 +15,7 @@
  *                          | counters ...]
  *                    --> compare.csv / sweep.csv, compare.md, stdout
  *
- *   The summary columns are this module's own (not results/columns.h): they
+ *   The summary columns are results/columns.h's RESULTS_SUMMARY_COLUMNS: they
  *   describe a whole run, not a point in it.
  *
  * Invariants

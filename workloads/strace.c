@@ -617,6 +617,8 @@ static struct open_file *fd_file(struct strace_converter *c, struct proc *p, con
 static enum outcome fd_arg(struct strace_converter *c, struct proc *p, const struct strace_call *call, size_t i,
 			   struct open_file **file, const char **rel)
 {
+	/* Both outputs are set on every path (gcc -O3 cannot tell otherwise). */
+	*rel = NULL;
 	*file = fd_file(c, p, arg(call, i));
 	if (!*file)
 		return arg(call, i) ? OUT_UNKNOWN_FD : malformed(c, "missing fd argument");
@@ -998,6 +1000,7 @@ struct path_call {
 static enum outcome call_path(struct strace_converter *c, struct proc *p, const struct strace_call *call,
 			      const struct path_call *pc, const char **rel)
 {
+	*rel = NULL; /* set on every path, as fd_arg() does */
 	const char *dirfd = pc->dirfd >= 0 ? arg(call, (size_t)pc->dirfd) : NULL;
 	const char *flags = pc->flags >= 0 ? arg(call, (size_t)pc->flags) : NULL;
 	bool follow = pc->follow && !(flags && strace_arg_has_flag(flags, "AT_SYMLINK_NOFOLLOW"));

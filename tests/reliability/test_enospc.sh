@@ -45,7 +45,7 @@ check "both marks before it are in the CSV" \
 # full device.
 docs=$(dirname "$0")/../../docs/reliability.md
 check "cowsim run --help documents exit 2 for a full device" \
-  "\"$cowsim\" run --help | tr '\\n' ' ' | grep -q '2 bad arguments, a malformed trace, the modeled device full'"
+  "\"$cowsim\" run --help | tr '\\n' ' ' | grep -Eq '2 +bad arguments, a malformed trace, the modeled device full'"
 check "docs/reliability.md documents exit 2 for a full device (ENOSPC)" \
   "grep -Eq '^\\| 2 \\| the modeled device full \\(ENOSPC\\)' '$docs'"
 

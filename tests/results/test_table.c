@@ -16,18 +16,23 @@
 
 #include "results.h"
 
-/* Prints `t` and returns the text. */
-static char *print_to_string(const ResultsTable *t)
+/* Prints `t` at most `width` columns wide (0: all) and returns the text. */
+static char *print_width_to_string(const ResultsTable *t, gsize width)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	g_autoptr(GError) error = NULL;
-	assert_true(results_table_print(t, f, &error));
+	assert_true(results_table_print_width(t, f, width, &error));
 	fclose(f);
 	char *copy = g_strdup(buf);
 	free(buf);
 	return copy;
+}
+
+static char *print_to_string(const ResultsTable *t)
+{
+	return print_width_to_string(t, 0);
 }
 
 static void test_format_size_below_one_kib_is_bytes(void **state)
@@ -79,6 +84,26 @@ static void test_bytes_are_shown_exact_and_human_readable(void **state)
 	assert_string_equal(text, "      metadata_used\n"
 				  " 26132480  24.9 MiB\n"
 				  "272482304 259.9 MiB\n");
+}
+
+static void test_a_width_limit_shows_sizes_alone_and_leaves_out_whole_columns(void **state)
+{
+	g_autoptr(ResultsTable) t = results_table_new();
+	results_table_add_column(t, "label", RESULTS_UNIT_TEXT);
+	results_table_add_column(t, "metadata_used", RESULTS_UNIT_BYTES);
+	results_table_add_column(t, "blocks_cowed", RESULTS_UNIT_COUNT);
+	results_table_add_column(t, "atime_updates", RESULTS_UNIT_COUNT);
+	ResultsCell r[] = { results_cell_string("after_copy"), results_cell_u64(26132480), results_cell_u64(7),
+			    results_cell_u64(9) };
+	assert_true(results_table_add_row(t, r, 4, NULL));
+	g_autofree char *narrow = print_width_to_string(t, 40);
+	assert_string_equal(narrow, "label       metadata_used  blocks_cowed\n"
+				    "after_copy       24.9 MiB             7\n"
+				    "(1 more column with --wide)\n");
+	g_autofree char *all = print_width_to_string(t, 0);
+	assert_non_null(strstr(all, "26132480 24.9 MiB"));
+	assert_non_null(strstr(all, "atime_updates"));
+	assert_null(strstr(all, "--wide"));
 }
 
 static void test_unset_cell_is_a_dash(void **state)
@@ -180,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_format_size_never_shows_1024_of_a_unit),
 		cmocka_unit_test(test_numbers_are_right_aligned_and_text_left),
 		cmocka_unit_test(test_bytes_are_shown_exact_and_human_readable),
+		cmocka_unit_test(test_a_width_limit_shows_sizes_alone_and_leaves_out_whole_columns),
 		cmocka_unit_test(test_unset_cell_is_a_dash),
 		cmocka_unit_test(test_control_characters_in_text_are_escaped),
 		cmocka_unit_test(test_doubles_have_three_decimals),

@@ -37,6 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "replay.h"
 
 volatile sig_atomic_t replay_stop_signal;
@@ -110,38 +111,48 @@ static bool parse_size(const char *s, uint64_t *out)
 	return true;
 }
 
+static const struct cli_doc replay_doc = {
+	.program = "btrfs-replay",
+	.args = "TRACE",
+	.summary = "Replays a cowsim trace on a real btrfs: makes an image in a temporary folder\n"
+		   "under /tmp, mounts it with -o loop,OPTS, performs every op of TRACE with real\n"
+		   "system calls (the trace's \"/\" is the mount root) and writes one CSV row per\n"
+		   "mark with the columns of 'cowsim run' (docs/columns.md).",
+	.notes = "The trace's clock only sets time_s: the kernel clock cannot be moved. Needs\n"
+		 "root and loop devices.",
+	.examples = "  btrfs-replay t.trace --nodesize 16384 -m relatime -o btrfs.csv\n"
+		    "  btrfs-replay t.trace -m noatime --keep-image",
+	.exits = "  0  done\n"
+		 "  1  the replay failed (an op the kernel refused, a measurement that failed)\n"
+		 "  2  bad arguments or a malformed trace\n"
+		 "  77  not possible here (no root, no loop devices, no mkfs.btrfs)",
+	.model_options = true,
+};
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	GOptionEntry entries[] = {
 		{ "nodesize", 'n', 0, G_OPTION_ARG_INT, &o->nodesize,
 		  "tree block size for mkfs.btrfs -n (default 16384)", "B" },
-		{ "mount", 'o', 0, G_OPTION_ARG_STRING, &o->mount_opts,
+		{ "mount", 'm', 0, G_OPTION_ARG_STRING, &o->mount_opts,
 		  "mount options after loop, e.g. relatime or noatime (default: the kernel's)", "OPTS" },
 		{ "size", 's', 0, G_OPTION_ARG_STRING, &o->size_text,
 		  "size of the sparse image (default 4G)", "SIZE" },
-		{ "csv", 'c', 0, G_OPTION_ARG_FILENAME, &o->csv,
-		  "write the marks' rows to FILE (default: standard output)", "FILE" },
+		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->csv,
+		  "write the marks' rows to FILE (default and '-': standard output)", "FILE" },
+		{ "csv", 'c', 0, G_OPTION_ARG_FILENAME, &o->csv, "the same as --output", "FILE" },
 		{ "keep-image", 0, 0, G_OPTION_ARG_NONE, &o->keep_image,
 		  "keep the image file after the run (its path is printed)", NULL },
 		{ "keep-going", 'k', 0, G_OPTION_ARG_NONE, &o->keep_going,
 		  "warn about a failed op instead of stopping", NULL },
-		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o->rest, NULL, "TRACE" },
+		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o->rest, NULL, NULL },
 		G_OPTION_ENTRY_NULL
 	};
-	g_autoptr(GOptionContext) ctx = g_option_context_new("TRACE - replay a cowsim trace on btrfs");
+	g_autoptr(GOptionContext) ctx = cli_context_new(&replay_doc);
 	g_option_context_add_main_entries(ctx, entries, NULL);
-	g_option_context_set_description(ctx,
-		"Makes a btrfs image in a temporary folder under /tmp, mounts it with\n"
-		"-o loop,OPTS, performs every op of TRACE with real system calls (the\n"
-		"trace's \"/\" is the mount root) and writes one CSV row per mark with the\n"
-		"columns of 'cowsim run'. The trace's clock only sets time_s: the kernel\n"
-		"clock cannot be moved. Needs root and loop devices (else exit 77).\n");
-	g_autoptr(GError) error = NULL;
 	o->nodesize = 16384;
-	if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-		g_printerr("btrfs-replay: %s\n", error->message);
+	if (!cli_parse(ctx, &replay_doc, &argc, &argv))
 		return EXIT_BAD_INPUT;
-	}
 	if (!o->rest || !o->rest[0] || o->rest[1]) {
 		g_printerr("btrfs-replay: give exactly one TRACE (see --help)\n");
 		return EXIT_BAD_INPUT;

@@ -1,0 +1,148 @@
+/*
+ * sim/cli.c - the command-line conventions of every cowsim command (cli.h).
+ */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "version.h"
+
+const char *cli_version(void)
+{
+	if (!strcmp(COWSIM_COMMIT, COWSIM_VERSION))
+		return "cowsim " COWSIM_VERSION;
+	return "cowsim " COWSIM_VERSION " (commit " COWSIM_COMMIT ")";
+}
+
+bool cli_is_stdio(const char *path)
+{
+	return path && !strcmp(path, "-");
+}
+
+/* The context cli_parse() is parsing, for --help (GOption's callbacks get
+ * no context). */
+static GOptionContext *parsing;
+
+/* -V/--version and -h/--help in every command, as GOption's own --help does
+ * it: print on stdout and exit 0.  The help is written as is (GOption's own
+ * would convert "…" to '?' in a C locale). */
+static gboolean print_version(const char *name, const char *value, gpointer data, GError **error)
+{
+	printf("%s\n", cli_version());
+	exit(fflush(stdout) == 0 ? EXIT_OK : EXIT_BAD_INPUT);
+}
+
+static gboolean print_help(const char *name, const char *value, gpointer data, GError **error)
+{
+	g_autofree char *help = g_option_context_get_help(parsing, TRUE, NULL);
+	fputs(help, stdout);
+	exit(fflush(stdout) == 0 ? EXIT_OK : EXIT_BAD_INPUT);
+}
+
+/* "cowsim run", or the program's own name: the start of usage and messages. */
+static char *display_name(const struct cli_doc *doc)
+{
+	if (doc->program)
+		return g_strdup(doc->program);
+	return g_strdup_printf("cowsim %s", doc->command);
+}
+
+GOptionContext *cli_context_new(const struct cli_doc *doc)
+{
+	static const GOptionEntry common[] = {
+		{ "help", 'h', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (void *)print_help,
+		  "show this help and exit", NULL },
+		{ "version", 'V', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (void *)print_version,
+		  "print cowsim's version and commit, and exit", NULL },
+		{ NULL },
+	};
+	g_autofree char *prgname = display_name(doc);
+	g_set_prgname(prgname); /* the "Usage:" line: cowsim CMD [OPTION…] ARGS */
+	GOptionContext *context = g_option_context_new(doc->args);
+	g_option_context_set_help_enabled(context, FALSE);
+	g_option_context_set_summary(context, doc->summary);
+	g_autoptr(GString) text = g_string_new(NULL);
+	if (doc->notes)
+		g_string_append_printf(text, "%s\n\n", doc->notes);
+	g_string_append_printf(text, "Examples:\n%s\n\nExit status:\n%s\n", doc->examples, doc->exits);
+	g_option_context_set_description(context, text->str);
+	g_option_context_add_main_entries(context, common, NULL);
+	return context;
+}
+
+/* True when every comma-separated word of `text` is an atime mount option:
+ * what the old `-o relatime` meant. */
+static bool looks_like_mount_options(const char *text)
+{
+	static const char *const words[] = { "strictatime", "relatime", "noatime", "nodiratime", "diratime",
+					     "lazytime", "nolazytime", "norelatime", "nostrictatime", "atime" };
+	g_auto(GStrv) parts = g_strsplit(text, ",", -1);
+	if (!parts[0])
+		return false;
+	for (char **p = parts; *p; p++) {
+		bool known = false;
+		for (size_t i = 0; i < G_N_ELEMENTS(words); i++)
+			known = known || !strcmp(*p, words[i]);
+		if (!known)
+			return false;
+	}
+	return true;
+}
+
+/* The value of short option `opt` at argv[i] ("-o X" or "-oX"), or NULL. */
+static const char *short_value(int argc, char **argv, int i, char opt)
+{
+	if (argv[i][0] != '-' || argv[i][1] != opt)
+		return NULL;
+	if (argv[i][2])
+		return argv[i] + 2;
+	return i + 1 < argc ? argv[i + 1] : NULL;
+}
+
+/* U2: the spellings whose meaning changed. */
+static bool refuse_renamed(const struct cli_doc *doc, int argc, char **argv)
+{
+	g_autofree char *me = display_name(doc);
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *v;
+		if (doc->model_options && (v = short_value(argc, argv, i, 'o')) && looks_like_mount_options(v)) {
+			fprintf(stderr, "%s: -o %s: -o is the output now; give mount options with "
+					"-m/--mount (-m %s)\n", me, v, v);
+			return true;
+		}
+		if (doc->model_options && (v = short_value(argc, argv, i, 'm')) &&
+		    (!strcmp(v, "dup") || !strcmp(v, "single"))) {
+			fprintf(stderr, "%s: -m %s: -m is --mount now; the metadata profile is "
+					"--metadata %s\n", me, v, v);
+			return true;
+		}
+		if ((v = short_value(argc, argv, i, 'V')) && strchr(v, '=')) {
+			fprintf(stderr, "%s: -V %s: -V is --version now; write --vary %s\n", me, v, v);
+			return true;
+		}
+		if (!strcmp(argv[i], "-O")) {
+			fprintf(stderr, "%s: -O: the output is -o/--output now\n", me);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool cli_parse(GOptionContext *context, const struct cli_doc *doc, int *argc, char ***argv)
+{
+	if (refuse_renamed(doc, *argc, *argv))
+		return false;
+	g_autoptr(GError) error = NULL;
+	g_autofree char *me = display_name(doc);
+	parsing = context;
+	gboolean ok = g_option_context_parse(context, argc, argv, &error);
+	parsing = NULL;
+	if (!ok) {
+		fprintf(stderr, "%s: %s (see '%s --help')\n", me, error->message, me);
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,65 @@
+/*
+ * sim/cli.h - the conventions every cowsim command follows on its command
+ * line, in one place.
+ *
+ * How it works
+ *   A command describes itself once, in a struct cli_doc: its arguments, a
+ *   summary, examples and exit statuses.  cli_context_new() turns that into
+ *   the GOptionContext the command adds its entries to, so that --help,
+ *   the man page (generated from --help at build time, tools/mkman.py) and
+ *   the bash completion (which reads --help) all say the same thing:
+ *
+ *     Usage:
+ *       cowsim run [OPTION…] TRACE
+ *     <summary>
+ *     <options, model options included>
+ *     <notes>
+ *     Examples:
+ *       cowsim run t.trace -o out.csv
+ *     Exit status:
+ *       0  done ...
+ *
+ * Invariants
+ *   U1  One meaning per flag across commands: -o/--output is the output,
+ *       -m/--mount the mount options, -q/--quiet, -k/--keep-going, -e/--every,
+ *       -V/--version and -h/--help mean the same thing everywhere; '-' is
+ *       standard input or output wherever a file is read or written.
+ *   U2  A spelling whose meaning changed (-o for mount options, -m for the
+ *       metadata profile, -V for sweep's --vary) is refused with a message
+ *       naming the new spelling, exit 2: never silently taken the new way.
+ *   U3  Every message starts "cowsim CMD: " and goes to stderr; help goes to
+ *       stdout with exit 0.
+ */
+#ifndef COWSIM_SIM_CLI_H
+#define COWSIM_SIM_CLI_H
+
+#include <stdbool.h>
+#include <glib.h>
+
+struct cli_doc {
+	const char *program;          /* NULL: "cowsim"; "btrfs-replay" for a program of its own */
+	const char *command;          /* "run", "gen seed-experiment"; NULL with a program */
+	const char *args;             /* "TRACE", "[TRACE]", "DIR", NULL for none */
+	const char *summary;          /* what the command does, a paragraph */
+	const char *notes;            /* more to know (formats, files written), or NULL */
+	const char *examples;         /* two or three "  cowsim ..." lines */
+	const char *exits;            /* "  0  done\n  2  bad arguments..." */
+	bool model_options;           /* takes options_add_model_entries(): U2's -o and -m */
+};
+
+/* A context whose usage line is "cowsim CMD [OPTION…] ARGS", with the summary,
+ * the notes, the examples and the exit statuses, and -V/--version. */
+GOptionContext *cli_context_new(const struct cli_doc *doc);
+
+/* Parses; on an error prints "cowsim CMD: MESSAGE (see 'cowsim CMD --help')"
+ * and returns false (the caller exits 2).  Refuses the renamed spellings (U2)
+ * before GOption sees them. */
+bool cli_parse(GOptionContext *context, const struct cli_doc *doc, int *argc, char ***argv);
+
+/* "cowsim 0.1.0 (commit abc1234)", no newline. Static storage. */
+const char *cli_version(void);
+
+/* True for "-": standard input or output (U1). */
+bool cli_is_stdio(const char *path);
+
+#endif
