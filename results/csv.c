@@ -25,6 +25,10 @@
  *       a failure has been handled.
  *   W3  (R3) poisoned implies every later write returns FALSE.
  *   W4  Output depends only on the cells: no locale, no clock, no address.
+ *   W5  A file path is written through results/output_file.h: the lines go to
+ *       a temporary file beside it, renamed onto the path at close, so the
+ *       path shows the old file or the whole lines of a closed writer, never
+ *       a file being written (a killed run leaves it as it was).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "output_file.h"
 #include "results.h"
 
 /* ---- formatting -------------------------------------------------------- */
@@ -131,6 +136,7 @@ struct results_writer {
 	char *path;                       /* as given, for messages */
 	int fd;
 	gboolean owns_fd;                 /* FALSE for "-" (standard output) */
+	struct output_file out;           /* W5: when owns_fd, the file renamed onto path at close */
 	const ResultsColumnInfo *columns;
 	gsize n_columns;
 	off_t base;                       /* offset of the header; -1: not seekable */
@@ -210,13 +216,9 @@ static gboolean writer_open(struct results_writer *w, const char *path,
 		w->fd = STDOUT_FILENO;
 		w->owns_fd = FALSE;
 	} else {
-		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (w->fd < 0) {
-			int saved = errno;
-			g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved),
-				    "cannot create '%s': %s", path, g_strerror(saved));
+		if (!output_file_open(&w->out, path, error))
 			return FALSE;
-		}
+		w->fd = output_file_fd(&w->out);
 		w->owns_fd = TRUE;
 	}
 	w->base = lseek(w->fd, 0, SEEK_CUR);
@@ -239,23 +241,29 @@ static gboolean writer_write(struct results_writer *w, const ResultsCell *cells,
 	return writer_emit(w, w->line->str, w->line->len, error);
 }
 
-/* Releases everything; returns FALSE with an error if close(2) failed. */
+/* Renames the whole lines written onto the path (W5) and releases
+ * everything; FALSE with an error if fsync, close or rename failed. */
 static gboolean writer_close(struct results_writer *w, GError **error)
 {
 	gboolean ok = TRUE;
 
-	if (w->owns_fd && w->fd >= 0 && close(w->fd) < 0) {
-		int saved = errno;
-		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved),
-			    "cannot close '%s': %s", w->path, g_strerror(saved));
-		ok = FALSE;
-	}
+	if (w->owns_fd && w->fd >= 0)
+		ok = output_file_commit(&w->out, error);
 	w->fd = -1;
 	g_free(w->path);
 	g_free(w->poison);
 	if (w->line)
 		g_string_free(w->line, TRUE);
 	return ok;
+}
+
+/* A writer whose header could not be written: PATH stays as it was. */
+static void writer_discard(struct results_writer *w)
+{
+	if (w->owns_fd)
+		output_file_discard(&w->out);
+	w->owns_fd = FALSE;
+	writer_close(w, NULL);
 }
 
 /* ---- the two schemas' public faces ------------------------------------- */
@@ -265,7 +273,7 @@ ResultsCsv *results_csv_open(const char *path, GError **error)
 	g_return_val_if_fail(path != NULL, NULL);
 	ResultsCsv *csv = g_new0(ResultsCsv, 1);
 	if (!writer_open(&csv->w, path, results_columns(), RESULTS_N_COLUMNS, error)) {
-		writer_close(&csv->w, NULL);
+		writer_discard(&csv->w);
 		g_free(csv);
 		return NULL;
 	}
@@ -303,7 +311,7 @@ ResultsSubvolCsv *results_subvol_csv_open(const char *path, GError **error)
 	ResultsSubvolCsv *csv = g_new0(ResultsSubvolCsv, 1);
 	if (!writer_open(&csv->w, path, results_subvol_columns(), RESULTS_SUBVOL_N_COLUMNS,
 			 error)) {
-		writer_close(&csv->w, NULL);
+		writer_discard(&csv->w);
 		g_free(csv);
 		return NULL;
 	}

@@ -19,6 +19,9 @@ Invariants
         column or a cell that is not a number is reported on stderr as
         "plot.py: FILE: reason" and the exit status is 2, before any output.
     P3  Empty cells (unmeasured values) are skipped, never drawn as 0.
+    P4  OUT.png and OUT.svg are each written beside their name and renamed
+        onto it (save_whole): a full disk gives exit 2 and leaves the old
+        pictures, never a truncated one.
 
 Debian's /usr/bin/python3 with python3-matplotlib; stdlib only otherwise.
 """
@@ -27,6 +30,7 @@ import argparse
 import csv
 import os
 import sys
+import tempfile
 
 # Columns that are counts, not bytes (everything else except these and the
 # text columns is drawn in MiB).  Mirrors the COUNT/SECONDS units of
@@ -192,9 +196,34 @@ def draw(args, curves, measured):
     ax.grid(True, linewidth=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(args.output + ".png", metadata={"Software": None})
-    fig.savefig(args.output + ".svg", metadata={"Date": None})
-    plt.close(fig)
+    try:
+        save_whole(fig, args.output + ".png", "png", {"Software": None})
+        save_whole(fig, args.output + ".svg", "svg", {"Date": None})
+    finally:
+        plt.close(fig)
+
+
+def save_whole(fig, path, fmt, metadata):
+    """Writes the figure beside PATH and renames it onto PATH: a full disk
+    or a killed run never leaves a truncated picture under PATH."""
+    folder = os.path.dirname(path) or "."
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp-", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            fig.savefig(f, format=fmt, metadata=metadata)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~current_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def current_umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def main(argv):
@@ -219,7 +248,7 @@ def main(argv):
         draw(args, curves, measured)
     except OSError as e:
         print(f"{PROG}: {args.output}: cannot write: {e.strerror}", file=sys.stderr)
-        return 1
+        return 2
     return 0
 
 

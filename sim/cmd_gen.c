@@ -78,12 +78,14 @@ static bool parse_options(const struct tracegen_scenario *scenario, struct trace
 	return true;
 }
 
-/* Write the trace to PATH whole or not at all (sim/output_file.h). */
+/* Write the trace to PATH whole or not at all (results/output_file.h). */
 static int write_atomically(const struct tracegen_scenario *scenario, const struct tracegen_params *params,
 			    GError **error)
 {
 	struct output_file out;
-	if (!output_file_open(&out, params->output, error))
+	const char *outputs[] = { params->output }, *inputs[] = { params->strace_log };
+	if (!output_file_refuse_aliases(outputs, 1, inputs, 1, error) ||
+	    !output_file_open(&out, params->output, error))
 		return -1;
 	bool ok;
 	{

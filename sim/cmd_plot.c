@@ -19,7 +19,8 @@
  * Invariants
  *   L1  The arguments reach plot.py exactly as given (no re-parsing here,
  *       except a leading --help/-h, which works without Python).
- *   L2  Exit status: plot.py's own (0, 1 write failed, 2 bad input); 77 when
+ *   L2  Exit status: plot.py's own (0; 2 bad input or a picture that cannot be
+ *       written, which is renamed into place whole or not at all); 77 when
  *       no Python or no script is found; 1 if Python died from a signal.
  */
 #include <errno.h>

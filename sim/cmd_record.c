@@ -147,12 +147,14 @@ static bool write_trace(const struct record_args *a, const struct strace_options
 	return ok;
 }
 
-/* The trace goes to -o FILE whole or not at all (sim/output_file.h), or to stdout. */
+/* The trace goes to -o FILE whole or not at all (results/output_file.h), or to stdout. */
 static int convert(const struct record_args *a, const struct strace_options *opt, const char *log)
 {
 	g_autoptr(GError) error = NULL;
 	struct output_file out = { 0 };
-	bool ok = !a->out || output_file_open(&out, a->out, &error);
+	const char *outputs[] = { a->out }, *inputs[] = { log };
+	bool ok = output_file_refuse_aliases(outputs, 1, inputs, 1, &error) &&
+		  (!a->out || output_file_open(&out, a->out, &error));
 	if (ok) {
 		ok = write_trace(a, opt, log, a->out ? out.stream : stdout, &error);
 		if (a->out)

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "options.h"
+#include "output_file.h"
 #include "replay.h"
 #include "results.h"
 #include "rows.h"
@@ -205,6 +206,12 @@ static void print_summary(const struct run_args *a, const ResultsTable *summary,
 static int run_with_sink(struct run_args *a, struct replay_options *options, struct run_sink *sink)
 {
 	g_autoptr(GError) error = NULL;
+	const char *outputs[] = { a->csv, a->subvol_csv };
+	const char *inputs[] = { a->rest[0] };
+	if (!output_file_refuse_aliases(outputs, G_N_ELEMENTS(outputs), inputs, G_N_ELEMENTS(inputs), &error)) {
+		fprintf(stderr, "cowsim run: %s\n", error->message);
+		return EXIT_BAD_INPUT;
+	}
 	if (a->csv && !(sink->csv = results_csv_open(a->csv, &error))) {
 		fprintf(stderr, "cowsim run: %s\n", error->message);
 		return EXIT_BAD_INPUT;

@@ -8,7 +8,8 @@
 # uninterrupted run, and stderr names the trace line where the run stopped
 # and ends with a line giving the ops done.
 # Even SIGKILL, which cowsim cannot catch, leaves whole rows (results/csv.c
-# writes each line with one write(2)). Running again with the same arguments
+# writes each line with one write(2)), in CSV.tmp-XXXXXX: the CSV's own name
+# is renamed onto only when the run ends (W5). Running again with the same arguments
 # restarts cleanly: the CSV is rewritten from the start and equals the
 # uninterrupted run's.
 set -u
@@ -31,13 +32,19 @@ interrupt() {
   local sig=$1 want=$2 csv=$work/$1.csv err=$work/$1.err
   "$cowsim" run "$trace" "${args[@]}" --csv "$csv" 2>"$err" &
   local pid=$! k
-  for k in $(seq 200); do
-    [ -f "$csv" ] && [ "$(wc -l <"$csv")" -ge 2 ] && break
+  local tmp
+  for k in $(seq 200); do # the rows go to CSV.tmp-XXXXXX until the run ends
+    tmp=$(ls "$csv".tmp-* 2>/dev/null | head -n 1)
+    [ -n "$tmp" ] && [ "$(wc -l <"$tmp")" -ge 2 ] && break
     sleep 0.05
   done
   kill -s "$sig" "$pid"
   wait "$pid" 2>/dev/null
   local status=$?
+  if [ "$sig" = KILL ]; then # nothing renamed it: the rows are in the temporary file
+    check "SIGKILL leaves nothing under the CSV's name (it did not exist before)" "[ ! -e '$csv' ]"
+    csv=$(ls "$csv".tmp-* 2>/dev/null | head -n 1)
+  fi
   local rows=$(($(wc -l <"$csv") - 1))
   check "SIG$sig exits $want" "[ $status = $want ]" "status $status: $(cat "$err")"
   check "SIG$sig stopped the run before its end (rows $rows of $full_rows)" \

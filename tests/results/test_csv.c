@@ -193,8 +193,9 @@ static void test_subvol_header_matches_subvol_table(void **state)
 {
 	g_autofree char *path = tmp_path("subvol-header.csv");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(ResultsSubvolCsv) csv = results_subvol_csv_open(path, &error);
+	ResultsSubvolCsv *csv = results_subvol_csv_open(path, &error);
 	assert_non_null(csv);
+	assert_true(results_subvol_csv_close(csv, &error));
 	g_autofree char *text = slurp(path);
 	g_autofree char *want = expected_header(results_subvol_columns(), RESULTS_SUBVOL_N_COLUMNS);
 	assert_string_equal(text, want);
@@ -303,12 +304,14 @@ static void test_cell_of_wrong_kind_is_refused_and_writes_nothing(void **state)
 {
 	g_autofree char *path = tmp_path("wrong-kind.csv");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(ResultsCsv) csv = results_csv_open(path, &error);
+	ResultsCsv *csv = results_csv_open(path, &error);
 	ResultsRow row = { 0 };
 	row.cells[RESULTS_COL_METADATA_USED] = results_cell_string("12");
 	assert_false(results_csv_write_row(csv, &row, &error));
 	assert_true(g_error_matches(error, RESULTS_ERROR, RESULTS_ERROR_INVALID_CELL));
 	assert_non_null(strstr(error->message, "metadata_used"));
+	g_clear_error(&error);
+	assert_true(results_csv_close(csv, &error));
 	g_autofree char *text = slurp(path);
 	g_autofree char *want = expected_header(results_columns(), RESULTS_N_COLUMNS);
 	assert_string_equal(text, want);
@@ -478,11 +481,30 @@ static void test_partial_write_is_cut_back_to_whole_rows(void **state)
 	assert_false(ok[1]);
 	assert_true(errors[1]->domain == G_FILE_ERROR); /* EFBIG has no code of its own */
 	assert_non_null(strstr(errors[1]->message, "limit.csv"));
-	g_autofree char *text = slurp(results_csv_path(csv));
-	assert_int_equal(count_whole_records(text), 2);
+	g_autofree char *path = g_strdup(results_csv_path(csv));
 	for (int i = 0; i < 3; i++)
 		g_clear_error(&errors[i]);
-	results_csv_free(csv);
+	g_autoptr(GError) error = NULL;
+	assert_true(results_csv_close(csv, &error)); /* the whole rows are kept */
+	g_autofree char *text = slurp(path);
+	assert_int_equal(count_whole_records(text), 2);
+}
+
+/* W5: while a writer is open, its path shows the file it replaces. */
+static void test_path_keeps_the_old_file_until_close(void **state)
+{
+	g_autofree char *path = tmp_path("replaced.csv");
+	assert_true(g_file_set_contents(path, "old result\n", -1, NULL));
+	g_autoptr(GError) error = NULL;
+	ResultsCsv *csv = results_csv_open(path, &error);
+	assert_non_null(csv);
+	ResultsRow row = sample_row(0);
+	assert_true(results_csv_write_row(csv, &row, &error));
+	g_autofree char *during = slurp(path);
+	assert_string_equal(during, "old result\n");
+	assert_true(results_csv_close(csv, &error));
+	g_autofree char *after = slurp(path);
+	assert_int_equal(count_whole_records(after), 2);
 }
 
 static void test_writes_after_a_failure_are_refused(void **state)
@@ -537,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_path_under_a_file_gives_gerror),
 		cmocka_unit_test(test_full_device_gives_enospc_naming_file),
 		cmocka_unit_test(test_partial_write_is_cut_back_to_whole_rows),
+		cmocka_unit_test(test_path_keeps_the_old_file_until_close),
 		cmocka_unit_test(test_writes_after_a_failure_are_refused),
 		cmocka_unit_test(test_close_of_null_succeeds),
 	};

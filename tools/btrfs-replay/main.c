@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "output_file.h"
 #include "replay.h"
 
 volatile sig_atomic_t replay_stop_signal;
@@ -503,7 +504,9 @@ static int replay_main(const struct options *o)
 	if (status != EXIT_DONE)
 		return status;
 	g_autoptr(GError) error = NULL;
-	ResultsCsv *csv = results_csv_open(o->csv, &error); /* E1 */
+	const char *outputs[] = { o->csv }, *inputs[] = { o->trace };
+	ResultsCsv *csv = output_file_refuse_aliases(outputs, 1, inputs, 1, &error) ?
+				  results_csv_open(o->csv, &error) : NULL; /* E1 */
 	if (!csv) {
 		g_printerr("btrfs-replay: %s\n", error->message);
 		return EXIT_BAD_INPUT;

@@ -1,0 +1,234 @@
+/*
+ * model/zfs_objset.c - an objset's objects and what is dirty in the open txg.
+ *
+ * An objset is its objset block, the meta-dnode (object 0, whose level-0
+ * blocks are the 16 KiB dnode blocks) and the objects those dnodes
+ * describe. Each object keeps, per level, the blocks its block pointers
+ * lead to:
+ *
+ *   dnode (nblkptr pointers) --> level nlevels-1 --> ... --> level 0
+ *                                128 KiB indirect blocks, 1024 pointers each
+ *
+ * Nothing here writes a block: changes are recorded as dirty level-0 blkids
+ * and dirty dnodes (struct zfs_dirty_object), and zfs_sync.c writes them
+ * when the txg syncs.
+ *
+ * Invariants (zfs_pool_check):
+ *  ZO1 an object's level-l array holds blkids below ceil(nblocks / 1024^l)
+ *      (at levels under nlevels), and nothing above;
+ *  ZO2 an object struct shared by several objsets (shares > 1) is never
+ *      changed: zfs_objset_object_for_write() copies it first.
+ */
+#include <string.h>
+
+#include "zfs_internal.h"
+
+static struct zfs_object *object_new(uint64_t number, int type, uint8_t kind)
+{
+	struct zfs_object *o = g_new0(struct zfs_object, 1);
+
+	o->number = number;
+	o->type = type;
+	o->shares = 1;
+	o->kind = kind;
+	o->datablksz = ZFS_MINBLOCKSIZE;
+	o->indblksz = ZFS_INDIRECT_BLOCK_SIZE;
+	o->nblkptr = ZFS_ZPL_NBLKPTR;
+	o->nlevels = 1;
+	for (unsigned l = 0; l < ZFS_MAX_LEVELS; l++)
+		o->levels[l] = g_ptr_array_new();
+	return o;
+}
+
+static void object_unref(struct zfs_object *o)
+{
+	if (!o || --o->shares > 0)
+		return;
+	for (unsigned l = 0; l < ZFS_MAX_LEVELS; l++)
+		g_ptr_array_unref(o->levels[l]);
+	zfs_zap_free(o->zap);
+	g_free(o);
+}
+
+static struct zfs_object *object_copy(const struct zfs_object *o)
+{
+	struct zfs_object *c = g_memdup2(o, sizeof(*o));
+
+	c->shares = 1;
+	for (unsigned l = 0; l < ZFS_MAX_LEVELS; l++)
+		c->levels[l] = g_ptr_array_copy(o->levels[l], NULL, NULL);
+	c->zap = o->zap ? zfs_zap_copy(o->zap) : NULL;
+	return c;
+}
+
+static void dirty_object_free(gpointer p)
+{
+	struct zfs_dirty_object *d = p;
+
+	g_hash_table_unref(d->blkids);
+	g_free(d);
+}
+
+static void objset_init_state(struct zfs_objset *os)
+{
+	os->dirty = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, dirty_object_free);
+	os->freed = g_ptr_array_new_with_free_func((GDestroyNotify)object_unref);
+}
+
+struct zfs_objset *zfs_objset_new(bool mos)
+{
+	struct zfs_objset *os = g_new0(struct zfs_objset, 1);
+
+	os->mos = mos;
+	os->objects = g_ptr_array_new_with_free_func((GDestroyNotify)object_unref);
+	os->meta_dnode = object_new(0, ZFS_OBJECT_ZAP, mos ? ZFS_BLOCK_MOS : ZFS_BLOCK_METADATA);
+	os->meta_dnode->datablksz = ZFS_DNODE_BLOCK_SIZE;
+	os->meta_dnode->nblkptr = ZFS_META_DNODE_NBLKPTR;
+	if (!mos)
+		os->meta_dnode->nlevels = ZFS_DATASET_META_DNODE_LEVELS;
+	objset_init_state(os);
+	return os;
+}
+
+struct zfs_objset *zfs_objset_share(const struct zfs_objset *os)
+{
+	struct zfs_objset *c = g_new0(struct zfs_objset, 1);
+
+	c->mos = os->mos;
+	c->objects = g_ptr_array_new_full(os->objects->len, (GDestroyNotify)object_unref);
+	for (guint i = 0; i < os->objects->len; i++) {
+		struct zfs_object *o = os->objects->pdata[i];
+
+		if (o)
+			o->shares++;
+		g_ptr_array_add(c->objects, o);
+	}
+	c->meta_dnode = os->meta_dnode;
+	c->meta_dnode->shares++;
+	c->root = os->root;
+	objset_init_state(c);
+	return c;
+}
+
+void zfs_objset_free(struct zfs_objset *os)
+{
+	if (!os)
+		return;
+	g_hash_table_unref(os->dirty);
+	g_ptr_array_unref(os->freed);
+	g_ptr_array_unref(os->objects);
+	object_unref(os->meta_dnode);
+	g_free(os);
+}
+
+struct zfs_object *zfs_objset_object(const struct zfs_objset *os, uint64_t number)
+{
+	if (number == 0)
+		return os->meta_dnode;
+	return number < os->objects->len ? os->objects->pdata[number] : NULL;
+}
+
+/* ZO2: the objset's own copy of the object, made on first write. */
+struct zfs_object *zfs_objset_object_for_write(struct zfs_objset *os, uint64_t number)
+{
+	struct zfs_object **slot = number == 0 ? &os->meta_dnode
+			       : number < os->objects->len ? (struct zfs_object **)&os->objects->pdata[number]
+							   : NULL;
+
+	if (!slot || !*slot)
+		return NULL;
+	if ((*slot)->shares > 1) {
+		(*slot)->shares--;
+		*slot = object_copy(*slot);
+	}
+	return *slot;
+}
+
+struct zfs_dirty_object *zfs_objset_dirty(struct zfs_objset *os, uint64_t number)
+{
+	struct zfs_dirty_object *d = g_hash_table_lookup(os->dirty, GSIZE_TO_POINTER(number));
+
+	if (!d) {
+		d = g_new0(struct zfs_dirty_object, 1);
+		d->blkids = g_hash_table_new(g_direct_hash, g_direct_equal);
+		d->free_from = UINT64_MAX;
+		g_hash_table_insert(os->dirty, GSIZE_TO_POINTER(number), d);
+	}
+	return d;
+}
+
+void zfs_objset_dirty_block(struct zfs_objset *os, uint64_t number, uint64_t blkid)
+{
+	g_hash_table_add(zfs_objset_dirty(os, number)->blkids, GSIZE_TO_POINTER(blkid));
+}
+
+bool zfs_objset_is_dirty(const struct zfs_objset *os)
+{
+	return g_hash_table_size(os->dirty) > 0 || os->freed->len > 0;
+}
+
+static uint8_t kind_for(const struct zfs_objset *os, int type)
+{
+	if (os->mos)
+		return ZFS_BLOCK_MOS;
+	return type == ZFS_OBJECT_FILE ? ZFS_BLOCK_DATA : ZFS_BLOCK_METADATA;
+}
+
+/* A new object's dnode, and for a ZAP its first (micro) block: the caller
+ * has checked that `number` is free. */
+struct zfs_object *zfs_objset_claim(struct zfs_objset *os, uint64_t number, int type)
+{
+	struct zfs_object *o = object_new(number, type, kind_for(os, type));
+
+	if (number >= os->objects->len)
+		g_ptr_array_set_size(os->objects, (guint)number + 1);
+	os->objects->pdata[number] = o;
+	zfs_objset_dirty(os, number)->dnode = true;
+	switch (type) {
+	case ZFS_OBJECT_DIRECTORY:
+	case ZFS_OBJECT_ZAP:
+		/* mzap_create_impl: the micro-ZAP's one block, at zfs_default_bs. */
+		o->zap = zfs_zap_new();
+		o->nblocks = 1;
+		zfs_objset_dirty_block(os, number, 0);
+		break;
+	case ZFS_OBJECT_BPOBJ:
+		/* bpobj_alloc: 128 KiB blocks; bonus bpobj_phys leaves 3 pointers. */
+		o->datablksz = ZFS_BPOBJ_BLOCK_SIZE;
+		o->nblkptr = ZFS_META_DNODE_NBLKPTR;
+		break;
+	default:
+		break;
+	}
+	return o;
+}
+
+/* The object's blocks are killed at the next txg; its number is free now. */
+void zfs_objset_free_object(struct zfs_objset *os, uint64_t number)
+{
+	struct zfs_object *o = os->objects->pdata[number];
+
+	g_ptr_array_add(os->freed, o);
+	os->objects->pdata[number] = NULL;
+	g_hash_table_remove(os->dirty, GSIZE_TO_POINTER(number));
+}
+
+static void visit_object(const struct zfs_object *o, zfs_block_visit_fn visit, void *opaque)
+{
+	for (unsigned l = 0; l < o->nlevels; l++)
+		for (guint b = 0; b < o->levels[l]->len; b++)
+			if (o->levels[l]->pdata[b])
+				visit(o->levels[l]->pdata[b], o, b, opaque);
+}
+
+void zfs_objset_visit(const struct zfs_objset *os, zfs_block_visit_fn visit, void *opaque)
+{
+	if (os->root)
+		visit(os->root, NULL, 0, opaque);
+	visit_object(os->meta_dnode, visit, opaque);
+	for (guint i = 0; i < os->objects->len; i++)
+		if (os->objects->pdata[i])
+			visit_object(os->objects->pdata[i], visit, opaque);
+	for (guint i = 0; i < os->freed->len; i++)
+		visit_object(os->freed->pdata[i], visit, opaque);
+}
