@@ -46,5 +46,5 @@ GHashTable *derived_live_data(GHashTable *live)
 bool derived_check(const struct fs *fs, GHashTable *live, GError **error)
 {
 	return extent_tree_check(fs, live, error) && root_tree_check(fs, error) && csum_tree_check(fs, live, error) &&
-	       free_space_tree_check(fs, error) && key_check(fs, live, error);
+	       free_space_tree_check(fs, error);
 }

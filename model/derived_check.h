@@ -10,9 +10,10 @@
  *   root, uuid trees root_tree_check.c       RT1-RT4
  *   csum tree        csum_tree_check.c       CS1-CS2
  *   free-space tree  free_space_tree_check.c FS1-FS2
- *   keys, snapshots  key_check.c             KY1-KY4 (both designs; the keyed
- *                                            design's snapshot ids, visibility
- *                                            and whiteouts)
+ *
+ * and each design's own checker (fs_design_ops.check: design_btrfs.c DB1-DB2,
+ * design_keyed.c K3-K6, the keyed design's snapshot ids, visibility and
+ * whiteouts) runs after them.
  *
  * The extent and free-space trees lag the counts during a transaction (the
  * delayed refs of refs.c, the commit of fs.c), so their checkers compare a
@@ -44,7 +45,6 @@ bool extent_tree_check(const struct fs *fs, GHashTable *live, GError **error);
 bool root_tree_check(const struct fs *fs, GError **error);
 bool csum_tree_check(const struct fs *fs, GHashTable *live, GError **error);
 bool free_space_tree_check(const struct fs *fs, GError **error);
-bool key_check(const struct fs *fs, GHashTable *live, GError **error);
 
 /* All of the above, in that order (fs_check calls it last). */
 bool derived_check(const struct fs *fs, GHashTable *live, GError **error);
