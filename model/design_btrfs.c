@@ -189,14 +189,7 @@ static uint64_t btrfs_inline_atime_estimate(const struct fs *fs, const struct su
 static bool check_plain_keys(const struct fs *fs, GError **error)
 {
 	g_autoptr(GHashTable) blocks = g_hash_table_new(NULL, NULL);
-	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
-		const struct subvolume *sv = fs->subvolumes->pdata[i];
-		if (sv->deleted)
-			continue;
-		btree_collect_blocks(sv->tree->root, blocks);
-		if (sv->atime_tree.root)
-			btree_collect_blocks(sv->atime_tree.root, blocks);
-	}
+	fs_collect_subvolume_blocks(fs, blocks);
 	GHashTableIter iter;
 	gpointer key;
 	g_hash_table_iter_init(&iter, blocks);

@@ -209,6 +209,18 @@ struct fs *fs_new(const struct fs_config *config, GError **error)
 	return fs;
 }
 
+void fs_collect_subvolume_blocks(const struct fs *fs, GHashTable *seen)
+{
+	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
+		const struct subvolume *sv = fs->subvolumes->pdata[i];
+		if (sv->deleted)
+			continue;
+		btree_collect_blocks(sv->tree->root, seen);
+		if (sv->atime_tree.root)
+			btree_collect_blocks(sv->atime_tree.root, seen);
+	}
+}
+
 void fs_free(struct fs *fs)
 {
 	if (!fs)
@@ -218,14 +230,7 @@ void fs_free(struct fs *fs)
 	unsigned n = global_trees(fs, trees);
 	for (unsigned i = 0; i < n; i++)
 		btree_collect_blocks(trees[i]->root, seen);
-	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
-		struct subvolume *sv = fs->subvolumes->pdata[i];
-		if (sv->deleted)
-			continue;
-		btree_collect_blocks(sv->tree->root, seen);
-		if (sv->atime_tree.root)
-			btree_collect_blocks(sv->atime_tree.root, seen);
-	}
+	fs_collect_subvolume_blocks(fs, seen);
 	GHashTableIter iter;
 	gpointer key;
 	g_hash_table_iter_init(&iter, seen);

@@ -151,6 +151,9 @@ int fs_reserve(struct fs *fs, unsigned items);
 void fs_release(struct fs *fs);
 struct subvolume *fs_subvolume(const struct fs *fs, uint64_t id);
 struct subvolume *fs_add_subvolume(struct fs *fs, uint64_t id, const char *path);
+/* Adds every block of the live subvolumes' trees and their side tables to
+ * `seen` (a set), each once. */
+void fs_collect_subvolume_blocks(const struct fs *fs, GHashTable *seen);
 
 static inline bool fs_mode_is_dir(uint32_t mode)
 {

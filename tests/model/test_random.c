@@ -522,7 +522,7 @@ static void tear_down_everything(struct run *r)
 	expect(r, fs_sync(r->fs), 0);
 	check(r);
 	if (r->keyed && fixture_data_used(r->fs)) {
-		/* A known leak of the keyed design (subvol.c), reported on issue 15: a
+		/* A known leak of the keyed design (design_keyed.c), reported on issue 15: a
 		 * file deleted after the snapshot that shared it was deleted leaves
 		 * its version at the old snapshot id under a whiteout, seen by no
 		 * live subvolume, and the data it maps stays. fs_check() passed
