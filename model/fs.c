@@ -303,7 +303,12 @@ static bool update_chunk_trees(struct fs *fs)
 
 int fs_commit(struct fs *fs)
 {
-	fs_flush_writeback(fs, NULL);
+	/* A cancelled writeback returns at once: what it wrote stays in the
+	 * running transaction and the rest queued, both for the next commit
+	 * (committing now would cost as much as the writeback did). */
+	int stopped = fs_flush_writeback_cancellable(fs, NULL);
+	if (stopped)
+		return stopped;
 	bool changed;
 	do {
 		changed = update_root_items(fs);

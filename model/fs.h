@@ -87,6 +87,14 @@ struct fs_config {
 	/* Data reaches the trees at writeback (the next commit), as btrfs's
 	 * delalloc does, rather than at write(): true by default. */
 	bool delayed_writeback;
+	/* Asked between the pieces of a long op (each data extent of a big
+	 * write or create, at most 128 MiB): true stops the op, which returns
+	 * -EINTR and leaves the model consistent (fs_check passes): a write
+	 * stopped at writeback keeps the rest queued, a direct write leaves the
+	 * rest a hole. NULL: never asked. The model knows nothing of signals;
+	 * the caller's hook may read a flag a handler sets. */
+	bool (*cancelled)(void *opaque);
+	void *cancelled_opaque;
 };
 
 void fs_config_init(struct fs_config *config);

@@ -119,6 +119,12 @@ int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t loc
 		     uint8_t file_type);
 void fs_remove_dir_entry(struct fs *fs, const struct name_location *at);
 
+/* fs_config.cancelled asked: true when the caller wants the op to stop. */
+static inline bool fs_cancelled(const struct fs *fs)
+{
+	return fs->config.cancelled && fs->config.cancelled(fs->config.cancelled_opaque);
+}
+
 /* fs_data.c */
 int fs_write_range(struct fs *fs, struct subvolume *subvolume, uint64_t inode, uint64_t offset, uint64_t length);
 /* fs_write_range() in two steps, for a caller that must know there is room
@@ -128,6 +134,9 @@ int fs_reserve_write(struct fs *fs, uint64_t offset, uint64_t length);
 int fs_write_reserved(struct fs *fs, struct subvolume *subvolume, uint64_t inode, uint64_t offset, uint64_t length);
 void fs_drop_extents(struct fs *fs, struct subvolume *subvolume, uint64_t inode, uint64_t start, uint64_t end);
 void fs_flush_writeback(struct fs *fs, const struct inode_location *only);
+/* The same, stopping when fs_config.cancelled says so: 0, or -EINTR with
+ * the writes not done still queued (and still reserved). */
+int fs_flush_writeback_cancellable(struct fs *fs, const struct inode_location *only);
 void fs_data_extent_freed(void *opaque, struct transaction *txn, struct data_extent *extent);
 void fs_delete_inode_items(struct fs *fs, struct subvolume *subvolume, uint64_t inode);
 

@@ -73,6 +73,9 @@ int fs_snapshot(struct fs *fs, const char *source, const char *dest, bool readon
 		return -EEXIST;
 	if ((ret = fs_reserve(fs, 8)))
 		return ret;
+	/* The source's queued data goes into the snapshot, as btrfs flushes
+	 * delalloc first: not cancellable (fs_config.cancelled). */
+	fs_flush_writeback(fs, NULL);
 	fs_commit(fs);
 	fs_unshare_estimate(fs, source, &fs->counters.unshare_estimate);
 	uint64_t id = fs->next_subvolume_id++;

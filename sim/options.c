@@ -12,11 +12,17 @@
 #define OPTIONS_ERROR (options_error_quark())
 static G_DEFINE_QUARK(cowsim-options-error-quark, options_error)
 
+/* A size is decimal digits with an optional fraction ("1.5G"), then an
+ * optional K, M, G or T (powers of 1024), i or iB, B: "16K", "1.5GiB".
+ * Hex, exponents, signs, "inf" and a value that is not a whole number of
+ * bytes ("16384.5") are refused, so no typo passes for a size. */
 bool options_parse_size(const char *what, const char *text, uint64_t *bytes, GError **error)
 {
-	char *end;
-	errno = 0;
-	double value = g_ascii_strtod(text, &end);
+	const char *end = text;
+	unsigned digits = 0, dots = 0;
+	for (; g_ascii_isdigit(*end) || (*end == '.' && !dots); end++)
+		*end == '.' ? dots++ : digits++;
+	double value = digits ? g_ascii_strtod(text, NULL) : 0;
 	double scale = 1;
 	switch (g_ascii_toupper(*end)) {
 	case 'K': scale = 1024.0; end++; break;
@@ -28,9 +34,13 @@ bool options_parse_size(const char *what, const char *text, uint64_t *bytes, GEr
 	if (*end == 'i' || *end == 'B')
 		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
 	double result = value * scale;
-	if (end == text || *end || errno || !isfinite(result) || result < 0 || result >= 18446744073709551616.0) {
-		g_set_error(error, OPTIONS_ERROR, 0, "%s '%s': not a size (bytes, or a number with K, M, G or T)",
+	if (!digits || *end || !isfinite(result) || result >= 18446744073709551616.0) {
+		g_set_error(error, OPTIONS_ERROR, 0, "%s '%s': not a size (decimal bytes, or a number with K, M, G or T)",
 			    what, text);
+		return false;
+	}
+	if (result != floor(result)) {
+		g_set_error(error, OPTIONS_ERROR, 0, "%s '%s': not a whole number of bytes", what, text);
 		return false;
 	}
 	*bytes = (uint64_t)result;
