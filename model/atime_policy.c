@@ -21,7 +21,7 @@
  * snapshotted with its subvolume, so after a snapshot a read copies side-table
  * leaves instead of fs-tree leaves.
  */
-#include "fs_internal.h"
+#include "design.h"
 
 #include <errno.h>
 
@@ -40,7 +40,7 @@ uint64_t fs_atime_tree_id(uint64_t subvolume_id)
 
 void fs_atime_tree_init(struct fs *fs, struct subvolume *sv)
 {
-	if (fs->config.atime_policy != ATIME_POLICY_SIDE_TABLE || fs_design_keyed(fs))
+	if (fs->config.atime_policy != ATIME_POLICY_SIDE_TABLE || !fs->design->side_trees)
 		return;
 	btree_init(&sv->atime_tree, &fs->txn, fs_atime_tree_id(sv->id));
 	struct btree_key key = { sv->atime_tree.id, 0, BTRFS_ROOT_ITEM_KEY };
@@ -122,20 +122,6 @@ static bool threshold_holds_back(const struct fs *fs)
 			2ull * BTRFS_RESERVE_NODES_PER_ITEM * blockstore_nodesize(fs->store);
 	uint64_t free = free_bytes(fs);
 	return free < need || free - need < threshold_bytes(fs);
-}
-
-/* The leaf holding `key` will change in place: it was copied in this
- * transaction already, or nothing on its path is shared. */
-static bool leaf_is_private(const struct fs *fs, const struct btree *tree, const struct btree_key *key)
-{
-	struct btree_path path;
-	btree_lookup(tree, key, &path);
-	if (path.nodes[0]->generation == fs->txn.transid)
-		return true;
-	for (unsigned level = 0; level < path.levels; level++)
-		if (tree_block_refs(path.nodes[level]) > 1)
-			return false;
-	return true;
 }
 
 static void count_staleness(struct fs *fs, int64_t atime)
@@ -353,7 +339,7 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, struct bt
 		fs->counters.atime_skipped++;
 		return 0;
 	}
-	if (policy == ATIME_POLICY_SNAPSHOT_AWARE && !leaf_is_private(fs, sv->tree, &inode->key)) {
+	if (policy == ATIME_POLICY_SNAPSHOT_AWARE && !fs->design->item_write_is_private(fs, sv, inode)) {
 		count_staleness(fs, current_atime(sv, inode, stored));
 		fs->counters.atime_skipped++;
 		return 0;
@@ -393,31 +379,6 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, struct bt
 
 /* --- the snapshot-time warning --------------------------------------------- */
 
-struct estimate {
-	const struct fs *fs;
-	const struct subvolume *sv;
-	uint64_t blocks;
-};
-
-/* Counts the blocks of the subtree that an access sweep would copy;
- * returns whether any below `block` would. */
-static bool estimate_block(struct estimate *e, const struct tree_block *block)
-{
-	bool any = false;
-	if (block->level) {
-		for (uint32_t i = 0; i < block->nritems; i++)
-			any |= estimate_block(e, block->children[i].block);
-	} else {
-		for (uint32_t i = 0; i < block->nritems && !any; i++) {
-			const struct btree_item *item = &block->items[i];
-			any = item->key.type == BTRFS_INODE_ITEM_KEY &&
-			      wants_update(e->fs, e->sv, item, btree_leaf_inode_atime(block, i));
-		}
-	}
-	e->blocks += any;
-	return any;
-}
-
 /* Side table: the leaves of atime items that would change (the items that
  * exist) and the items still to be inserted, at the tree's own fill. */
 static uint64_t estimate_side_table(uint32_t nodesize, uint64_t inodes_to_update)
@@ -430,17 +391,26 @@ static uint64_t estimate_side_table(uint32_t nodesize, uint64_t inodes_to_update
 struct inode_count {
 	const struct fs *fs;
 	const struct subvolume *sv;
+	fs_atime_wanted_fn wanted;
 	uint64_t count;
 };
 
-static bool count_updatable(const struct btree_item *item, void *opaque)
+static bool count_wanted(const struct btree_item *item, void *opaque)
 {
 	struct inode_count *c = opaque;
-	/* Keyed design or side table: no leaf has an atime overlay (the
-	 * atime writes of both go through writable items). */
-	if (item->key.type == BTRFS_INODE_ITEM_KEY && wants_update(c->fs, c->sv, item, item->payload.inode.atime))
+	if (item->key.type == BTRFS_INODE_ITEM_KEY && c->wanted(c->fs, c->sv, item, item->payload.inode.atime))
 		c->count++;
 	return true;
+}
+
+/* Only where no leaf has an atime overlay (the keyed design, side tables):
+ * the atime writes of both go through writable items. */
+uint64_t fs_count_wanted_inodes(const struct fs *fs, const struct subvolume *sv, fs_atime_wanted_fn wanted)
+{
+	struct inode_count c = { fs, sv, wanted, 0 };
+	struct btree_key first = { 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, 255 };
+	subvol_visit_range(sv, &first, &last, count_wanted, &c);
+	return c.count;
 }
 
 int fs_unshare_estimate(struct fs *fs, const char *source, uint64_t *bytes)
@@ -449,29 +419,17 @@ int fs_unshare_estimate(struct fs *fs, const char *source, uint64_t *bytes)
 	int ret = fs_resolve(fs, source, &src);
 	if (ret)
 		return ret;
-	struct estimate e = { fs, src.subvolume, 0 };
 	uint32_t nodesize = blockstore_nodesize(fs->store);
 	enum atime_policy policy = fs->config.atime_policy;
 	if (fs->config.atime.mode == ATIME_NOATIME || src.subvolume->readonly) {
 		*bytes = 0;
-	} else if (policy == ATIME_POLICY_SNAPSHOT_AWARE && !fs_design_keyed(fs)) {
-		/* After the snapshot every leaf of the source is shared and none
-		 * is copied yet: snapshot-aware updates none of them. */
-		*bytes = 0;
-	} else if (fs_design_keyed(fs)) {
-		/* Keyed: each update writes one new inode item version. */
-		struct inode_count c = { fs, src.subvolume, 0 };
-		struct btree_key first = { 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, 255 };
-		subvol_visit_range(src.subvolume, &first, &last, count_updatable, &c);
-		*bytes = c.count * (BTRFS_ITEM_HEADER_SIZE + BTRFS_INODE_ITEM_SIZE);
 	} else if (src.subvolume->atime_tree.root) {
-		struct inode_count c = { fs, src.subvolume, 0 };
-		struct btree_key first = { 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, 255 };
-		subvol_visit_range(src.subvolume, &first, &last, count_updatable, &c);
-		*bytes = estimate_side_table(nodesize, c.count) * nodesize;
+		uint64_t count = fs_count_wanted_inodes(fs, src.subvolume, wants_update);
+		*bytes = estimate_side_table(nodesize, count) * nodesize;
 	} else {
-		estimate_block(&e, src.subvolume->tree->root);
-		*bytes = e.blocks * nodesize;
+		/* snapshot-aware updates only what stays private after it. */
+		*bytes = fs->design->inline_atime_estimate(fs, src.subvolume, wants_update,
+							  policy == ATIME_POLICY_SNAPSHOT_AWARE);
 	}
 	if (policy == ATIME_POLICY_THRESHOLD) {
 		/* Updates stop once free space reaches the limit. */

@@ -37,7 +37,6 @@
 #include "blockstore.h"
 #include "constants.h"
 #include "model_error.h"
-#include "refs.h"
 #include "transaction.h"
 
 static uint32_t nodesize_of(const struct transaction *txn)
@@ -272,11 +271,13 @@ void btree_release_block(struct tree_block *block)
 	g_free(block);
 }
 
-/* A block this transaction created or copied: refs.c counts its first
- * reference, the commit will write it, and btree_commit_blocks() trims it. */
+/* A block this transaction created or copied: the accounting counts its
+ * first reference, the commit will write it, and btree_commit_blocks() trims
+ * it. */
 static void block_created(struct transaction *txn, struct tree_block *block)
 {
-	refs_block_created(txn, block);
+	txn->stats.blocks_allocated++;
+	txn->ops->block_allocated(txn, block);
 	txn->blocks_dirty++;
 	if (txn->written)
 		g_ptr_array_add(txn->written, block);
@@ -403,7 +404,7 @@ static struct tree_block *cow_path_block(struct btree *tree, struct transaction 
 		tree->root_dirty = true;
 	}
 	path->nodes[level] = cow;
-	refs_update_for_cow(txn, tree->id, buf, cow);
+	txn->ops->block_cowed(txn, tree->id, buf, cow);
 	return cow;
 }
 
@@ -418,7 +419,7 @@ static struct tree_block *cow_sibling(struct btree *tree, struct transaction *tx
 	struct tree_block *cow = btree_copy_block(txn, tree->id, buf);
 	txn->stats.blocks_cowed++;
 	parent->children[slot].block = cow;
-	refs_update_for_cow(txn, tree->id, buf, cow);
+	txn->ops->block_cowed(txn, tree->id, buf, cow);
 	return cow;
 }
 
@@ -457,7 +458,7 @@ static void free_emptied_block(struct transaction *txn, struct tree_block *block
 {
 	block->nritems = 0;
 	block->leaf_bytes = 0;
-	refs_drop_block(txn, block, false);
+	txn->ops->block_unlinked(txn, block);
 }
 
 /* insert_new_root(): the tree grows one level above path->nodes[level]. */

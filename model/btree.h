@@ -27,8 +27,9 @@
  * transaction, walks down from the root and makes each block on the path
  * writable with cow_block(): a block the transaction already wrote changes in
  * place (should_cow_block), any other is copied to a new address, its parent
- * is pointed at the copy, and refs.c is told so it can move references
- * (update_ref_for_cow). The old block loses the path's reference.
+ * is pointed at the copy, and the transaction's accounting is told
+ * (txn->ops, transaction.h) so it can move references (btrfs:
+ * update_ref_for_cow). The old block loses the path's reference.
  */
 #ifndef COWSIM_MODEL_BTREE_H
 #define COWSIM_MODEL_BTREE_H
@@ -43,7 +44,7 @@ struct data_extent;
 
 /* btrfs_disk_key, in CPU order; compared objectid, type, offset, then
  * snapshot. The snapshot id is always 0 in the btrfs design; the keyed
- * design (model/subvol.c) versions keys by it, as bcachefs's bpos does. It
+ * design (model/design_keyed.c) versions keys by it, as bcachefs's bpos does. It
  * lives in what would be padding, so keys stay 24 bytes. */
 struct btree_key {
 	uint64_t objectid;
@@ -245,9 +246,10 @@ uint64_t btree_visit_range_near(const struct btree *tree, const struct btree_key
 				struct btree_path *path);
 
 /* A copy of `buf` at a new address, owned by `tree_id` and written by the
- * running transaction, with one TREE_BLOCK_REF (from whoever will point at
- * it). The children's references are the caller's business: cow_block()
- * moves them with refs_update_for_cow(), a snapshot adds one to each. */
+ * running transaction, with the first reference the accounting gives a new
+ * block (txn->ops->block_allocated). The children's references are the
+ * caller's business: cow_block() moves them through txn->ops->block_cowed, a
+ * snapshot adds one to each. */
 struct tree_block *btree_copy_block(struct transaction *txn, uint64_t tree_id, const struct tree_block *buf);
 
 /* Adds `block` and every block below it to `seen` (a set of struct

@@ -16,7 +16,7 @@
  *   5. unpins the freed addresses and starts the next transaction.
  */
 #include "model_error.h"
-#include "fs_internal.h"
+#include "design.h"
 
 #include <errno.h>
 #include <string.h>
@@ -62,6 +62,8 @@ struct subvolume *fs_add_subvolume(struct fs *fs, uint64_t id, const char *path)
 static void free_subvolume(gpointer data)
 {
 	struct subvolume *sv = data;
+	if (sv->fs->design->subvolume_free)
+		sv->fs->design->subvolume_free(sv);
 	g_free(sv->path);
 	g_free(sv);
 }
@@ -112,16 +114,26 @@ static void insert_root_item(struct fs *fs, uint64_t id)
 	insert_simple(fs, &fs->root_tree, id, BTRFS_ROOT_ITEM_KEY, 0, BTRFS_ROOT_ITEM_SIZE);
 }
 
-/* The root directory of a new subvolume (inode 256, its ".." ref). */
-static void make_root_dir(struct fs *fs, struct subvolume *sv)
+/* The root directory of a new subvolume (inode 256, its ".." ref): in
+ * `sv` through its design, or straight into `tree` when sv is NULL. */
+static void make_root_dir(struct fs *fs, struct subvolume *sv, struct btree *tree)
 {
-	union item_payload payload = { .inode = { .atime = fs->clock_ns, .mtime = fs->clock_ns,
-						  .ctime = fs->clock_ns, .nlink = 1, .mode = S_IFDIR | 0755 } };
-	struct btree_key key = { FS_ROOT_DIR_INODE, 0, BTRFS_INODE_ITEM_KEY };
-	subvol_insert(fs, sv, &key, BTRFS_INODE_ITEM_SIZE, &payload);
-	union item_payload ref = { .ref = { .count = 1 } };
-	key = (struct btree_key){ FS_ROOT_DIR_INODE, FS_ROOT_DIR_INODE, BTRFS_INODE_REF_KEY };
-	subvol_insert(fs, sv, &key, BTRFS_INODE_REF_SIZE + 2, &ref);
+	union item_payload payloads[] = {
+		{ .inode = { .atime = fs->clock_ns, .mtime = fs->clock_ns, .ctime = fs->clock_ns, .nlink = 1,
+			     .mode = S_IFDIR | 0755 } },
+		{ .ref = { .count = 1 } },
+	};
+	struct btree_key keys[] = {
+		{ FS_ROOT_DIR_INODE, 0, BTRFS_INODE_ITEM_KEY },
+		{ FS_ROOT_DIR_INODE, FS_ROOT_DIR_INODE, BTRFS_INODE_REF_KEY },
+	};
+	uint32_t sizes[] = { BTRFS_INODE_ITEM_SIZE, BTRFS_INODE_REF_SIZE + 2 };
+	for (unsigned i = 0; i < G_N_ELEMENTS(keys); i++) {
+		if (sv)
+			subvol_insert(fs, sv, &keys[i], sizes[i], &payloads[i]);
+		else
+			btree_insert_item(tree, &fs->txn, &keys[i], sizes[i], &payloads[i]);
+	}
 }
 
 static void mkfs(struct fs *fs)
@@ -134,17 +146,12 @@ static void mkfs(struct fs *fs)
 	btree_init(&fs->free_space_tree, &fs->txn, BTRFS_FREE_SPACE_TREE_OBJECTID);
 	btree_init(&fs->data_reloc_tree, &fs->txn, BTRFS_DATA_RELOC_TREE_OBJECTID);
 	struct subvolume *top = fs_add_subvolume(fs, FS_TOP_SUBVOLUME, "/");
-	if (fs_design_keyed(fs)) {
-		top->tree = &fs->keyed_tree;
-		top->snapshot = subvol_new_snapshot_id(fs, 0);
-	}
-	btree_init(top->tree, &fs->txn, FS_TOP_SUBVOLUME);
+	fs->design->top_subvolume(fs, top);
 	top->highest_inode = FS_ROOT_DIR_INODE;
-	make_root_dir(fs, top);
+	make_root_dir(fs, top, NULL);
 	fs_atime_tree_init(fs, top);
 	/* The data reloc tree has a root directory too, never snapshotted. */
-	struct subvolume reloc = { .fs = fs, .tree = &fs->data_reloc_tree };
-	make_root_dir(fs, &reloc);
+	make_root_dir(fs, NULL, &fs->data_reloc_tree);
 
 	uint64_t ids[] = { BTRFS_EXTENT_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID, BTRFS_FS_TREE_OBJECTID,
 			   BTRFS_CSUM_TREE_OBJECTID, BTRFS_UUID_TREE_OBJECTID, BTRFS_FREE_SPACE_TREE_OBJECTID,
@@ -180,17 +187,21 @@ struct fs *fs_new(const struct fs_config *config, GError **error)
 		return NULL;
 	struct fs *fs = g_new0(struct fs, 1);
 	fs->config = *config;
+	fs->design = config->design ? config->design : fs_designs[0];
+	fs->config.design = fs->design;
 	fs->store = store;
 	fs->refs = refs_new(&fs->extent_tree, fs_data_extent_freed, fs);
-	fs->txn = (struct transaction){ .transid = 1, .store = store, .refs = fs->refs, .written = g_ptr_array_new() };
+	fs->txn = (struct transaction){ .transid = 1, .store = store, .ops = &refs_transaction_ops,
+					.accounting = fs->refs, .written = g_ptr_array_new() };
 	fs->subvolumes = g_ptr_array_new_with_free_func(free_subvolume);
 	fs->subvolume_by_id = g_hash_table_new(g_int64_hash, g_int64_equal);
 	fs->names = g_string_chunk_new(1 << 16);
 	fs->pending_writes = g_array_new(FALSE, FALSE, sizeof(struct pending_write));
 	fs->free_space_written = g_array_new(FALSE, TRUE, sizeof(uint64_t));
-	fs->snapshot_nodes = g_array_new(FALSE, TRUE, sizeof(struct snapshot_node));
 	fs->clock_ns = fs->last_commit_ns = config->start_time_ns;
 	fs->next_subvolume_id = BTRFS_FIRST_FREE_OBJECTID;
+	if (fs->design->init)
+		fs->design->init(fs);
 	mkfs(fs);
 	fs_commit(fs);
 	fs->counters = (struct fs_counters){ 0 };
@@ -219,14 +230,15 @@ void fs_free(struct fs *fs)
 	g_hash_table_iter_init(&iter, seen);
 	while (g_hash_table_iter_next(&iter, &key, NULL))
 		blockstore_release_block(key);
+	g_ptr_array_unref(fs->subvolumes);
+	if (fs->design->free)
+		fs->design->free(fs);
 	refs_free(fs->refs);
 	blockstore_free(fs->store);
-	g_ptr_array_unref(fs->subvolumes);
 	g_hash_table_unref(fs->subvolume_by_id);
 	g_string_chunk_free(fs->names);
 	g_array_unref(fs->pending_writes);
 	g_array_unref(fs->free_space_written);
-	g_array_unref(fs->snapshot_nodes);
 	fs_dirty_time_free(fs);
 	g_ptr_array_unref(fs->txn.written);
 	g_free(fs);
@@ -407,14 +419,13 @@ static unsigned all_trees(struct fs *fs, struct btree ***out)
 {
 	struct btree **trees = g_new(struct btree *, 8 + 2 * fs->subvolumes->len);
 	unsigned n = global_trees(fs, trees);
-	bool keyed_listed = false;
+	g_autoptr(GHashTable) listed = g_hash_table_new(NULL, NULL);
 	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
 		struct subvolume *sv = fs->subvolumes->pdata[i];
 		if (sv->deleted)
 			continue;
-		if (sv->tree != &fs->keyed_tree || !keyed_listed)
+		if (g_hash_table_add(listed, sv->tree)) /* a tree shared by subvolumes, once */
 			trees[n++] = sv->tree;
-		keyed_listed |= sv->tree == &fs->keyed_tree;
 		if (sv->atime_tree.root)
 			trees[n++] = &sv->atime_tree;
 	}
@@ -435,7 +446,9 @@ bool fs_check(struct fs *fs, GError **error)
 		return false;
 	if (!btree_check_item_sharing(live, blockstore_unreleased_blocks(fs->store), error))
 		return false;
-	return blockstore_check(fs->store, live, error);
+	if (!blockstore_check(fs->store, live, error))
+		return false;
+	return fs->design->check(fs, error);
 }
 
 void fs_dump(const struct fs *fs, FILE *out)

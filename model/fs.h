@@ -60,11 +60,17 @@ const char *atime_policy_name(enum atime_policy policy);
  * < 7 d, < 30 d, older. */
 enum { FS_STALENESS_BUCKETS = 5 };
 
-/* How snapshots share metadata. */
-enum fs_design {
-	FS_DESIGN_BTRFS = 0,          /* a tree per subvolume, snapshots clone the root (Rodeh) */
-	FS_DESIGN_KEYED,              /* one tree, keys versioned by snapshot id (bcachefs) */
-};
+/* How snapshots share metadata: a design (model/design.h), by name from
+ * the registry (model/design_registry.c): "btrfs", a tree per subvolume,
+ * snapshots clone the root (Rodeh), the default; "keyed", one tree, keys
+ * versioned by snapshot id (bcachefs). */
+struct fs_design_ops;
+/* The design called `name`, or NULL when there is none. */
+const struct fs_design_ops *fs_design_find(const char *name);
+/* The i-th design of the registry, from 0; NULL past the last. */
+const struct fs_design_ops *fs_design_at(unsigned i);
+/* Its name; NULL is the default design. */
+const char *fs_design_name(const struct fs_design_ops *design);
 
 /* What a lazytime mount does (model/atime.c says why btrfs ignores it). */
 enum fs_lazytime {
@@ -73,7 +79,7 @@ enum fs_lazytime {
 };
 
 struct fs_config {
-	enum fs_design design;
+	const struct fs_design_ops *design; /* fs_design_find(); NULL: the default (btrfs) */
 	uint32_t nodesize;            /* bytes, default 16384 */
 	uint64_t device_size;         /* bytes */
 	bool metadata_single;         /* profile single instead of DUP */

@@ -18,7 +18,7 @@
  * docs/btrfs-ground-truth.md). The model queues writes and flushes the queue
  * every FS_WRITEBACK_BATCH files and at each commit.
  */
-#include "fs_internal.h"
+#include "design.h"
 
 #include <errno.h>
 #include <string.h>

@@ -21,9 +21,9 @@ enum { FT_REG_FILE = 1, FT_DIR = 2, FT_SYMLINK = 7 };
 struct subvolume {
 	const struct fs *fs;          /* the filesystem it belongs to */
 	uint64_t id;
-	struct btree *tree;           /* &own_tree (btrfs design) or the shared keyed tree */
-	struct btree own_tree;
-	uint32_t snapshot;            /* keyed design: the snapshot id its writes carry; 0 in btrfs */
+	struct btree *tree;           /* the tree its items are in (design.h) */
+	struct btree own_tree;        /* a tree of its own, for a design that gives it one */
+	void *design_private;         /* the design's state for it (keyed: its snapshot id) */
 	struct btree atime_tree;      /* side-table policy only; root NULL otherwise */
 	uint64_t highest_inode;       /* the last inode number handed out */
 	bool readonly;
@@ -64,11 +64,11 @@ struct walk_memo {
 
 struct fs {
 	struct fs_config config;
+	const struct fs_design_ops *design; /* model/design.h; never NULL */
+	void *design_state;           /* the design's own */
 	struct blockstore *store;
 	struct refs *refs;
 	struct transaction txn;
-	struct btree keyed_tree;      /* keyed design: every subvolume's items */
-	GArray *snapshot_nodes;       /* keyed design: struct snapshot_node by snapshot id */
 	struct btree root_tree, extent_tree, csum_tree, free_space_tree, dev_tree, uuid_tree, data_reloc_tree;
 	GPtrArray *subvolumes;        /* struct subvolume *, by creation; owns them */
 	GHashTable *subvolume_by_id;  /* id -> struct subvolume * */
@@ -84,12 +84,6 @@ struct fs {
 	int64_t last_commit_ns;
 	uint64_t next_subvolume_id;
 	struct fs_counters counters;
-};
-
-/* The keyed design's snapshot tree: a snapshot id's parent and depth. */
-struct snapshot_node {
-	uint32_t parent;              /* 0 for the first */
-	uint32_t depth;
 };
 
 /* A path's last component and the directory that holds it. */
@@ -140,42 +134,8 @@ int fs_flush_writeback_cancellable(struct fs *fs, const struct inode_location *o
 void fs_data_extent_freed(void *opaque, struct transaction *txn, struct data_extent *extent);
 void fs_delete_inode_items(struct fs *fs, struct subvolume *subvolume, uint64_t inode);
 
-/* subvol.c: a subvolume's items as it sees them. In the btrfs design these
- * are the btree calls on its own tree; in the keyed design every subvolume
- * shares one tree whose keys carry a snapshot id, and these pick the version
- * visible from the subvolume's snapshot, write new versions, and leave
- * whiteouts. Keys passed in are base keys (their snapshot field is ignored).
- * subvol_lookup_le looks only among items of the key's objectid and type. */
-enum subvol_delete_result { SUBVOL_ABSENT, SUBVOL_DELETED, SUBVOL_WHITED_OUT };
-const struct btree_item *subvol_lookup(const struct subvolume *sv, const struct btree_key *key);
-const struct btree_item *subvol_lookup_le(const struct subvolume *sv, const struct btree_key *key);
-uint64_t subvol_visit_range(const struct subvolume *sv, const struct btree_key *first, const struct btree_key *last,
-			    btree_visit_fn cb, void *opaque);
-struct btree_item *subvol_lookup_for_write(struct fs *fs, struct subvolume *sv, const struct btree_key *key);
-/* The same three near an earlier answer, as btree_lookup_near(): *near holds
- * the path a lookup in the same subvolume left, with no change since, or has
- * levels 0. In the btrfs design a lookup of a neighbouring key searches one
- * leaf instead of descending from the root, and the write COWs the path the
- * lookup found without searching again; the keyed design ignores the hint
- * (and leaves levels 0). Answers are those of the plain calls. */
-const struct btree_item *subvol_lookup_near(const struct subvolume *sv, const struct btree_key *key,
-					    struct btree_path *near);
-uint64_t subvol_visit_range_near(const struct subvolume *sv, const struct btree_key *first,
-				 const struct btree_key *last, btree_visit_fn cb, void *opaque,
-				 struct btree_path *near);
-struct btree_item *subvol_lookup_for_write_near(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
-						struct btree_path *near);
-/* Writes an inode item's atime as subvol_lookup_for_write_near() and a
- * store would, letting the leaf keep sharing its items (btree.h). */
-void subvol_write_inode_atime_near(struct fs *fs, struct subvolume *sv, uint64_t inode, int64_t atime,
-				   struct btree_path *near);
-struct btree_item *subvol_insert(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size,
-				 const union item_payload *payload);
-struct btree_item *subvol_resize(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size);
-enum subvol_delete_result subvol_delete(struct fs *fs, struct subvolume *sv, const struct btree_key *key);
-uint32_t subvol_new_snapshot_id(struct fs *fs, uint32_t parent);
-void subvol_drop_snapshot_keys(struct fs *fs, struct subvolume *sv);
-bool fs_design_keyed(const struct fs *fs);
+/* The subvol_* calls, a subvolume's items as it sees them, are the
+ * design's item view: model/design.h. */
 
 /* atime_policy.c */
 /* An access (read, readdir) of an existing inode; *near as subvol_lookup_near. */

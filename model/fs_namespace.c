@@ -27,7 +27,7 @@
  *     names change no existing resolution, and a walk has no side effects,
  *     so the memo gives exactly what a full walk would.
  */
-#include "fs_internal.h"
+#include "design.h"
 
 #include <errno.h>
 #include <string.h>

@@ -90,15 +90,16 @@ static bool walk_tree(struct walk_state *st, const struct btree *tree, const cha
 
 static bool walk_subvolumes(struct walk_state *st, const struct fs *fs)
 {
-	bool keyed_walked = false;
+	g_autoptr(GHashTable) walked = g_hash_table_new(NULL, NULL);
 	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
 		const struct subvolume *sv = fs->subvolumes->pdata[i];
 		if (sv->deleted)
 			continue;
-		bool keyed = sv->tree == &fs->keyed_tree;
-		if ((!keyed || !keyed_walked) && !walk_tree(st, sv->tree, keyed ? NULL : sv->path, sv->readonly))
+		/* A tree the design shares between subvolumes is walked once,
+		 * under no subvolume's path. */
+		bool own = sv->tree == &sv->own_tree;
+		if (g_hash_table_add(walked, sv->tree) && !walk_tree(st, sv->tree, own ? sv->path : NULL, sv->readonly))
 			return false;
-		keyed_walked |= keyed;
 		if (!walk_tree(st, &sv->atime_tree, sv->path, sv->readonly))
 			return false;
 	}

@@ -125,6 +125,11 @@ void refs_free(struct refs *refs)
 	g_free(refs);
 }
 
+static struct refs *refs_of(const struct transaction *txn)
+{
+	return txn->accounting;
+}
+
 static void queue_block(struct refs *refs, struct tree_block *block)
 {
 	if (block->flags & TREE_BLOCK_REFS_DIRTY)
@@ -143,10 +148,8 @@ static void queue_data(struct refs *refs, struct data_extent *extent)
 
 void refs_block_created(struct transaction *txn, struct tree_block *block)
 {
-	/* Every new tree block, copies included, passes here. */
-	txn->stats.blocks_allocated++;
 	block->tree_refs = 1;
-	queue_block(txn->refs, block);
+	queue_block(refs_of(txn), block);
 }
 
 void refs_add_block(struct transaction *txn, struct tree_block *block, bool shared)
@@ -155,7 +158,7 @@ void refs_add_block(struct transaction *txn, struct tree_block *block, bool shar
 		block->shared_refs++;
 	else
 		block->tree_refs++;
-	queue_block(txn->refs, block);
+	queue_block(refs_of(txn), block);
 }
 
 /* One reference less; at zero the block is freed. `release_children` says
@@ -166,7 +169,7 @@ static void drop_block_ref(struct transaction *txn, struct tree_block *block, bo
 	uint32_t *count = shared ? &block->shared_refs : &block->tree_refs;
 	g_assert(*count > 0);
 	(*count)--;
-	queue_block(txn->refs, block);
+	queue_block(refs_of(txn), block);
 	if (tree_block_refs(block))
 		return;
 	if (release_children && block->nritems)
@@ -220,7 +223,7 @@ void refs_update_for_cow(struct transaction *txn, uint64_t root_id, struct tree_
 		if (buf->owner == root_id && !full) {
 			refs_inc_children(txn, buf, true);
 			buf->flags |= TREE_BLOCK_FULL_BACKREF;
-			queue_block(txn->refs, buf);
+			queue_block(refs_of(txn), buf);
 		} else {
 			refs_inc_children(txn, cow, false);
 		}
@@ -231,14 +234,26 @@ void refs_update_for_cow(struct transaction *txn, uint64_t root_id, struct tree_
 	drop_block_ref(txn, buf, false, false);
 }
 
+/* The tree dropped an emptied block: its reference from the parent goes. */
+static void unlink_block(struct transaction *txn, struct tree_block *block)
+{
+	refs_drop_block(txn, block, false);
+}
+
+const struct transaction_ops refs_transaction_ops = {
+	.block_allocated = refs_block_created,
+	.block_cowed = refs_update_for_cow,
+	.block_unlinked = unlink_block,
+};
+
 struct data_extent *refs_data_extent_new(struct transaction *txn, uint64_t bytenr, uint64_t num_bytes)
 {
 	struct data_extent *extent = g_new0(struct data_extent, 1);
 	extent->bytenr = bytenr;
 	extent->num_bytes = num_bytes;
 	extent->data_refs = 1;
-	g_hash_table_insert(txn->refs->live_data, &extent->bytenr, extent);
-	queue_data(txn->refs, extent);
+	g_hash_table_insert(refs_of(txn)->live_data, &extent->bytenr, extent);
+	queue_data(refs_of(txn), extent);
 	return extent;
 }
 
@@ -248,7 +263,7 @@ void refs_data_add(struct transaction *txn, struct data_extent *extent, bool sha
 		extent->shared_refs++;
 	else
 		extent->data_refs++;
-	queue_data(txn->refs, extent);
+	queue_data(refs_of(txn), extent);
 }
 
 void refs_data_drop(struct transaction *txn, struct data_extent *extent, bool shared)
@@ -256,14 +271,14 @@ void refs_data_drop(struct transaction *txn, struct data_extent *extent, bool sh
 	uint32_t *count = shared ? &extent->shared_refs : &extent->data_refs;
 	g_assert(*count > 0);
 	(*count)--;
-	queue_data(txn->refs, extent);
+	queue_data(refs_of(txn), extent);
 	if (data_extent_refs(extent))
 		return;
 	extent->flags |= DATA_EXTENT_FREED;
-	g_hash_table_steal(txn->refs->live_data, &extent->bytenr);
-	g_ptr_array_add(txn->refs->freed_data, extent);
-	if (txn->refs->on_data_freed)
-		txn->refs->on_data_freed(txn->refs->opaque, txn, extent);
+	g_hash_table_steal(refs_of(txn)->live_data, &extent->bytenr);
+	g_ptr_array_add(refs_of(txn)->freed_data, extent);
+	if (refs_of(txn)->on_data_freed)
+		refs_of(txn)->on_data_freed(refs_of(txn)->opaque, txn, extent);
 }
 
 /* --- extent item sizes --------------------------------------------------- */

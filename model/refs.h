@@ -41,7 +41,7 @@
 
 #include "btree.h"
 
-struct transaction;
+#include "transaction.h"
 
 enum {
 	DATA_EXTENT_FREED = 1u << 0,
@@ -71,6 +71,12 @@ struct refs;
 
 struct refs *refs_new(struct btree *extent_tree, refs_data_freed_fn on_data_freed, void *opaque);
 void refs_free(struct refs *refs);
+
+/* The transaction's accounting in the designs that count references
+ * (transaction.h): block_allocated is refs_block_created, block_cowed
+ * refs_update_for_cow, block_unlinked refs_drop_block(, false). Set
+ * txn->ops to it and txn->accounting to the struct refs. */
+extern const struct transaction_ops refs_transaction_ops;
 
 /* A block just allocated for `tree_id`: one TREE_BLOCK_REF from its parent or
  * root item. */

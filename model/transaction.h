@@ -3,8 +3,15 @@
  *
  * btrfs batches changes into transactions; a block written by the running
  * transaction changes in place, anything older is copied first. The model
- * keeps the transaction id, the store to allocate from, the reference
- * bookkeeping to tell, and counters that the reports read.
+ * keeps the transaction id, the store to allocate from, the space
+ * accounting to tell, and counters that the reports read.
+ *
+ * The accounting is a table of hooks (struct transaction_ops): btree.c
+ * reports what it does to blocks through them and knows nothing else about
+ * how space is counted. The btrfs-like and keyed designs use refcounts and
+ * the extent tree (refs_transaction_ops, model/refs.c); a design that counts
+ * space otherwise (birth times, dead lists) brings its own table and needs
+ * no edit to btree.c or refs.c.
  */
 #ifndef COWSIM_MODEL_TRANSACTION_H
 #define COWSIM_MODEL_TRANSACTION_H
@@ -14,21 +21,44 @@
 #include <glib.h>
 
 struct blockstore;
-struct refs;
+struct transaction;
+struct tree_block;
+
+/*
+ * What btree.c tells the accounting. Every hook is called inside a tree
+ * change, with the tree half-way through it: a hook may allocate or free
+ * blocks through txn->store but must not change any tree.
+ */
+struct transaction_ops {
+	/* `block` was just allocated by this transaction for the tree
+	 * `block->owner`, new (a root, a split, an empty leaf) or as a copy
+	 * (btree_copy_block): the one reference that tree's parent pointer or
+	 * root item will hold. Called once per block, before it is linked. */
+	void (*block_allocated)(struct transaction *txn, struct tree_block *block);
+	/* Tree `tree_id` copied `buf` to `cow` on its path (cow_block): `cow`
+	 * took `buf`'s place and holds the same children. The hook moves the
+	 * children's references as the accounting needs (btrfs:
+	 * update_ref_for_cow) and drops the path's reference to `buf`, freeing
+	 * it (blockstore_free_block) when that was the last. */
+	void (*block_cowed)(struct transaction *txn, uint64_t tree_id, struct tree_block *buf,
+			    struct tree_block *cow);
+	/* The tree no longer points at `block`, which holds nothing any more
+	 * (its items or pointers moved into a sibling): its reference from the
+	 * tree goes; the hook frees it when that was the last. */
+	void (*block_unlinked)(struct transaction *txn, struct tree_block *block);
+};
 
 struct transaction_stats {
 	uint64_t blocks_cowed;        /* copies made by cow_block() */
 	uint64_t blocks_allocated;    /* every new tree block, copies included */
 	uint64_t blocks_freed;
-	uint64_t blocks_written;      /* blocks dirty at a commit (each written once) */
-	uint64_t data_bytes_written;
-	uint64_t commits;
 };
 
 struct transaction {
 	uint64_t transid;             /* generation of blocks written now */
 	struct blockstore *store;
-	struct refs *refs;
+	const struct transaction_ops *ops; /* space accounting; never NULL */
+	void *accounting;             /* the ops' own state (struct refs * for refs_transaction_ops) */
 	struct transaction_stats stats;
 	uint64_t blocks_dirty;        /* blocks with generation == transid */
 	GPtrArray *written;           /* those blocks, for btree_commit_blocks(); NULL: not kept */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "version.h"
@@ -15,6 +16,34 @@ const char *cli_version(void)
 	if (!strcmp(COWSIM_COMMIT, COWSIM_VERSION))
 		return "cowsim " COWSIM_VERSION;
 	return "cowsim " COWSIM_VERSION " (commit " COWSIM_COMMIT ")";
+}
+
+static bool is_readable(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+char *cli_find_data(const char *name, const char *env)
+{
+	const char *given = env ? g_getenv(env) : NULL;
+	if (given && *given)
+		return is_readable(given) ? g_strdup(given) : NULL;
+	g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+	if (exe) {
+		g_autofree char *dir = g_path_get_dirname(exe);
+		g_autofree char *beside = g_build_filename(dir, name, NULL);
+		if (is_readable(beside))
+			return g_steal_pointer(&beside);
+		g_autofree char *shared = g_build_filename(dir, "..", "share", "cowsim", name, NULL);
+		if (is_readable(shared))
+			return g_steal_pointer(&shared);
+	}
+#ifdef COWSIM_SOURCE_ROOT
+	g_autofree char *source = g_build_filename(COWSIM_SOURCE_ROOT, "results", name, NULL);
+	if (is_readable(source))
+		return g_steal_pointer(&source);
+#endif
+	return NULL;
 }
 
 bool cli_is_stdio(const char *path)

@@ -59,6 +59,13 @@ bool cli_parse(GOptionContext *context, const struct cli_doc *doc, int *argc, ch
 /* "cowsim 0.1.0 (commit abc1234)", no newline. Static storage. */
 const char *cli_version(void);
 
+/* The path of a data file cowsim installs (plot.py, calibration.csv), or
+ * NULL.  Looked for, in order: $ENV (when `env` is not NULL and the variable
+ * is set: that path or nothing); beside the running binary; ../share/cowsim/
+ * from it (where meson installs them); the source tree's results/ (a binary
+ * in the build tree). */
+char *cli_find_data(const char *name, const char *env);
+
 /* True for "-": standard input or output (U1). */
 bool cli_is_stdio(const char *path);
 

@@ -10,7 +10,7 @@
  *       -> /usr/bin/python3 .../plot.py A.csv -o out --x mark
  *          (COWSIM_PLOT_PROG="cowsim plot" so its messages name this command)
  *
- *   The script is looked for, in order: $COWSIM_PLOT_SCRIPT; next to the
+ *   The script is looked for by cli_find_data(), in order: $COWSIM_PLOT_SCRIPT; next to the
  *   running binary (plot.py, then ../share/cowsim/plot.py, where meson
  *   installs it); COWSIM_SOURCE_ROOT/results/plot.py (the build defines the
  *   macro, so a binary in the build tree uses the source's script).
@@ -66,35 +66,6 @@ static void plot_usage(FILE *out)
 		PLOT_PYTHON);
 }
 
-static gboolean is_readable(const char *path)
-{
-	return path && access(path, R_OK) == 0;
-}
-
-/* The path of plot.py (see the search order above), or NULL. */
-static char *find_plot_script(void)
-{
-	const char *env = g_getenv("COWSIM_PLOT_SCRIPT");
-	if (env && *env)
-		return is_readable(env) ? g_strdup(env) : NULL;
-
-	g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
-	if (exe) {
-		g_autofree char *dir = g_path_get_dirname(exe);
-		g_autofree char *beside = g_build_filename(dir, "plot.py", NULL);
-		if (is_readable(beside))
-			return g_steal_pointer(&beside);
-		g_autofree char *shared = g_build_filename(dir, "..", "share", "cowsim", "plot.py", NULL);
-		if (is_readable(shared))
-			return g_steal_pointer(&shared);
-	}
-#ifdef COWSIM_SOURCE_ROOT
-	if (is_readable(COWSIM_SOURCE_ROOT "/results/plot.py"))
-		return g_strdup(COWSIM_SOURCE_ROOT "/results/plot.py");
-#endif
-	return NULL;
-}
-
 /* Maps a wait status to the command's exit status (L2). */
 static int exit_status_of(int wait_status)
 {
@@ -123,7 +94,7 @@ int cmd_plot(int argc, char **argv)
 			python, g_strerror(errno));
 		return EXIT_SKIPPED;
 	}
-	g_autofree char *script = find_plot_script();
+	g_autofree char *script = cli_find_data("plot.py", "COWSIM_PLOT_SCRIPT");
 	if (!script) {
 		fprintf(stderr, "cowsim plot: plot.py not found (looked at $COWSIM_PLOT_SCRIPT, "
 				"next to the binary, ../share/cowsim/"

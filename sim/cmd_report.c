@@ -875,13 +875,10 @@ static bool html_page(GString *out, const struct folder *f, const struct report_
 
 /* ---- the command ----------------------------------------------------------------------- */
 
+/* results/calibration.csv, installed or in the source tree (cli_find_data). */
 static char *default_calibration(void)
 {
-#ifdef COWSIM_SOURCE_ROOT
-	return g_strdup(COWSIM_SOURCE_ROOT "/results/calibration.csv");
-#else
-	return NULL;
-#endif
+	return cli_find_data("calibration.csv", NULL);
 }
 
 /* --nodesize 16K becomes "16384"; false unless it is a btrfs nodesize. */
@@ -921,7 +918,7 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &a->output, "write the page to FILE (default DIR/report.html; '-': stdout)",
 		  "FILE" },
 		{ "calibration", 0, 0, G_OPTION_ARG_FILENAME, &a->calibration,
-		  "the calibration errors (default: results/calibration.csv of the source tree)", "CSV" },
+		  "the calibration errors (default: the calibration.csv installed with cowsim, or results/ of the source tree)", "CSV" },
 		{ "title", 0, 0, G_OPTION_ARG_STRING, &a->title, "the page's title", "TEXT" },
 		{ "nodesize", 0, 0, G_OPTION_ARG_STRING, &a->nodesize,
 		  "the runs' nodesize, for the calibration error that applies (default: what the folder "

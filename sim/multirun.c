@@ -76,7 +76,7 @@ int multirun_write_parameters(const char *command, const struct multirun_args *a
 	g_string_append_printf(text, "nodesize=%u\ndevice_size=%" G_GUINT64_FORMAT "\nmetadata=%s\n"
 			       "design=%s\nmax_inline=%u\ncommit_interval_s=%g\nlazytime=%s\n",
 			       config->nodesize, config->device_size, config->metadata_single ? "single" : "dup",
-			       config->design == FS_DESIGN_KEYED ? "keyed" : "btrfs", config->max_inline,
+			       fs_design_name(config->design), config->max_inline,
 			       config->commit_interval_ns / 1e9,
 			       config->lazytime == FS_LAZYTIME_VFS ? "vfs" : "btrfs");
 	for (size_t i = 0; pairs && pairs[i] && pairs[i + 1]; i += 2)

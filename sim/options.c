@@ -187,13 +187,12 @@ bool options_model_config(const struct model_option_text *t, struct fs_config *c
 		return false;
 	if (t->policy && !options_parse_policy(t->policy, config, error))
 		return false;
-	if (t->design) {
-		if (!strcmp(t->design, "keyed"))
-			config->design = FS_DESIGN_KEYED;
-		else if (strcmp(t->design, "btrfs")) {
-			g_set_error(error, OPTIONS_ERROR, 0, "--design %s: btrfs or keyed", t->design);
-			return false;
-		}
+	if (t->design && !(config->design = fs_design_find(t->design))) {
+		g_autoptr(GString) known = g_string_new(NULL);
+		for (unsigned i = 0; fs_design_at(i); i++)
+			g_string_append_printf(known, "%s%s", i ? ", " : "", fs_design_name(fs_design_at(i)));
+		g_set_error(error, OPTIONS_ERROR, 0, "--design %s: unknown design (known: %s)", t->design, known->str);
+		return false;
 	}
 	if (t->lazytime) {
 		if (!strcmp(t->lazytime, "vfs"))
@@ -203,7 +202,7 @@ bool options_model_config(const struct model_option_text *t, struct fs_config *c
 			return false;
 		}
 	}
-	if (config->design == FS_DESIGN_KEYED && config->atime_policy == ATIME_POLICY_SIDE_TABLE) {
+	if (config->design == fs_design_find("keyed") && config->atime_policy == ATIME_POLICY_SIDE_TABLE) {
 		g_set_error(error, OPTIONS_ERROR, 0,
 			    "--policy side-table: the side table is a btrfs-design remedy; the keyed design "
 			    "versions inode items instead");

@@ -34,7 +34,7 @@
 static void apply_word(const char *word, struct fs_config *config)
 {
 	if (!strcmp(word, "keyed"))
-		config->design = FS_DESIGN_KEYED;
+		config->design = fs_design_find("keyed");
 	else if (!strcmp(word, "single"))
 		config->metadata_single = true;
 	else if (!strcmp(word, "nodelay"))

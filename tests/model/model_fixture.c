@@ -18,7 +18,8 @@ struct tree_fixture *tree_fixture_new(uint32_t nodesize)
 	if (!f->store)
 		fail_msg("blockstore_new(%u): %s", nodesize, error->message);
 	f->refs = refs_new(&f->extent_tree, NULL, NULL);
-	f->txn = (struct transaction){ .transid = 1, .store = f->store, .refs = f->refs, .written = g_ptr_array_new() };
+	f->txn = (struct transaction){ .transid = 1, .store = f->store, .ops = &refs_transaction_ops,
+				       .accounting = f->refs, .written = g_ptr_array_new() };
 	btree_init(&f->extent_tree, &f->txn, BTRFS_EXTENT_TREE_OBJECTID);
 	btree_init(&f->tree, &f->txn, BTRFS_FS_TREE_OBJECTID);
 	return f;
@@ -60,7 +61,6 @@ void tree_fixture_free(struct tree_fixture *f)
 void tree_fixture_commit(struct tree_fixture *f)
 {
 	refs_commit(f->refs, &f->txn);
-	f->txn.stats.commits++;
 	f->txn.blocks_dirty = 0;
 	btree_commit_blocks(&f->txn);
 	blockstore_commit(f->store);

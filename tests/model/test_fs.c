@@ -705,7 +705,7 @@ static struct fs *keyed_fs(void)
 	fs_config_init(&config);
 	config.nodesize = NODESIZE;
 	config.device_size = 4ull << 30;
-	config.design = FS_DESIGN_KEYED;
+	config.design = fs_design_find("keyed");
 	return fixture_fs_new_config(&config);
 }
 

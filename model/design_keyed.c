@@ -1,9 +1,8 @@
 /*
- * model/subvol.c - a subvolume's view of its items, in either design.
+ * model/design_keyed.c - the keyed design (`--design keyed`): one tree,
+ * keys versioned by snapshot id.
  *
- * btrfs design: the subvolume owns a tree; every call is the btree call.
- *
- * keyed design (bcachefs's snapshots, Kent Overstreet 2021): one tree holds
+ * As bcachefs's snapshots (Kent Overstreet 2021): one tree holds
  * every subvolume's items, and a key's last component is the snapshot id that
  * wrote it. Snapshot ids form a tree; taking a snapshot of a subvolume at id P
  * gives the subvolume a new id C1 and the snapshot C2, both children of P, so
@@ -19,33 +18,69 @@
  * atime update after a snapshot is one inode item, not a copied path); a
  * delete of such a key writes a whiteout at S.
  *
+ * Every subvolume's snapshot id is at least 1; id 0 is no snapshot's.
+ *
  * Invariants (checked by the fs tests): K1 at most one version of a base key
  * per snapshot id; K2 the keys of one base key are adjacent in the tree (the
- * snapshot id sorts last), so a version lookup is one short range scan.
+ * snapshot id sorts last), so a version lookup is one short range scan;
+ * (keyed_check) K3 every live subvolume has its own snapshot id, at least 1
+ * and known to the snapshot tree, and its items in the one shared tree.
  */
-#include "fs_internal.h"
+#include "model_error.h"
+#include "design.h"
 
+#include <inttypes.h>
 #include <string.h>
 
-bool fs_design_keyed(const struct fs *fs)
+/* The snapshot tree: a snapshot id's parent and depth. */
+struct snapshot_node {
+	uint32_t parent;              /* 0 for the first */
+	uint32_t depth;
+};
+
+/* fs->design_state */
+struct keyed_state {
+	struct btree tree;            /* every subvolume's items */
+	GArray *nodes;                /* struct snapshot_node by snapshot id */
+};
+
+/* sv->design_private */
+struct keyed_subvolume {
+	uint32_t snapshot;            /* the snapshot id its writes carry */
+};
+
+static struct keyed_state *state_of(const struct fs *fs)
 {
-	return fs->config.design == FS_DESIGN_KEYED;
+	return fs->design_state;
+}
+
+static uint32_t snapshot_of(const struct subvolume *sv)
+{
+	return ((const struct keyed_subvolume *)sv->design_private)->snapshot;
+}
+
+static void set_snapshot(struct subvolume *sv, uint32_t snapshot)
+{
+	if (!sv->design_private)
+		sv->design_private = g_new0(struct keyed_subvolume, 1);
+	((struct keyed_subvolume *)sv->design_private)->snapshot = snapshot;
 }
 
 static const struct snapshot_node *node_of(const struct fs *fs, uint32_t id)
 {
-	return &g_array_index(fs->snapshot_nodes, struct snapshot_node, id);
+	return &g_array_index(state_of(fs)->nodes, struct snapshot_node, id);
 }
 
-uint32_t subvol_new_snapshot_id(struct fs *fs, uint32_t parent)
+static uint32_t new_snapshot_id(struct fs *fs, uint32_t parent)
 {
+	GArray *nodes = state_of(fs)->nodes;
 	struct snapshot_node node = { parent, parent ? node_of(fs, parent)->depth + 1 : 0 };
-	if (!fs->snapshot_nodes->len) {
+	if (!nodes->len) {
 		struct snapshot_node unused = { 0, 0 };
-		g_array_append_val(fs->snapshot_nodes, unused); /* id 0 is the btrfs design's */
+		g_array_append_val(nodes, unused); /* id 0: no snapshot's */
 	}
-	g_array_append_val(fs->snapshot_nodes, node);
-	return fs->snapshot_nodes->len - 1;
+	g_array_append_val(nodes, node);
+	return nodes->len - 1;
 }
 
 static bool is_visible(const struct fs *fs, uint32_t version, uint32_t from)
@@ -88,42 +123,32 @@ static const struct btree_item *visible_version(const struct fs *fs, const struc
 						const struct btree_key *key)
 {
 	struct btree_key first = with_snapshot(key, 0), last = with_snapshot(key, UINT32_MAX);
-	struct version_pick p = { fs, sv->snapshot, NULL, 0 };
+	struct version_pick p = { fs, snapshot_of(sv), NULL, 0 };
 	btree_visit_range(sv->tree, &first, &last, pick_version, &p);
 	return p.best;
 }
 
-const struct btree_item *subvol_lookup(const struct subvolume *sv, const struct btree_key *key)
+static const struct btree_item *keyed_lookup(const struct subvolume *sv, const struct btree_key *key)
 {
-	if (!sv->snapshot) {
-		struct btree_key k = with_snapshot(key, 0);
-		struct btree_path path;
-		return btree_lookup(sv->tree, &k, &path) ? btree_path_item(&path) : NULL;
-	}
 	const struct btree_item *item = visible_version(sv->fs, sv, key);
 	return item && !item->whiteout ? item : NULL;
 }
 
-const struct btree_item *subvol_lookup_near(const struct subvolume *sv, const struct btree_key *key,
-					    struct btree_path *near)
+/* A version lookup leaves no single path: the hints are ignored. */
+static const struct btree_item *keyed_lookup_near(const struct subvolume *sv, const struct btree_key *key,
+						  struct btree_path *near)
 {
-	if (sv->snapshot) {
-		near->levels = 0; /* a version lookup leaves no single path */
-		return subvol_lookup(sv, key);
-	}
-	struct btree_key k = with_snapshot(key, 0);
-	return btree_lookup_near(sv->tree, &k, near) ? btree_path_item(near) : NULL;
+	near->levels = 0;
+	return keyed_lookup(sv, key);
 }
 
-const struct btree_item *subvol_lookup_le(const struct subvolume *sv, const struct btree_key *key)
+static const struct btree_item *keyed_lookup_le(const struct subvolume *sv, const struct btree_key *key)
 {
-	struct btree_key probe = with_snapshot(key, sv->snapshot ? UINT32_MAX : 0);
+	struct btree_key probe = with_snapshot(key, UINT32_MAX);
 	for (;;) {
 		const struct btree_item *raw = btree_lookup_le(sv->tree, &probe);
 		if (!raw || raw->key.objectid != key->objectid || raw->key.type != key->type)
 			return NULL;
-		if (!sv->snapshot)
-			return raw;
 		const struct btree_item *item = visible_version(sv->fs, sv, &raw->key);
 		if (item && !item->whiteout)
 			return item;
@@ -134,8 +159,8 @@ const struct btree_item *subvol_lookup_le(const struct subvolume *sv, const stru
 	}
 }
 
-/* Visiting in the keyed design: the raw items of one base key arrive
- * together (K2); the visible one of each group is handed on. */
+/* Visiting: the raw items of one base key arrive together (K2); the
+ * visible one of each group is handed on. */
 struct group_visit {
 	const struct fs *fs;
 	uint32_t from;
@@ -171,36 +196,30 @@ static bool visit_version(const struct btree_item *item, void *opaque)
 	return pick_version(item, &g->pick);
 }
 
-uint64_t subvol_visit_range(const struct subvolume *sv, const struct btree_key *first, const struct btree_key *last,
-			    btree_visit_fn cb, void *opaque)
+static uint64_t keyed_visit_range(const struct subvolume *sv, const struct btree_key *first,
+				  const struct btree_key *last, btree_visit_fn cb, void *opaque)
 {
-	struct btree_key lo = with_snapshot(first, 0), hi = with_snapshot(last, sv->snapshot ? UINT32_MAX : 0);
-	if (!sv->snapshot)
-		return btree_visit_range(sv->tree, &lo, &hi, cb, opaque);
-	struct group_visit g = { .fs = sv->fs, .from = sv->snapshot, .cb = cb, .opaque = opaque };
+	struct btree_key lo = with_snapshot(first, 0), hi = with_snapshot(last, UINT32_MAX);
+	struct group_visit g = { .fs = sv->fs, .from = snapshot_of(sv), .cb = cb, .opaque = opaque };
 	btree_visit_range(sv->tree, &lo, &hi, visit_version, &g);
 	if (!g.stopped)
 		flush_group(&g);
 	return g.visited;
 }
 
-uint64_t subvol_visit_range_near(const struct subvolume *sv, const struct btree_key *first,
-				 const struct btree_key *last, btree_visit_fn cb, void *opaque,
-				 struct btree_path *near)
+static uint64_t keyed_visit_range_near(const struct subvolume *sv, const struct btree_key *first,
+				       const struct btree_key *last, btree_visit_fn cb, void *opaque,
+				       struct btree_path *near)
 {
-	if (sv->snapshot) {
-		near->levels = 0;
-		return subvol_visit_range(sv, first, last, cb, opaque);
-	}
-	struct btree_key lo = with_snapshot(first, 0), hi = with_snapshot(last, 0);
-	return btree_visit_range_near(sv->tree, &lo, &hi, cb, opaque, near);
+	near->levels = 0;
+	return keyed_visit_range(sv, first, last, cb, opaque);
 }
 
 /* A new version at sv's snapshot, copying the visible one. A file extent
  * it copies is one more reference to its data extent. */
 static struct btree_item *copy_up(struct fs *fs, struct subvolume *sv, const struct btree_item *from)
 {
-	struct btree_key key = with_snapshot(&from->key, sv->snapshot);
+	struct btree_key key = with_snapshot(&from->key, snapshot_of(sv));
 	union item_payload payload = from->payload;
 	uint32_t size = from->size;
 	struct btree_item *item = btree_insert_item(sv->tree, &fs->txn, &key, size, &payload);
@@ -209,69 +228,59 @@ static struct btree_item *copy_up(struct fs *fs, struct subvolume *sv, const str
 	return item;
 }
 
-struct btree_item *subvol_lookup_for_write(struct fs *fs, struct subvolume *sv, const struct btree_key *key)
+static struct btree_item *keyed_lookup_for_write(struct fs *fs, struct subvolume *sv, const struct btree_key *key)
 {
-	struct btree_key own = with_snapshot(key, sv->snapshot);
-	if (!sv->snapshot)
-		return btree_lookup_for_write(sv->tree, &fs->txn, &own);
+	struct btree_key own = with_snapshot(key, snapshot_of(sv));
 	const struct btree_item *item = visible_version(fs, sv, key);
 	if (!item || item->whiteout)
 		return NULL;
-	if (item->key.snapshot == sv->snapshot)
+	if (item->key.snapshot == snapshot_of(sv))
 		return btree_lookup_for_write(sv->tree, &fs->txn, &own);
 	return copy_up(fs, sv, item);
 }
 
-struct btree_item *subvol_lookup_for_write_near(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
-						struct btree_path *near)
+static struct btree_item *keyed_lookup_for_write_near(struct fs *fs, struct subvolume *sv,
+						      const struct btree_key *key, struct btree_path *near)
 {
-	if (sv->snapshot || !subvol_lookup_near(sv, key, near))
-		return subvol_lookup_for_write(fs, sv, key);
-	return btree_path_for_write(sv->tree, &fs->txn, near);
+	(void)near;
+	return keyed_lookup_for_write(fs, sv, key);
 }
 
-void subvol_write_inode_atime_near(struct fs *fs, struct subvolume *sv, uint64_t inode, int64_t atime,
-				   struct btree_path *near)
+/* Items are copied by value (copy_up), so the leaves keep no overlay. */
+static void keyed_write_inode_atime_near(struct fs *fs, struct subvolume *sv, uint64_t inode, int64_t atime,
+					 struct btree_path *near)
 {
+	(void)near;
 	struct btree_key key = { inode, 0, BTRFS_INODE_ITEM_KEY };
-	/* The keyed design copies items by value (copy_up), so its leaves
-	 * keep no overlay. */
-	if (fs_design_keyed(fs) || sv->snapshot || !subvol_lookup_near(sv, &key, near)) {
-		subvol_lookup_for_write(fs, sv, &key)->payload.inode.atime = atime;
-		return;
-	}
-	btree_path_write_inode_atime(sv->tree, &fs->txn, near, atime);
+	keyed_lookup_for_write(fs, sv, &key)->payload.inode.atime = atime;
 }
 
-struct btree_item *subvol_insert(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size,
-				 const union item_payload *payload)
+static struct btree_item *keyed_insert(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
+				       uint32_t size, const union item_payload *payload)
 {
-	struct btree_key own = with_snapshot(key, sv->snapshot);
-	if (sv->snapshot) {
-		struct btree_path path;
-		if (btree_lookup(sv->tree, &own, &path) && btree_path_item(&path)->whiteout)
-			btree_delete_item(sv->tree, &fs->txn, &own);
-	}
+	struct btree_key own = with_snapshot(key, snapshot_of(sv));
+	struct btree_path path;
+	if (btree_lookup(sv->tree, &own, &path) && btree_path_item(&path)->whiteout)
+		btree_delete_item(sv->tree, &fs->txn, &own);
 	return btree_insert_item(sv->tree, &fs->txn, &own, size, payload);
 }
 
-struct btree_item *subvol_resize(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size)
+static struct btree_item *keyed_resize(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
+				       uint32_t size)
 {
-	if (sv->snapshot && !subvol_lookup_for_write(fs, sv, key))
+	if (!keyed_lookup_for_write(fs, sv, key))
 		return NULL;
-	struct btree_key own = with_snapshot(key, sv->snapshot);
+	struct btree_key own = with_snapshot(key, snapshot_of(sv));
 	return btree_resize_item(sv->tree, &fs->txn, &own, size);
 }
 
-enum subvol_delete_result subvol_delete(struct fs *fs, struct subvolume *sv, const struct btree_key *key)
+static enum subvol_delete_result keyed_delete(struct fs *fs, struct subvolume *sv, const struct btree_key *key)
 {
-	struct btree_key own = with_snapshot(key, sv->snapshot);
-	if (!sv->snapshot)
-		return btree_delete_item(sv->tree, &fs->txn, &own) ? SUBVOL_DELETED : SUBVOL_ABSENT;
+	struct btree_key own = with_snapshot(key, snapshot_of(sv));
 	const struct btree_item *item = visible_version(fs, sv, key);
 	if (!item || item->whiteout)
 		return SUBVOL_ABSENT;
-	bool own_version = item->key.snapshot == sv->snapshot;
+	bool own_version = item->key.snapshot == snapshot_of(sv);
 	if (own_version)
 		btree_delete_item(sv->tree, &fs->txn, &own);
 	/* An ancestor's version would show through: hide it. */
@@ -375,16 +384,18 @@ static bool collect_chain_key(const struct btree_item *item, void *opaque)
  * id's chain can change; each is pruned whole. The cost is one pass over the
  * tree, as bcachefs's delete_dead_snapshots walks every key.
  */
-void subvol_drop_snapshot_keys(struct fs *fs, struct subvolume *sv)
+static void keyed_snapshot_delete(struct fs *fs, struct subvolume *sv)
 {
 	g_autoptr(GHashTable) chain = g_hash_table_new(g_direct_hash, g_direct_equal);
-	for (uint32_t id = sv->snapshot; id; id = node_of(fs, id)->parent)
+	for (uint32_t id = snapshot_of(sv); id; id = node_of(fs, id)->parent)
 		g_hash_table_add(chain, GUINT_TO_POINTER(id));
 	g_autoptr(GArray) live_ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
 		const struct subvolume *other = fs->subvolumes->pdata[i];
-		if (!other->deleted)
-			g_array_append_val(live_ids, other->snapshot);
+		if (!other->deleted) {
+			uint32_t id = snapshot_of(other);
+			g_array_append_val(live_ids, id);
+		}
 	}
 	g_autoptr(GArray) bases = g_array_new(FALSE, FALSE, sizeof(struct btree_key));
 	struct chain_keys c = { chain, bases };
@@ -393,3 +404,106 @@ void subvol_drop_snapshot_keys(struct fs *fs, struct subvolume *sv)
 	for (unsigned i = 0; i < bases->len; i++)
 		prune_key_versions(fs, sv->tree, &g_array_index(bases, struct btree_key, i), live_ids);
 }
+
+/* --- life, snapshots, policies' questions, check ----------------------- */
+
+static void keyed_init(struct fs *fs)
+{
+	struct keyed_state *state = g_new0(struct keyed_state, 1);
+	state->nodes = g_array_new(FALSE, TRUE, sizeof(struct snapshot_node));
+	fs->design_state = state;
+}
+
+static void keyed_top_subvolume(struct fs *fs, struct subvolume *top)
+{
+	top->tree = &state_of(fs)->tree;
+	set_snapshot(top, new_snapshot_id(fs, 0));
+	btree_init(top->tree, &fs->txn, top->id);
+}
+
+static void keyed_free(struct fs *fs)
+{
+	struct keyed_state *state = state_of(fs);
+	g_array_unref(state->nodes);
+	g_free(state);
+	fs->design_state = NULL;
+}
+
+static void keyed_subvolume_free(struct subvolume *sv)
+{
+	g_free(sv->design_private);
+	sv->design_private = NULL;
+}
+
+/* No copy: both sides get a new snapshot id under the old one. */
+static void keyed_snapshot_create(struct fs *fs, struct subvolume *src, struct subvolume *snap)
+{
+	uint32_t parent = snapshot_of(src);
+	snap->tree = src->tree;
+	set_snapshot(src, new_snapshot_id(fs, parent));
+	set_snapshot(snap, new_snapshot_id(fs, parent));
+}
+
+static bool keyed_item_write_is_private(const struct fs *fs, const struct subvolume *sv,
+					const struct btree_item *item)
+{
+	return fs_leaf_is_private(fs, sv->tree, &item->key);
+}
+
+/* Each update writes one new version of the inode item, wherever it is:
+ * a snapshot shares no leaf, so private_only changes nothing. The leaves
+ * keep no atime overlay (keyed_write_inode_atime_near). */
+static uint64_t keyed_inline_atime_estimate(const struct fs *fs, const struct subvolume *sv,
+					    fs_atime_wanted_fn wanted, bool private_only)
+{
+	(void)private_only;
+	return fs_count_wanted_inodes(fs, sv, wanted) * (BTRFS_ITEM_HEADER_SIZE + BTRFS_INODE_ITEM_SIZE);
+}
+
+static bool keyed_check(const struct fs *fs, GError **error)
+{
+	const struct keyed_state *state = state_of(fs);
+	g_autoptr(GHashTable) ids = g_hash_table_new(NULL, NULL);
+	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
+		const struct subvolume *sv = fs->subvolumes->pdata[i];
+		if (sv->deleted)
+			continue;
+		uint32_t id = sv->design_private ? snapshot_of(sv) : 0;
+		if (!id || id >= state->nodes->len || sv->tree != &state->tree ||
+		    !g_hash_table_add(ids, GUINT_TO_POINTER(id))) {
+			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+				    "K3: subvolume %" PRIu64 " has snapshot id %u (%u known), %s tree, %s", sv->id,
+				    id, state->nodes->len, sv->tree == &state->tree ? "the shared" : "another",
+				    "each live subvolume needs an id of its own in the shared tree");
+			return false;
+		}
+	}
+	return true;
+}
+
+const struct fs_design_ops fs_design_keyed = {
+	.name = "keyed",
+	.summary = "one tree, keys versioned by snapshot id (bcachefs)",
+	.init = keyed_init,
+	.top_subvolume = keyed_top_subvolume,
+	.free = keyed_free,
+	.subvolume_free = keyed_subvolume_free,
+	.lookup = keyed_lookup,
+	.lookup_le = keyed_lookup_le,
+	.visit_range = keyed_visit_range,
+	.lookup_for_write = keyed_lookup_for_write,
+	.lookup_near = keyed_lookup_near,
+	.visit_range_near = keyed_visit_range_near,
+	.lookup_for_write_near = keyed_lookup_for_write_near,
+	.write_inode_atime_near = keyed_write_inode_atime_near,
+	.insert = keyed_insert,
+	.resize = keyed_resize,
+	.delete = keyed_delete,
+	.snapshot_create = keyed_snapshot_create,
+	.snapshot_delete = keyed_snapshot_delete,
+	.item_write_is_private = keyed_item_write_is_private,
+	.inline_atime_estimate = keyed_inline_atime_estimate,
+	.side_trees = false,
+	.usage = fs_usage_by_reachability,
+	.check = keyed_check,
+};

@@ -1,0 +1,221 @@
+/*
+ * model/design_btrfs.c - the btrfs design (`--design btrfs`, the default):
+ * a tree per subvolume, snapshots clone the root.
+ *
+ * Every item call is the btree call on the subvolume's own tree. A snapshot
+ * is Rodeh's lazy clone, as btrfs's create_pending_snapshot() makes it:
+ *
+ *     before                     after snapshot S of tree A
+ *     A:root(refs 1)             A:root        S:root'  (a copy, owner S)
+ *       /     \                    /    \______/   \
+ *     n1       n2               n1(refs 2)      n2(refs 2)
+ *
+ * Only the root is copied; its children gain one reference each. Nothing
+ * below them changes until one side writes, and then cow_block() and
+ * refs_update_for_cow() move the counts down one level per copy. Deleting
+ * a snapshot is btrfs_drop_snapshot(): the root loses its root item's
+ * reference; blocks only it held are freed top-down and release their
+ * children, shared ones just lose one reference. The model drops at once
+ * what btrfs's cleaner thread drops after the commit.
+ *
+ * Invariant (btrfs_design_check): DB1 every live subvolume's items are in a
+ * tree of its own (own_tree) whose id is the subvolume's.
+ */
+#include "model_error.h"
+#include "design.h"
+
+#include <inttypes.h>
+
+#include "blockstore.h"
+
+/* Keys of this design carry no snapshot id. */
+static struct btree_key plain(const struct btree_key *key)
+{
+	struct btree_key k = *key;
+	k.snapshot = 0;
+	return k;
+}
+
+static void btrfs_top_subvolume(struct fs *fs, struct subvolume *top)
+{
+	btree_init(top->tree, &fs->txn, top->id);
+}
+
+static const struct btree_item *btrfs_lookup(const struct subvolume *sv, const struct btree_key *key)
+{
+	struct btree_key k = plain(key);
+	struct btree_path path;
+	return btree_lookup(sv->tree, &k, &path) ? btree_path_item(&path) : NULL;
+}
+
+static const struct btree_item *btrfs_lookup_near(const struct subvolume *sv, const struct btree_key *key,
+						  struct btree_path *near)
+{
+	struct btree_key k = plain(key);
+	return btree_lookup_near(sv->tree, &k, near) ? btree_path_item(near) : NULL;
+}
+
+static const struct btree_item *btrfs_lookup_le(const struct subvolume *sv, const struct btree_key *key)
+{
+	struct btree_key probe = plain(key);
+	const struct btree_item *raw = btree_lookup_le(sv->tree, &probe);
+	if (!raw || raw->key.objectid != key->objectid || raw->key.type != key->type)
+		return NULL;
+	return raw;
+}
+
+static uint64_t btrfs_visit_range(const struct subvolume *sv, const struct btree_key *first,
+				  const struct btree_key *last, btree_visit_fn cb, void *opaque)
+{
+	struct btree_key lo = plain(first), hi = plain(last);
+	return btree_visit_range(sv->tree, &lo, &hi, cb, opaque);
+}
+
+static uint64_t btrfs_visit_range_near(const struct subvolume *sv, const struct btree_key *first,
+				       const struct btree_key *last, btree_visit_fn cb, void *opaque,
+				       struct btree_path *near)
+{
+	struct btree_key lo = plain(first), hi = plain(last);
+	return btree_visit_range_near(sv->tree, &lo, &hi, cb, opaque, near);
+}
+
+static struct btree_item *btrfs_lookup_for_write(struct fs *fs, struct subvolume *sv, const struct btree_key *key)
+{
+	struct btree_key k = plain(key);
+	return btree_lookup_for_write(sv->tree, &fs->txn, &k);
+}
+
+/* The write COWs the path the lookup found without searching again. */
+static struct btree_item *btrfs_lookup_for_write_near(struct fs *fs, struct subvolume *sv,
+						      const struct btree_key *key, struct btree_path *near)
+{
+	if (!btrfs_lookup_near(sv, key, near))
+		return btrfs_lookup_for_write(fs, sv, key);
+	return btree_path_for_write(sv->tree, &fs->txn, near);
+}
+
+static void btrfs_write_inode_atime_near(struct fs *fs, struct subvolume *sv, uint64_t inode, int64_t atime,
+					 struct btree_path *near)
+{
+	struct btree_key key = { inode, 0, BTRFS_INODE_ITEM_KEY };
+	if (!btrfs_lookup_near(sv, &key, near)) {
+		btrfs_lookup_for_write(fs, sv, &key)->payload.inode.atime = atime;
+		return;
+	}
+	btree_path_write_inode_atime(sv->tree, &fs->txn, near, atime);
+}
+
+static struct btree_item *btrfs_insert(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
+				       uint32_t size, const union item_payload *payload)
+{
+	struct btree_key k = plain(key);
+	return btree_insert_item(sv->tree, &fs->txn, &k, size, payload);
+}
+
+static struct btree_item *btrfs_resize(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
+				       uint32_t size)
+{
+	struct btree_key k = plain(key);
+	return btree_resize_item(sv->tree, &fs->txn, &k, size);
+}
+
+static enum subvol_delete_result btrfs_delete(struct fs *fs, struct subvolume *sv, const struct btree_key *key)
+{
+	struct btree_key k = plain(key);
+	return btree_delete_item(sv->tree, &fs->txn, &k) ? SUBVOL_DELETED : SUBVOL_ABSENT;
+}
+
+static void btrfs_snapshot_create(struct fs *fs, struct subvolume *src, struct subvolume *snap)
+{
+	snap->tree->id = snap->id;
+	snap->tree->root = fs_clone_root(fs, src->tree->root, snap->id);
+	snap->tree->root_dirty = true;
+}
+
+static void btrfs_snapshot_delete(struct fs *fs, struct subvolume *snap)
+{
+	refs_drop_block(&fs->txn, snap->tree->root, false);
+	snap->tree->root = NULL;
+}
+
+static bool btrfs_item_write_is_private(const struct fs *fs, const struct subvolume *sv,
+					const struct btree_item *item)
+{
+	return fs_leaf_is_private(fs, sv->tree, &item->key);
+}
+
+struct estimate {
+	const struct fs *fs;
+	const struct subvolume *sv;
+	fs_atime_wanted_fn wanted;
+	uint64_t blocks;
+};
+
+/* Counts the blocks of the subtree that an access sweep would copy;
+ * returns whether any below `block` would. */
+static bool estimate_block(struct estimate *e, const struct tree_block *block)
+{
+	bool any = false;
+	if (block->level) {
+		for (uint32_t i = 0; i < block->nritems; i++)
+			any |= estimate_block(e, block->children[i].block);
+	} else {
+		for (uint32_t i = 0; i < block->nritems && !any; i++) {
+			const struct btree_item *item = &block->items[i];
+			any = item->key.type == BTRFS_INODE_ITEM_KEY &&
+			      e->wanted(e->fs, e->sv, item, btree_leaf_inode_atime(block, i));
+		}
+	}
+	e->blocks += any;
+	return any;
+}
+
+/* Right after a snapshot every leaf of the source is shared and none is
+ * copied yet: a write copies each leaf it touches and the nodes above. */
+static uint64_t btrfs_inline_atime_estimate(const struct fs *fs, const struct subvolume *sv,
+					    fs_atime_wanted_fn wanted, bool private_only)
+{
+	if (private_only)
+		return 0;
+	struct estimate e = { fs, sv, wanted, 0 };
+	estimate_block(&e, sv->tree->root);
+	return e.blocks * blockstore_nodesize(fs->store);
+}
+
+static bool btrfs_check(const struct fs *fs, GError **error)
+{
+	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
+		const struct subvolume *sv = fs->subvolumes->pdata[i];
+		if (sv->deleted || (sv->tree == &sv->own_tree && sv->tree->id == sv->id))
+			continue;
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "DB1: subvolume %" PRIu64 " has its items in %s tree %" PRIu64, sv->id,
+			    sv->tree == &sv->own_tree ? "its own" : "another", sv->tree->id);
+		return false;
+	}
+	return true;
+}
+
+const struct fs_design_ops fs_design_btrfs = {
+	.name = "btrfs",
+	.summary = "a tree per subvolume, snapshots clone the root (Rodeh)",
+	.top_subvolume = btrfs_top_subvolume,
+	.lookup = btrfs_lookup,
+	.lookup_le = btrfs_lookup_le,
+	.visit_range = btrfs_visit_range,
+	.lookup_for_write = btrfs_lookup_for_write,
+	.lookup_near = btrfs_lookup_near,
+	.visit_range_near = btrfs_visit_range_near,
+	.lookup_for_write_near = btrfs_lookup_for_write_near,
+	.write_inode_atime_near = btrfs_write_inode_atime_near,
+	.insert = btrfs_insert,
+	.resize = btrfs_resize,
+	.delete = btrfs_delete,
+	.snapshot_create = btrfs_snapshot_create,
+	.snapshot_delete = btrfs_snapshot_delete,
+	.item_write_is_private = btrfs_item_write_is_private,
+	.inline_atime_estimate = btrfs_inline_atime_estimate,
+	.side_trees = true,
+	.usage = fs_usage_by_reachability,
+	.check = btrfs_check,
+};

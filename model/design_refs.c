@@ -1,0 +1,100 @@
+/*
+ * model/design_refs.c - what the designs that share tree blocks by
+ * reference counts (btrfs, keyed) have in common: cloning a root, telling
+ * whether a leaf is private, and who owns which bytes.
+ */
+#include "design.h"
+
+#include "blockstore.h"
+
+struct tree_block *fs_clone_root(struct fs *fs, struct tree_block *source, uint64_t new_id)
+{
+	struct tree_block *root = btree_copy_block(&fs->txn, new_id, source);
+	refs_inc_children(&fs->txn, root, false);
+	return root;
+}
+
+bool fs_leaf_is_private(const struct fs *fs, const struct btree *tree, const struct btree_key *key)
+{
+	struct btree_path path;
+	btree_lookup(tree, key, &path);
+	if (path.nodes[0]->generation == fs->txn.transid)
+		return true;
+	for (unsigned level = 0; level < path.levels; level++)
+		if (tree_block_refs(path.nodes[level]) > 1)
+			return false;
+	return true;
+}
+
+/*
+ * Exclusive and shared bytes per subvolume, as qgroups report them: a tree
+ * block or data extent reached from one subvolume only is exclusive to it,
+ * one reached from several is shared by each. Two walks: the first counts the
+ * subvolumes reaching each thing, the second sums per subvolume.
+ */
+struct usage_walk {
+	GHashTable *reachers;         /* block or extent -> number of subvolumes reaching it */
+	GHashTable *seen;             /* this subvolume's walk */
+	struct subvolume_usage *sum;  /* NULL in the counting walk */
+	uint32_t nodesize;
+};
+
+static void visit_thing(struct usage_walk *w, const void *thing, uint64_t bytes)
+{
+	if (!g_hash_table_add(w->seen, (gpointer)thing))
+		return;
+	uintptr_t count = GPOINTER_TO_SIZE(g_hash_table_lookup(w->reachers, thing));
+	if (!w->sum) {
+		g_hash_table_insert(w->reachers, (gpointer)thing, GSIZE_TO_POINTER(count + 1));
+		return;
+	}
+	if (count > 1)
+		w->sum->shared_bytes += bytes;
+	else
+		w->sum->exclusive_bytes += bytes;
+}
+
+static void walk_usage(struct usage_walk *w, const struct tree_block *block)
+{
+	if (g_hash_table_contains(w->seen, block))
+		return;
+	visit_thing(w, block, w->nodesize);
+	for (uint32_t i = 0; i < block->nritems; i++) {
+		if (block->level) {
+			walk_usage(w, block->children[i].block);
+			continue;
+		}
+		const struct btree_item *item = &block->items[i];
+		const struct data_extent *extent = item->payload.file_extent.extent;
+		if (item->key.type == BTRFS_EXTENT_DATA_KEY && extent)
+			visit_thing(w, extent, extent->num_bytes);
+	}
+}
+
+GArray *fs_usage_by_reachability(const struct fs *fs)
+{
+	g_autoptr(GHashTable) reachers = g_hash_table_new(NULL, NULL);
+	struct usage_walk w = { .reachers = reachers, .nodesize = blockstore_nodesize(fs->store) };
+	GArray *usage = g_array_new(FALSE, TRUE, sizeof(struct subvolume_usage));
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned i = 0; i < fs->subvolumes->len; i++) {
+			const struct subvolume *sv = fs->subvolumes->pdata[i];
+			if (sv->deleted)
+				continue;
+			struct subvolume_usage u = { .id = sv->id, .path = g_strdup(sv->path), .readonly = sv->readonly };
+			if (pass == 1) {
+				g_array_append_val(usage, u);
+				w.sum = &g_array_index(usage, struct subvolume_usage, usage->len - 1);
+			} else {
+				g_free(u.path);
+			}
+			w.seen = g_hash_table_new(NULL, NULL);
+			walk_usage(&w, sv->tree->root);
+			g_hash_table_unref(w.seen);
+			if (w.sum)
+				w.sum->referenced_bytes = w.sum->exclusive_bytes + w.sum->shared_bytes;
+		}
+	}
+	return usage;
+}
+
