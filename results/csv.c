@@ -92,7 +92,7 @@ static gboolean cell_check(const ResultsColumnInfo *col, const ResultsCell *cell
 	return TRUE;
 }
 
-static void append_cell(GString *out, const ResultsCell *cell)
+void results_append_cell_text(GString *out, const ResultsCell *cell)
 {
 	char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
@@ -110,9 +110,17 @@ static void append_cell(GString *out, const ResultsCell *cell)
 		g_string_append(out, g_ascii_formatd(buf, sizeof buf, "%.6f", cell->v.d + 0.0));
 		break;
 	case RESULTS_CELL_STRING:
-		results_append_csv_field(out, cell->v.str);
+		g_string_append(out, cell->v.str);
 		break;
 	}
+}
+
+static void append_cell(GString *out, const ResultsCell *cell)
+{
+	if (cell->kind == RESULTS_CELL_STRING)
+		results_append_csv_field(out, cell->v.str);
+	else
+		results_append_cell_text(out, cell);
 }
 
 gboolean results_format_line(GString *out, const ResultsColumnInfo *columns,

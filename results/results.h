@@ -189,6 +189,12 @@ gboolean results_format_line(GString *out, const ResultsColumnInfo *columns,
 /* Appends `s` to `out` as one CSV field, quoted when it must be.  Cannot fail. */
 void results_append_csv_field(GString *out, const char *s);
 
+/* Appends the cell's text as a CSV line shows it, but unquoted: numbers as
+ * results_format_line() writes them, a string as it is, nothing when unset.
+ * A U64, I64 or DOUBLE cell read back from this text formats the same.
+ * Cannot fail. */
+void results_append_cell_text(GString *out, const ResultsCell *cell);
+
 /* ---- CSV writers ------------------------------------------------------- */
 
 typedef struct ResultsCsv ResultsCsv;             /* main schema */

@@ -54,6 +54,18 @@ const char *grid_model_text(const struct model_option_text *text, const char *na
 	return field ? *field : NULL;
 }
 
+char *grid_model_identity(const struct model_option_text *text)
+{
+	GString *out = g_string_new(NULL);
+	for (unsigned i = 0; i < G_N_ELEMENTS(model_params); i++) {
+		const char *value = grid_model_text(text, model_params[i].name);
+		g_string_append_printf(out, "%s=%s\n", model_params[i].name, value ? value : "");
+	}
+	g_string_append_printf(out, "lazytime=%s\nimmediate-writeback=%d\n", text->lazytime ? text->lazytime : "",
+			       text->immediate_writeback ? 1 : 0);
+	return g_string_free(out, FALSE);
+}
+
 /* ---- lists and ranges ------------------------------------------------------ */
 
 /* mount's words that set the mode; the others modify the mode before them. */

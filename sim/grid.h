@@ -78,6 +78,9 @@ bool grid_is_model_param(const char *name);
 bool grid_borrow_model_text(struct model_option_text *text, const char *name, const char *value);
 /* The option text of `name` in *text, NULL when unset or not a model option. */
 const char *grid_model_text(const struct model_option_text *text, const char *name);
+/* Every model option of *text as "name=value" lines (empty when unset), in
+ * one fixed order: the part of a sweep point's identity the model decides. */
+char *grid_model_identity(const struct model_option_text *text);
 
 /* Points in the product of params[0..n) (G3 checked: false and *error). */
 bool grid_count_points(struct grid_param *const *params, unsigned n, unsigned *points, GError **error);

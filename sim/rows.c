@@ -4,6 +4,8 @@
  */
 #include "rows.h"
 
+#include <math.h>
+
 #include <string.h>
 
 /* ---- rows of a run ------------------------------------------------------- */
@@ -186,6 +188,21 @@ RowsTable *rows_table_new(const struct rows_param *params, unsigned n_params)
 	return t;
 }
 
+static const ResultsColumnInfo *column(const RowsTable *t, unsigned i);
+
+RowsTable *rows_table_copy_columns(const RowsTable *t)
+{
+	RowsTable *copy = g_new0(RowsTable, 1);
+	copy->columns = g_array_copy(t->columns);
+	copy->rows = g_ptr_array_new_with_free_func(g_free);
+	copy->strings = g_string_chunk_new(4096);
+	copy->n_params = t->n_params;
+	for (unsigned i = 0; i < copy->columns->len; i++) /* the names live in each table's own strings */
+		g_array_index(copy->columns, ResultsColumnInfo, i).name =
+			g_string_chunk_insert_const(copy->strings, column(t, i)->name);
+	return copy;
+}
+
 void rows_table_free(RowsTable *t)
 {
 	if (!t)
@@ -216,6 +233,78 @@ unsigned rows_table_n_rows(const RowsTable *t)
 static const ResultsColumnInfo *column(const RowsTable *t, unsigned i)
 {
 	return &g_array_index(t->columns, ResultsColumnInfo, i);
+}
+
+unsigned rows_table_n_columns(const RowsTable *t)
+{
+	return t->columns->len;
+}
+
+const char *rows_table_column_name(const RowsTable *t, unsigned i)
+{
+	return column(t, i)->name;
+}
+
+GPtrArray *rows_table_line_texts(const RowsTable *t, unsigned r)
+{
+	const ResultsCell *cells = t->rows->pdata[r];
+	GPtrArray *texts = g_ptr_array_new_full(t->columns->len, g_free);
+	g_autoptr(GString) text = g_string_new(NULL);
+	for (unsigned i = 0; i < t->columns->len; i++) {
+		g_string_truncate(text, 0);
+		results_append_cell_text(text, &cells[i]);
+		g_ptr_array_add(texts, cells[i].kind == RESULTS_CELL_UNSET ? NULL : g_strdup(text->str));
+	}
+	return texts;
+}
+
+static gboolean cell_from_text(const ResultsColumnInfo *col, const char *text, ResultsCell *cell, GError **error)
+{
+	char *end = NULL;
+	if (!text) {
+		*cell = results_cell_unset();
+		return TRUE;
+	}
+	switch (col->kind) {
+	case RESULTS_CELL_STRING:
+		*cell = results_cell_string(text);
+		return TRUE;
+	case RESULTS_CELL_U64:
+		if (g_ascii_string_to_unsigned(text, 10, 0, G_MAXUINT64, &cell->v.u64, NULL)) {
+			cell->kind = RESULTS_CELL_U64;
+			return TRUE;
+		}
+		break;
+	case RESULTS_CELL_I64:
+		if (g_ascii_string_to_signed(text, 10, G_MININT64, G_MAXINT64, &cell->v.i64, NULL)) {
+			cell->kind = RESULTS_CELL_I64;
+			return TRUE;
+		}
+		break;
+	case RESULTS_CELL_DOUBLE:
+		*cell = results_cell_double(g_ascii_strtod(text, &end));
+		if (*text && end && !*end && isfinite(cell->v.d))
+			return TRUE;
+		break;
+	case RESULTS_CELL_UNSET:
+		break;
+	}
+	g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_INVALID_CELL, "column '%s': '%s' is not a %s", col->name,
+		    text, col->kind == RESULTS_CELL_DOUBLE ? "number" : "whole number");
+	return FALSE;
+}
+
+gboolean rows_table_add_texts(RowsTable *t, const char *const *texts, GError **error)
+{
+	g_autofree ResultsCell *cells = g_new0(ResultsCell, t->columns->len);
+	for (unsigned i = 0; i < t->columns->len; i++)
+		if (!cell_from_text(column(t, i), texts[i], &cells[i], error))
+			return FALSE;
+	for (unsigned i = 0; i < t->columns->len; i++)
+		if (cells[i].kind == RESULTS_CELL_STRING)
+			cells[i].v.str = g_string_chunk_insert_const(t->strings, cells[i].v.str);
+	g_ptr_array_add(t->rows, g_steal_pointer(&cells));
+	return TRUE;
 }
 
 gboolean rows_table_write_csv(const RowsTable *t, const char *path, GError **error)

@@ -90,6 +90,8 @@ typedef struct RowsTable RowsTable;
  * columns. Cannot fail. */
 RowsTable *rows_table_new(const struct rows_param *params, unsigned n_params);
 void rows_table_free(RowsTable *table);
+/* A table with the columns of `table` and no lines. Cannot fail. */
+RowsTable *rows_table_copy_columns(const RowsTable *table);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(RowsTable, rows_table_free)
 
 /* Adds one line: `params` (one cell per parameter column, strings copied)
@@ -98,6 +100,17 @@ void rows_table_add(RowsTable *table, const ResultsCell *params, const struct ro
 		    const struct fs_config *config);
 
 unsigned rows_table_n_rows(const RowsTable *table);
+unsigned rows_table_n_columns(const RowsTable *table);
+const char *rows_table_column_name(const RowsTable *table, unsigned column);
+
+/* Line `row` as text, one string per column (NULL for an unset cell), as
+ * results_append_cell_text() writes it: what a sweep keeps of a finished
+ * point. A GPtrArray of char *, owned by the caller. */
+GPtrArray *rows_table_line_texts(const RowsTable *table, unsigned row);
+/* Adds a line read back from such texts (texts[i] for column i, NULL for
+ * unset): numbers parsed by their column's kind, so the line formats to the
+ * same bytes. FALSE with *error naming the column and the text. */
+gboolean rows_table_add_texts(RowsTable *table, const char *const *texts, GError **error);
 
 /* The whole table as CSV (header, then one line per run), written to `path`
  * atomically. FALSE with a G_FILE_ERROR naming the path. */
