@@ -24,7 +24,7 @@ struct subvolume {
 	struct btree *tree;           /* the tree its items are in (design.h) */
 	struct btree own_tree;        /* a tree of its own, for a design that gives it one */
 	void *design_private;         /* the design's state for it (keyed: its snapshot id) */
-	struct btree atime_tree;      /* side-table policy only; root NULL otherwise */
+	struct btree atime_tree;      /* a policy's tree beside it (side-table, hybrid); root NULL otherwise */
 	uint64_t highest_inode;       /* the last inode number handed out */
 	bool readonly;
 	bool deleted;
@@ -140,7 +140,11 @@ void fs_delete_inode_items(struct fs *fs, struct subvolume *subvolume, uint64_t 
 /* atime_policy.c */
 /* An access (read, readdir) of an existing inode; *near as subvol_lookup_near. */
 int fs_access_inode(struct fs *fs, const struct inode_location *where, struct btree_path *near, bool *updated);
-void fs_atime_tree_init(struct fs *fs, struct subvolume *sv);
+/* The policy's per-subvolume storage (atime_policy.h): at mkfs, and
+ * following a snapshot's creation and deletion. */
+void fs_atime_subvolume_init(struct fs *fs, struct subvolume *sv);
+void fs_atime_snapshot_create(struct fs *fs, struct subvolume *src, struct subvolume *snap);
+void fs_atime_snapshot_delete(struct fs *fs, struct subvolume *snap);
 /* lazytime vfs: write the atimes kept in memory. _all at a sync, _expired
  * when the clock moves (those first kept LINUX_DIRTYTIME_EXPIRE_NS ago),
  * _inode at an fsync; fs_dirty_time_other_change() from

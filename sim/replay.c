@@ -232,10 +232,7 @@ static void warn_snapshot(struct run_state *st, struct trace_reader *reader, con
 	char mount[64], policy[64];
 	atime_format_options(fs_atime_options(st->fs), mount, sizeof(mount));
 	const struct fs_config *config = &st->options->fs;
-	if (config->atime_policy == ATIME_POLICY_THRESHOLD)
-		snprintf(policy, sizeof(policy), "threshold:%g%%", config->threshold_fraction * 100.0);
-	else
-		snprintf(policy, sizeof(policy), "%s", atime_policy_name(config->atime_policy));
+	fs_policy_describe(config, policy, sizeof(policy));
 	fprintf(stderr, "cowsim: warning: %s:%" PRIu64 ": snapshot %s -> %s: one read of everything in %s would "
 		"unshare about %.1f MiB of metadata (%s, policy %s)\n", trace_reader_name(reader), op->line, op->path,
 		op->path2, op->path, report.counters.unshare_estimate / 1048576.0, mount, policy);
