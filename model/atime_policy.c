@@ -1,73 +1,76 @@
 /*
- * model/atime_policy.c - what a read does to an access time, per policy.
+ * model/atime_policy.c - what a read does to an access time: the flow every
+ * policy shares (atime_policy.h draws it), lazytime as the VFS defines it,
+ * and the snapshot-time warning. What differs per policy is in its own file
+ * (model/policy_*.c), reached through fs->config.atime_policy.
  *
  *   access(inode) --mount rule (atime.h) says no--> skipped
  *        |                                      (nodiratime, relatime, noatime)
  *        +-- read-only subvolume --> skipped (atime_readonly)
- *        +-- threshold: free space < threshold --> held back (atime_threshold)
- *        +-- snapshot-aware: leaf shared and not yet copied --> held back
- *        |                                      (atime_stale, with its age)
+ *        +-- policy->holds_back --> skipped (threshold: atime_threshold;
+ *        |                          snapshot-aware: atime_stale, with its age)
  *        +-- lazytime vfs: kept in memory (atime_lazy), written later
  *        |                                      (see "lazytime as the VFS defines it")
- *        +-- reserve space: ENOSPC --> threshold: dropped, read goes on
+ *        +-- reserve space: ENOSPC --> policy->drops_on_enospc: dropped, read goes on
  *        |                            others: the read fails (failed_reads)
  *        |               EROFS (aborted transaction) --> skipped, read goes on
- *        +-- write the new atime: inode item (inline) or side-table item
- *
- * The side table: per subvolume a tree keyed (inode, INODE_ITEM, 0) with a
- * 12-byte btrfs_timespec per item (37 bytes with the item header, ~440 per
- * 16 KiB leaf against ~45 inodes per fs-tree leaf). An item appears on the
- * first update; until then the inode item's atime is the atime. The tree is
- * snapshotted with its subvolume, so after a snapshot a read copies side-table
- * leaves instead of fs-tree leaves.
+ *        +-- policy->write: inode item, side-table item, or either (hybrid)
  */
-#include "design.h"
+#include "atime_policy.h"
 
 #include <errno.h>
 
 #include "blockstore.h"
+#include "model_error.h"
 
-const char *atime_policy_name(enum atime_policy policy)
+static const struct atime_policy_ops *policy_of(const struct fs *fs)
 {
-	static const char *const names[] = { "inline", "side-table", "threshold", "snapshot-aware" };
-	return (unsigned)policy < G_N_ELEMENTS(names) ? names[policy] : "?";
+	return fs->config.atime_policy;
 }
 
-uint64_t fs_atime_tree_id(uint64_t subvolume_id)
+void fs_atime_subvolume_init(struct fs *fs, struct subvolume *sv)
 {
-	return COWSIM_ATIME_TREE_BASE + subvolume_id;
+	if (policy_of(fs)->subvolume_init)
+		policy_of(fs)->subvolume_init(fs, sv);
 }
 
-void fs_atime_tree_init(struct fs *fs, struct subvolume *sv)
+void fs_atime_snapshot_create(struct fs *fs, struct subvolume *src, struct subvolume *snap)
 {
-	if (fs->config.atime_policy != ATIME_POLICY_SIDE_TABLE || !fs->design->side_trees)
-		return;
-	btree_init(&sv->atime_tree, &fs->txn, fs_atime_tree_id(sv->id));
-	struct btree_key key = { sv->atime_tree.id, 0, BTRFS_ROOT_ITEM_KEY };
-	btree_insert_item(&fs->root_tree, &fs->txn, &key, BTRFS_ROOT_ITEM_SIZE, NULL);
+	if (policy_of(fs)->snapshot_create)
+		policy_of(fs)->snapshot_create(fs, src, snap);
 }
 
-static struct btree_key side_key(uint64_t inode)
+void fs_atime_snapshot_delete(struct fs *fs, struct subvolume *snap)
 {
-	return (struct btree_key){ inode, 0, BTRFS_INODE_ITEM_KEY };
+	if (policy_of(fs)->snapshot_delete)
+		policy_of(fs)->snapshot_delete(fs, snap);
+}
+
+bool fs_config_validate(const struct fs_config *config, GError **error)
+{
+	const struct fs_design_ops *design = config->design ? config->design : fs_designs[0];
+	const struct atime_policy_ops *policy = config->atime_policy ? config->atime_policy : atime_policies[0];
+	if (!policy->supports || policy->supports(design))
+		return true;
+	g_set_error(error, MODEL_ERROR, MODEL_ERROR_INVALID,
+		    "atime policy %s does not work in the %s design (%s): it keeps atimes in a tree beside each "
+		    "subvolume, which this design cannot snapshot", policy->name, design->name, design->summary);
+	return false;
 }
 
 static const struct dirty_time *find_dirty_time(const struct fs *fs, uint64_t subvolume_id, uint64_t inode);
 
 /* The atime in force: one kept in memory (lazytime vfs), else the
- * side-table item's when there is one, else the inode item's, `stored`
+ * policy's own (a side-table item) when there is one, else the inode item's, `stored`
  * (which its leaf may keep beside the item: btree_leaf_inode_atime). */
 static int64_t current_atime(const struct subvolume *sv, const struct btree_item *inode, int64_t stored)
 {
 	const struct dirty_time *kept = find_dirty_time(sv->fs, sv->id, inode->key.objectid);
 	if (kept)
 		return kept->atime;
-	if (sv->atime_tree.root) {
-		struct btree_key key = side_key(inode->key.objectid);
-		struct btree_path path;
-		if (btree_lookup(&sv->atime_tree, &key, &path))
-			return (int64_t)btree_path_item(&path)->payload.value;
-	}
+	int64_t atime;
+	if (policy_of(sv->fs)->read && policy_of(sv->fs)->read(sv, inode->key.objectid, &atime))
+		return atime;
 	return stored;
 }
 
@@ -81,79 +84,13 @@ static int64_t stored_atime(const struct btree_item *inode, const struct btree_p
 	return inode->payload.inode.atime;
 }
 
-/* Free space as the threshold policy measures it: what metadata can still
- * grow into (space_report_metadata_free: free inside the metadata chunks
- * less the global reserve, plus the metadata chunks the unallocated device
- * space can still hold, two raw bytes a byte with DUP). */
-static uint64_t free_bytes(const struct fs *fs)
-{
-	struct space_report r;
-	blockstore_report(fs->store, &r);
-	return space_report_metadata_free(&r, fs->config.device_size, !fs->config.metadata_single);
-}
-
-/* What the running transaction's commit will still add to metadata: the
- * delayed references of every block it dirtied become extent-tree items at
- * the commit, and the global reserve grows with the extent tree (btrfs holds
- * them in the delayed_refs_rsv, out of free space, until they run). Forecast
- * at COWSIM_COMMIT_FORECAST_BYTES per dirty block: an empirical bound
- * (docs/policies.md), above the 424-1802 bytes of room the greps' commits
- * took per copied block on the seed experiment and a synthetic 25000-file
- * tree at 4, 16 and 64 KiB nodes. */
-#define COWSIM_COMMIT_FORECAST_BYTES 2048u
-
-static uint64_t commit_forecast(const struct fs *fs)
-{
-	return fs->txn.blocks_dirty * COWSIM_COMMIT_FORECAST_BYTES;
-}
-
-/* The threshold policy's limit, bytes: PCT of the device. */
-static uint64_t threshold_bytes(const struct fs *fs)
-{
-	return (uint64_t)(fs->config.threshold_fraction * (double)fs->config.device_size);
-}
-
-/* Hold this update back: free space, less what the commit will still take
- * and two reservations (the update's own, and one for the commit's root,
- * free-space and extent-tree paths), would fall under the limit. */
-static bool threshold_holds_back(const struct fs *fs)
-{
-	uint64_t need = commit_forecast(fs) +
-			2ull * BTRFS_RESERVE_NODES_PER_ITEM * blockstore_nodesize(fs->store);
-	uint64_t free = free_bytes(fs);
-	return free < need || free - need < threshold_bytes(fs);
-}
-
-static void count_staleness(struct fs *fs, int64_t atime)
-{
-	static const int64_t hour = 3600ll * 1000000000ll;
-	static const int64_t limits[FS_STALENESS_BUCKETS - 1] = { hour, 24 * hour, 7 * 24 * hour, 30 * 24 * hour };
-	int64_t age;
-	if (__builtin_sub_overflow(fs->clock_ns, atime, &age))
-		age = atime < 0 ? INT64_MAX : INT64_MIN; /* an atime of 1678 is older than any bucket */
-	unsigned bucket = 0;
-	while (bucket < FS_STALENESS_BUCKETS - 1 && age >= limits[bucket])
-		bucket++;
-	fs->counters.atime_stale++;
-	fs->counters.staleness[bucket]++;
-}
-
-static void write_side_table(struct fs *fs, struct subvolume *sv, uint64_t inode, int64_t atime)
-{
-	struct btree_key key = side_key(inode);
-	struct btree_item *item = btree_lookup_for_write(&sv->atime_tree, &fs->txn, &key);
-	if (!item)
-		item = btree_insert_item(&sv->atime_tree, &fs->txn, &key, COWSIM_ATIME_ITEM_SIZE, NULL);
-	item->payload.value = (uint64_t)atime;
-}
-
-/* Writes `atime` where the policy keeps it: the inode item, or the side
- * table. */
-static void write_atime(struct fs *fs, const struct inode_location *where, int64_t atime, struct btree_path *near)
+/* Storage in the inode item, for the policies that keep it there. */
+void atime_write_inline(struct fs *fs, const struct inode_location *where, int64_t atime, struct btree_path *near,
+			struct btree_item *inode)
 {
 	struct subvolume *sv = where->subvolume;
-	if (sv->atime_tree.root) {
-		write_side_table(fs, sv, where->inode, atime);
+	if (inode) {
+		inode->payload.inode.atime = atime; /* riding along with another change */
 		return;
 	}
 	/* near: the path the access's own lookup left, so the write does not
@@ -163,7 +100,7 @@ static void write_atime(struct fs *fs, const struct inode_location *where, int64
 		subvol_write_inode_atime_near(fs, sv, where->inode, atime, near);
 		return;
 	}
-	struct btree_item *inode = near ? fs_inode_item_for_write_near(fs, where, near) : fs_inode_item_for_write(fs, where);
+	inode = near ? fs_inode_item_for_write_near(fs, where, near) : fs_inode_item_for_write(fs, where);
 	inode->payload.inode.atime = atime;
 }
 
@@ -246,7 +183,7 @@ static void write_dirty_time(struct fs *fs, struct dirty_time *d)
 		return;
 	}
 	struct inode_location where = { sv, d->inode };
-	write_atime(fs, &where, d->atime, NULL);
+	policy_of(fs)->write(fs, &where, d->atime, NULL, NULL);
 	fs->counters.atime_updates++;
 	fs_release(fs);
 }
@@ -291,10 +228,7 @@ void fs_dirty_time_other_change(struct fs *fs, const struct inode_location *wher
 	g_hash_table_remove(fs->dirty_times, d);
 	d->written = true;
 	/* The change reserved for the inode item; the atime rides in it. */
-	if (where->subvolume->atime_tree.root)
-		write_side_table(fs, where->subvolume, where->inode, d->atime);
-	else
-		inode->payload.inode.atime = d->atime;
+	policy_of(fs)->write(fs, where, d->atime, NULL, inode);
 	fs->counters.atime_updates++;
 }
 
@@ -321,7 +255,7 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, struct bt
 {
 	struct subvolume *sv = where->subvolume;
 	const struct btree_item *inode = fs_inode_item_near(sv, where->inode, near);
-	enum atime_policy policy = fs->config.atime_policy;
+	const struct atime_policy_ops *policy = policy_of(fs);
 	if (updated)
 		*updated = false;
 	int64_t stored = stored_atime(inode, near);
@@ -334,13 +268,7 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, struct bt
 		fs->counters.atime_skipped++;
 		return 0;
 	}
-	if (policy == ATIME_POLICY_THRESHOLD && threshold_holds_back(fs)) {
-		fs->counters.atime_threshold++;
-		fs->counters.atime_skipped++;
-		return 0;
-	}
-	if (policy == ATIME_POLICY_SNAPSHOT_AWARE && !fs->design->item_write_is_private(fs, sv, inode)) {
-		count_staleness(fs, current_atime(sv, inode, stored));
+	if (policy->holds_back && policy->holds_back(fs, sv, inode, current_atime(sv, inode, stored))) {
 		fs->counters.atime_skipped++;
 		return 0;
 	}
@@ -361,7 +289,7 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, struct bt
 	}
 	if (reserved) {
 		fs->counters.atime_enospc++;
-		if (policy == ATIME_POLICY_THRESHOLD) {
+		if (policy->drops_on_enospc) {
 			fs->counters.atime_dropped++;
 			fs->counters.atime_skipped++;
 			return 0;
@@ -369,7 +297,7 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, struct bt
 		fs->counters.failed_reads++;
 		return -ENOSPC;
 	}
-	write_atime(fs, where, fs->clock_ns, near);
+	policy->write(fs, where, fs->clock_ns, near, NULL);
 	fs->counters.atime_updates++;
 	fs_release(fs);
 	if (updated)
@@ -378,15 +306,6 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, struct bt
 }
 
 /* --- the snapshot-time warning --------------------------------------------- */
-
-/* Side table: the leaves of atime items that would change (the items that
- * exist) and the items still to be inserted, at the tree's own fill. */
-static uint64_t estimate_side_table(uint32_t nodesize, uint64_t inodes_to_update)
-{
-	uint64_t per_leaf = (btrfs_leaf_data_size(nodesize) / (BTRFS_ITEM_HEADER_SIZE + COWSIM_ATIME_ITEM_SIZE));
-	uint64_t leaves = (inodes_to_update + per_leaf - 1) / per_leaf;
-	return leaves + leaves / btrfs_nodeptrs_per_block(nodesize) + (leaves > 1);
-}
 
 struct inode_count {
 	const struct fs *fs;
@@ -413,28 +332,20 @@ uint64_t fs_count_wanted_inodes(const struct fs *fs, const struct subvolume *sv,
 	return c.count;
 }
 
+uint64_t atime_estimate_inline(struct fs *fs, const struct subvolume *sv, fs_atime_wanted_fn wanted)
+{
+	return fs->design->inline_atime_estimate(fs, sv, wanted, false);
+}
+
 int fs_unshare_estimate(struct fs *fs, const char *source, uint64_t *bytes)
 {
 	struct inode_location src;
 	int ret = fs_resolve(fs, source, &src);
 	if (ret)
 		return ret;
-	uint32_t nodesize = blockstore_nodesize(fs->store);
-	enum atime_policy policy = fs->config.atime_policy;
-	if (fs->config.atime.mode == ATIME_NOATIME || src.subvolume->readonly) {
+	if (fs->config.atime.mode == ATIME_NOATIME || src.subvolume->readonly)
 		*bytes = 0;
-	} else if (src.subvolume->atime_tree.root) {
-		uint64_t count = fs_count_wanted_inodes(fs, src.subvolume, wants_update);
-		*bytes = estimate_side_table(nodesize, count) * nodesize;
-	} else {
-		/* snapshot-aware updates only what stays private after it. */
-		*bytes = fs->design->inline_atime_estimate(fs, src.subvolume, wants_update,
-							  policy == ATIME_POLICY_SNAPSHOT_AWARE);
-	}
-	if (policy == ATIME_POLICY_THRESHOLD) {
-		/* Updates stop once free space reaches the limit. */
-		uint64_t free = free_bytes(fs), limit = threshold_bytes(fs);
-		*bytes = MIN(*bytes, free > limit ? free - limit : 0);
-	}
+	else
+		*bytes = policy_of(fs)->unshare_estimate(fs, src.subvolume, wants_update);
 	return 0;
 }

@@ -353,6 +353,11 @@ int blockstore_reserve_data(struct blockstore *store, uint64_t bytes)
 	return 0;
 }
 
+void blockstore_unreserve_data(struct blockstore *store, uint64_t bytes)
+{
+	store->data_reserved -= MIN(bytes, store->data_reserved);
+}
+
 /* The bump chunk, or a new chunk when it is full; false when the device has
  * no room for another. */
 static bool take_data_bump(struct blockstore *store, uint64_t bytes, uint64_t *bytenr)

@@ -94,6 +94,8 @@ const GPtrArray *blockstore_unreleased_blocks(const struct blockstore *store);
 /* Room for `bytes` of data that writeback will allocate later (btrfs's
  * data space reservation at write()): 0 or -ENOSPC. */
 int blockstore_reserve_data(struct blockstore *store, uint64_t bytes);
+/* Gives back reserved room that no write will use (a write stopped early). */
+void blockstore_unreserve_data(struct blockstore *store, uint64_t bytes);
 
 /* A data extent: a run of sectors in a data chunk, `bytes` long where a free
  * run or a new chunk holds it whole, else the largest free run there is

@@ -116,9 +116,11 @@ struct fs_design_ops {
 
 	/* --- what atime policies ask ---------------------------------------- */
 
-	/* A write to `item` of `sv` now would change blocks in place: it copies
-	 * no block that is shared with another tree or was committed (the
-	 * snapshot-aware policy's test). */
+	/* A write to `item` of `sv` now would unshare nothing: no block on its
+	 * path is referenced from another tree (or the leaf was already copied
+	 * in this transaction). A block of its own tree last written by an
+	 * earlier transaction is still copied, as any change copies it. The
+	 * snapshot-aware and hybrid policies' test. */
 	bool (*item_write_is_private)(const struct fs *fs, const struct subvolume *sv, const struct btree_item *item);
 	/* The snapshot-time warning: bytes of metadata that writing the atime
 	 * into every inode item of `sv` that `wanted` accepts would copy or

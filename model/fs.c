@@ -150,7 +150,7 @@ static void mkfs(struct fs *fs)
 	fs->design->top_subvolume(fs, top);
 	top->highest_inode = FS_ROOT_DIR_INODE;
 	make_root_dir(fs, top, NULL);
-	fs_atime_tree_init(fs, top);
+	fs_atime_subvolume_init(fs, top);
 	/* The data reloc tree has a root directory too, never snapshotted. */
 	make_root_dir(fs, NULL, &fs->data_reloc_tree);
 
@@ -180,6 +180,8 @@ struct fs *fs_new(const struct fs_config *config, GError **error)
 			    config->nodesize);
 		return NULL;
 	}
+	if (!fs_config_validate(config, error))
+		return NULL;
 	struct blockstore_config store_config = { .nodesize = config->nodesize,
 						  .device_size = config->device_size,
 						  .metadata_dup = !config->metadata_single };
@@ -190,6 +192,8 @@ struct fs *fs_new(const struct fs_config *config, GError **error)
 	fs->config = *config;
 	fs->design = config->design ? config->design : fs_designs[0];
 	fs->config.design = fs->design;
+	if (!fs->config.atime_policy)
+		fs->config.atime_policy = fs_policy_at(0);
 	fs->store = store;
 	fs->refs = refs_new(&fs->extent_tree, fs_data_extent_freed, fs);
 	fs->txn = (struct transaction){ .transid = 1, .store = store, .ops = &refs_transaction_ops,
@@ -323,7 +327,12 @@ static bool update_chunk_trees(struct fs *fs)
 
 int fs_commit(struct fs *fs)
 {
-	fs_flush_writeback(fs, NULL);
+	/* A cancelled writeback returns at once: what it wrote stays in the
+	 * running transaction and the rest queued, both for the next commit
+	 * (committing now would cost as much as the writeback did). */
+	int stopped = fs_flush_writeback_cancellable(fs, NULL);
+	if (stopped)
+		return stopped;
 	bool changed;
 	do {
 		changed = update_root_items(fs);

@@ -34,8 +34,9 @@
 #include "blockstore.h"
 
 /*
- * Atime policies: where an access time lives and when a read writes it
- * (model/atime_policy.c; docs/policies.md compares them).
+ * Atime policies: where an access time lives and when a read writes it,
+ * one file each (model/policy_*.c) in one registry
+ * (model/atime_policy_registry.c; docs/policies.md compares them).
  *   inline          btrfs today: in the inode item; an update that meets
  *                   ENOSPC fails the read (the 2012 behaviour the seed mails
  *                   describe).
@@ -47,14 +48,25 @@
  *   snapshot-aware  inline, but only when the inode's leaf is exclusive or
  *                   already copied in the running transaction; skipped
  *                   updates are counted with the age of the atime they left.
+ *   hybrid          inline when the inode's leaf is exclusive or already
+ *                   copied, in the side table when the update would unshare
+ *                   a leaf.
+ * side-table and hybrid need a design that can snapshot a tree beside the
+ * subvolume's (btrfs, not keyed): fs_new() refuses the others.
  */
-enum atime_policy {
-	ATIME_POLICY_INLINE = 0,
-	ATIME_POLICY_SIDE_TABLE,
-	ATIME_POLICY_THRESHOLD,
-	ATIME_POLICY_SNAPSHOT_AWARE,
-};
-const char *atime_policy_name(enum atime_policy policy);
+struct atime_policy_ops;
+struct fs_config;
+/* Parses a --policy word, NAME or NAME:ARG ("inline", "threshold:5%"), into
+ * config->atime_policy and the policy's parameters; false with *error
+ * (MODEL_ERROR_INVALID) naming what is wrong. */
+bool fs_policy_parse(const char *word, struct fs_config *config, GError **error);
+/* The word fs_policy_parse() takes back for config's policy. */
+void fs_policy_describe(const struct fs_config *config, char *out, size_t size);
+/* The i-th policy of the registry, from 0; NULL past the last. Its name, and
+ * how a --policy word writes it ("threshold:PCT%"); NULL is the default. */
+const struct atime_policy_ops *fs_policy_at(unsigned i);
+const char *fs_policy_name(const struct atime_policy_ops *policy);
+const char *fs_policy_syntax(const struct atime_policy_ops *policy);
 
 /* Ages of the atimes that snapshot-aware skips leave behind: < 1 h, < 1 d,
  * < 7 d, < 30 d, older. */
@@ -87,15 +99,26 @@ struct fs_config {
 	int64_t commit_interval_ns;   /* default 30 s */
 	int64_t start_time_ns;        /* the clock at mkfs */
 	struct atime_options atime;
-	enum atime_policy atime_policy;
+	const struct atime_policy_ops *atime_policy; /* fs_policy_parse(); NULL: the default (inline) */
 	double threshold_fraction;    /* threshold policy: 0.05 for 5% */
 	enum fs_lazytime lazytime;    /* only matters on a lazytime mount */
 	/* Data reaches the trees at writeback (the next commit), as btrfs's
 	 * delalloc does, rather than at write(): true by default. */
 	bool delayed_writeback;
+	/* Asked between the pieces of a long op (each data extent of a big
+	 * write or create, at most 128 MiB): true stops the op, which returns
+	 * -EINTR and leaves the model consistent (fs_check passes): a write
+	 * stopped at writeback keeps the rest queued, a direct write leaves the
+	 * rest a hole. NULL: never asked. The model knows nothing of signals;
+	 * the caller's hook may read a flag a handler sets. */
+	bool (*cancelled)(void *opaque);
+	void *cancelled_opaque;
 };
 
 void fs_config_init(struct fs_config *config);
+/* The design and the policy work together (fs_new() refuses them
+ * otherwise): false with *error (MODEL_ERROR_INVALID) saying why. */
+bool fs_config_validate(const struct fs_config *config, GError **error);
 
 /* What a create or mkdir sets; a time of INT64_MIN means "now". */
 struct fs_attributes {

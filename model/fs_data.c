@@ -174,8 +174,12 @@ static bool fits_inline(const struct fs *fs, uint64_t offset, uint64_t length, u
 	       file_size < BTRFS_SECTORSIZE && file_size > 0;
 }
 
-/* Write [offset, offset + length) now: new extents replace what was there. */
-static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t offset, uint64_t length)
+/* Write [offset, offset + length) now: new extents replace what was there.
+ * With `cancellable`, fs_config.cancelled is asked before each extent; when
+ * it says stop, [*stopped_at, end) is left a hole, still reserved, and the
+ * result is -EINTR. */
+static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t offset, uint64_t length,
+			      bool cancellable, uint64_t *stopped_at)
 {
 	const struct btree_item *item = fs_inode_item(sv, inode);
 	if (!item)
@@ -203,6 +207,10 @@ static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inod
 	fs_drop_extents(fs, sv, inode, start, end);
 	for (uint64_t at = start; at < end;) {
 		uint64_t bytes, bytenr;
+		if (cancellable && at > start && fs_cancelled(fs)) {
+			*stopped_at = at;
+			return -EINTR;
+		}
 		if (blockstore_alloc_data(fs->store, MIN(end - at, BTRFS_MAX_EXTENT_SIZE), &bytenr, &bytes))
 			return -ENOSPC;
 		struct data_extent *extent = refs_data_extent_new(&fs->txn, bytenr, bytes);
@@ -227,14 +235,17 @@ int fs_reserve_write(struct fs *fs, uint64_t offset, uint64_t length)
 int fs_write_reserved(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t offset, uint64_t length)
 {
 	if (!fs->config.delayed_writeback) {
-		int ret = fs_write_range_now(fs, sv, inode, offset, length);
+		uint64_t stopped_at = 0;
+		int ret = fs_write_range_now(fs, sv, inode, offset, length, true, &stopped_at);
 		fs->counters.enospc_events += ret == -ENOSPC;
+		if (ret == -EINTR) /* the rest stays a hole: no write will take its room */
+			blockstore_unreserve_data(fs->store, round_up_sector(offset + length) - stopped_at);
 		return ret;
 	}
 	struct pending_write w = { sv, inode, offset, length };
 	g_array_append_val(fs->pending_writes, w);
 	if (fs->pending_writes->len >= FS_WRITEBACK_BATCH)
-		fs_flush_writeback(fs, NULL);
+		return fs_flush_writeback_cancellable(fs, NULL);
 	return 0;
 }
 
@@ -245,20 +256,44 @@ int fs_write_range(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t
 }
 
 /* Write back the queued data, all of it or one inode's. A write that meets
- * ENOSPC at writeback is lost, as a writeback error is, and counted. */
-void fs_flush_writeback(struct fs *fs, const struct inode_location *only)
+ * ENOSPC at writeback is lost, as a writeback error is, and counted. A
+ * cancelled flush keeps what it did not write queued, in order. */
+static int flush_writeback(struct fs *fs, const struct inode_location *only, bool cancellable)
 {
 	g_autoptr(GArray) queue = fs->pending_writes;
 	fs->pending_writes = g_array_new(FALSE, FALSE, sizeof(struct pending_write));
+	int result = 0;
 	for (unsigned i = 0; i < queue->len; i++) {
 		struct pending_write *w = &g_array_index(queue, struct pending_write, i);
-		if (only && (w->subvolume != only->subvolume || w->inode != only->inode)) {
+		if (result || (only && (w->subvolume != only->subvolume || w->inode != only->inode))) {
 			g_array_append_val(fs->pending_writes, *w);
 			continue;
 		}
-		if (!w->subvolume->deleted && fs_write_range_now(fs, w->subvolume, w->inode, w->offset, w->length))
+		if (w->subvolume->deleted)
+			continue;
+		uint64_t stopped_at = 0;
+		int ret = fs_write_range_now(fs, w->subvolume, w->inode, w->offset, w->length, cancellable,
+					     &stopped_at);
+		if (ret == -EINTR) {
+			struct pending_write rest = { w->subvolume, w->inode, stopped_at,
+						      w->offset + w->length - stopped_at };
+			g_array_append_val(fs->pending_writes, rest);
+			result = ret;
+		} else if (ret) {
 			fs->counters.enospc_events++;
+		}
 	}
+	return result;
+}
+
+void fs_flush_writeback(struct fs *fs, const struct inode_location *only)
+{
+	flush_writeback(fs, only, false);
+}
+
+int fs_flush_writeback_cancellable(struct fs *fs, const struct inode_location *only)
+{
+	return flush_writeback(fs, only, true);
 }
 
 static bool collect_key(const struct btree_item *item, void *opaque)
@@ -353,7 +388,7 @@ int fs_fsync(struct fs *fs, const char *path)
 	int ret = fs_resolve(fs, path, &where);
 	if (ret)
 		return ret;
-	fs_flush_writeback(fs, &where);
+	ret = fs_flush_writeback_cancellable(fs, &where);
 	fs_dirty_time_write_inode(fs, &where); /* vfs_fsync_range: I_DIRTY_TIME -> I_DIRTY_SYNC */
-	return 0;
+	return ret;
 }

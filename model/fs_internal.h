@@ -24,7 +24,7 @@ struct subvolume {
 	struct btree *tree;           /* the tree its items are in (design.h) */
 	struct btree own_tree;        /* a tree of its own, for a design that gives it one */
 	void *design_private;         /* the design's state for it (keyed: its snapshot id) */
-	struct btree atime_tree;      /* side-table policy only; root NULL otherwise */
+	struct btree atime_tree;      /* a policy's tree beside it (side-table, hybrid); root NULL otherwise */
 	uint64_t highest_inode;       /* the last inode number handed out */
 	bool readonly;
 	bool deleted;
@@ -113,6 +113,12 @@ int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t loc
 		     uint8_t file_type);
 void fs_remove_dir_entry(struct fs *fs, const struct name_location *at);
 
+/* fs_config.cancelled asked: true when the caller wants the op to stop. */
+static inline bool fs_cancelled(const struct fs *fs)
+{
+	return fs->config.cancelled && fs->config.cancelled(fs->config.cancelled_opaque);
+}
+
 /* fs_data.c */
 int fs_write_range(struct fs *fs, struct subvolume *subvolume, uint64_t inode, uint64_t offset, uint64_t length);
 /* fs_write_range() in two steps, for a caller that must know there is room
@@ -122,6 +128,9 @@ int fs_reserve_write(struct fs *fs, uint64_t offset, uint64_t length);
 int fs_write_reserved(struct fs *fs, struct subvolume *subvolume, uint64_t inode, uint64_t offset, uint64_t length);
 void fs_drop_extents(struct fs *fs, struct subvolume *subvolume, uint64_t inode, uint64_t start, uint64_t end);
 void fs_flush_writeback(struct fs *fs, const struct inode_location *only);
+/* The same, stopping when fs_config.cancelled says so: 0, or -EINTR with
+ * the writes not done still queued (and still reserved). */
+int fs_flush_writeback_cancellable(struct fs *fs, const struct inode_location *only);
 void fs_data_extent_freed(void *opaque, struct transaction *txn, struct data_extent *extent);
 void fs_delete_inode_items(struct fs *fs, struct subvolume *subvolume, uint64_t inode);
 
@@ -131,7 +140,11 @@ void fs_delete_inode_items(struct fs *fs, struct subvolume *subvolume, uint64_t 
 /* atime_policy.c */
 /* An access (read, readdir) of an existing inode; *near as subvol_lookup_near. */
 int fs_access_inode(struct fs *fs, const struct inode_location *where, struct btree_path *near, bool *updated);
-void fs_atime_tree_init(struct fs *fs, struct subvolume *sv);
+/* The policy's per-subvolume storage (atime_policy.h): at mkfs, and
+ * following a snapshot's creation and deletion. */
+void fs_atime_subvolume_init(struct fs *fs, struct subvolume *sv);
+void fs_atime_snapshot_create(struct fs *fs, struct subvolume *src, struct subvolume *snap);
+void fs_atime_snapshot_delete(struct fs *fs, struct subvolume *snap);
 /* lazytime vfs: write the atimes kept in memory. _all at a sync, _expired
  * when the clock moves (those first kept LINUX_DIRTYTIME_EXPIRE_NS ago),
  * _inode at an fsync; fs_dirty_time_other_change() from

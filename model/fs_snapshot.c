@@ -58,19 +58,16 @@ int fs_snapshot(struct fs *fs, const char *source, const char *dest, bool readon
 		return -EEXIST;
 	if ((ret = fs_reserve(fs, 8)))
 		return ret;
+	/* The source's queued data goes into the snapshot, as btrfs flushes
+	 * delalloc first: not cancellable (fs_config.cancelled). */
+	fs_flush_writeback(fs, NULL);
 	fs_commit(fs);
 	fs_unshare_estimate(fs, source, &fs->counters.unshare_estimate);
 	uint64_t id = fs->next_subvolume_id++;
 	g_autofree char *path = g_strndup(dest, strlen(dest));
 	struct subvolume *snap = fs_add_subvolume(fs, id, path);
 	fs->design->snapshot_create(fs, src.subvolume, snap);
-	if (src.subvolume->atime_tree.root) {
-		snap->atime_tree.id = fs_atime_tree_id(id);
-		snap->atime_tree.root = fs_clone_root(fs, src.subvolume->atime_tree.root, snap->atime_tree.id);
-		snap->atime_tree.root_dirty = true;
-		struct btree_key key = { snap->atime_tree.id, 0, BTRFS_ROOT_ITEM_KEY };
-		btree_insert_item(&fs->root_tree, &fs->txn, &key, BTRFS_ROOT_ITEM_SIZE, NULL);
-	}
+	fs_atime_snapshot_create(fs, src.subvolume, snap);
 	snap->highest_inode = src.subvolume->highest_inode;
 	snap->readonly = readonly;
 	src.subvolume->tree->last_snapshot = fs->txn.transid;
@@ -109,12 +106,7 @@ int fs_delete_snapshot(struct fs *fs, const char *path)
 	snap->deleted = true;
 	fs->names_removed++; /* fs_namespace.c N1 */
 	fs->design->snapshot_delete(fs, snap);
-	if (snap->atime_tree.root) {
-		struct btree_key key = { snap->atime_tree.id, 0, BTRFS_ROOT_ITEM_KEY };
-		btree_delete_item(&fs->root_tree, &fs->txn, &key);
-		refs_drop_block(&fs->txn, snap->atime_tree.root, false);
-		snap->atime_tree.root = NULL;
-	}
+	fs_atime_snapshot_delete(fs, snap);
 	fs_release(fs);
 	return fs_commit(fs);
 }

@@ -222,11 +222,11 @@ static int run_with_sink(struct run_args *a, struct replay_options *options, str
 	}
 	struct replay_outcome outcome;
 	enum replay_status status = replay_run(a->rest[0], options, sink_row, sink, &outcome, &error);
-	if (status != REPLAY_DONE)
+	if (status != REPLAY_DONE) {
 		fprintf(stderr, "cowsim run: %s\n", error ? error->message : "failed");
-	if (status != REPLAY_DONE && outcome.ops)
 		fprintf(stderr, "cowsim run: stopped after %" PRIu64 " ops; the rows written so far are complete\n",
 			outcome.ops);
+	}
 	g_autoptr(GError) close_error = NULL;
 	bool closed = results_csv_close(g_steal_pointer(&sink->csv), &close_error) &&
 		      results_subvol_csv_close(g_steal_pointer(&sink->subvol_csv), &close_error);

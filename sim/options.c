@@ -12,11 +12,17 @@
 #define OPTIONS_ERROR (options_error_quark())
 static G_DEFINE_QUARK(cowsim-options-error-quark, options_error)
 
+/* A size is decimal digits with an optional fraction ("1.5G"), then an
+ * optional K, M, G or T (powers of 1024), i or iB, B: "16K", "1.5GiB".
+ * Hex, exponents, signs, "inf" and a value that is not a whole number of
+ * bytes ("16384.5") are refused, so no typo passes for a size. */
 bool options_parse_size(const char *what, const char *text, uint64_t *bytes, GError **error)
 {
-	char *end;
-	errno = 0;
-	double value = g_ascii_strtod(text, &end);
+	const char *end = text;
+	unsigned digits = 0, dots = 0;
+	for (; g_ascii_isdigit(*end) || (*end == '.' && !dots); end++)
+		*end == '.' ? dots++ : digits++;
+	double value = digits ? g_ascii_strtod(text, NULL) : 0;
 	double scale = 1;
 	switch (g_ascii_toupper(*end)) {
 	case 'K': scale = 1024.0; end++; break;
@@ -28,9 +34,13 @@ bool options_parse_size(const char *what, const char *text, uint64_t *bytes, GEr
 	if (*end == 'i' || *end == 'B')
 		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
 	double result = value * scale;
-	if (end == text || *end || errno || !isfinite(result) || result < 0 || result >= 18446744073709551616.0) {
-		g_set_error(error, OPTIONS_ERROR, 0, "%s '%s': not a size (bytes, or a number with K, M, G or T)",
+	if (!digits || *end || !isfinite(result) || result >= 18446744073709551616.0) {
+		g_set_error(error, OPTIONS_ERROR, 0, "%s '%s': not a size (decimal bytes, or a number with K, M, G or T)",
 			    what, text);
+		return false;
+	}
+	if (result != floor(result)) {
+		g_set_error(error, OPTIONS_ERROR, 0, "%s '%s': not a whole number of bytes", what, text);
 		return false;
 	}
 	*bytes = (uint64_t)result;
@@ -50,7 +60,7 @@ void options_add_model_entries(GOptionContext *context, struct model_option_text
 		  "mount options: strictatime|relatime|noatime, [,nodiratime][,lazytime] (default relatime)", "OPTS" },
 		{ "policy", 'p', 0, G_OPTION_ARG_STRING, &t->policy,
 		  "where atime lives and when it is written: inline (btrfs, default), side-table, "
-		  "threshold:PCT%, snapshot-aware (docs/policies.md)", "NAME" },
+		  "threshold:PCT%, snapshot-aware, hybrid (docs/policies.md)", "NAME" },
 		{ "design", 0, 0, G_OPTION_ARG_STRING, &t->design,
 		  "how snapshots share metadata: btrfs (clone the root, Rodeh; default) or keyed "
 		  "(one tree, keys versioned by snapshot id, as bcachefs)", "NAME" },
@@ -102,35 +112,10 @@ static bool parse_mount(const char *text, struct fs_config *config, GError **err
 
 bool options_parse_policy(const char *text, struct fs_config *config, GError **error)
 {
-	static const struct {
-		const char *name;
-		enum atime_policy policy;
-	} policies[] = {
-		{ "inline", ATIME_POLICY_INLINE },
-		{ "side-table", ATIME_POLICY_SIDE_TABLE },
-		{ "snapshot-aware", ATIME_POLICY_SNAPSHOT_AWARE },
-	};
-	for (unsigned i = 0; i < G_N_ELEMENTS(policies); i++) {
-		if (!strcmp(text, policies[i].name)) {
-			config->atime_policy = policies[i].policy;
-			return true;
-		}
-	}
-	if (g_str_has_prefix(text, "threshold:")) {
-		const char *number = text + strlen("threshold:");
-		char *end;
-		double percent = g_ascii_strtod(number, &end);
-		if (end != number && (!strcmp(end, "%") || !*end) && percent > 0 && percent < 100) {
-			config->atime_policy = ATIME_POLICY_THRESHOLD;
-			config->threshold_fraction = percent / 100.0;
-			return true;
-		}
-		g_set_error(error, OPTIONS_ERROR, 0, "--policy %s: threshold takes a percentage above 0 and below 100, "
-			    "as threshold:5%%", text);
-		return false;
-	}
-	g_set_error(error, OPTIONS_ERROR, 0,
-		    "--policy %s: unknown policy (known: inline, side-table, threshold:PCT%%, snapshot-aware)", text);
+	g_autoptr(GError) why = NULL;
+	if (fs_policy_parse(text, config, &why))
+		return true;
+	g_set_error(error, OPTIONS_ERROR, 0, "--policy %s: %s", text, why->message);
 	return false;
 }
 
@@ -192,10 +177,10 @@ bool options_model_config(const struct model_option_text *t, struct fs_config *c
 			return false;
 		}
 	}
-	if (config->design == fs_design_find("keyed") && config->atime_policy == ATIME_POLICY_SIDE_TABLE) {
-		g_set_error(error, OPTIONS_ERROR, 0,
-			    "--policy side-table: the side table is a btrfs-design remedy; the keyed design "
-			    "versions inode items instead");
+	g_autoptr(GError) invalid = NULL;
+	if (!fs_config_validate(config, &invalid)) {
+		g_set_error(error, OPTIONS_ERROR, 0, "--design %s --policy %s: %s", fs_design_name(config->design),
+			    fs_policy_name(config->atime_policy), invalid->message);
 		return false;
 	}
 	if (t->max_inline) {

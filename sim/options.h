@@ -33,7 +33,7 @@ struct model_option_text {
 void options_add_model_entries(GOptionContext *context, struct model_option_text *text);
 /* Fills *config from the text (defaults where a field is NULL). */
 bool options_model_config(const struct model_option_text *text, struct fs_config *config, GError **error);
-/* "inline", "side-table", "threshold:5%", "snapshot-aware" into *config. */
+/* A --policy word ("inline", "threshold:5%", ...: model/atime_policy_registry.c) into *config. */
 bool options_parse_policy(const char *text, struct fs_config *config, GError **error);
 void options_model_text_clear(struct model_option_text *text);
 

@@ -198,6 +198,10 @@ static enum replay_status after_op(struct run_state *st, struct trace_reader *re
 	}
 	if (!ret)
 		return REPLAY_DONE;
+	if (ret == -EINTR) /* fs_config.cancelled: a signal came during a long op */
+		return fail(error, REPLAY_INTERRUPTED, "%s:%" PRIu64 ": %s %s: interrupted during this line",
+			    trace_reader_name(reader), op->line, trace_op_kind_name(op->kind),
+			    op->path ? op->path : "");
 	outcome->failed_ops++;
 	if (ret == -ENOSPC)
 		return o->keep_going ? REPLAY_DONE
@@ -206,6 +210,12 @@ static enum replay_status after_op(struct run_state *st, struct trace_reader *re
 					    op->path ? op->path : "");
 	if (o->keep_going)
 		return REPLAY_DONE;
+	/* An op from one path to another names both: "snapshot /a -> /s: File
+	 * exists" is about the destination, "No such file" about the source. */
+	bool two_paths = op->kind == TRACE_RENAME || op->kind == TRACE_LINK || op->kind == TRACE_SNAPSHOT;
+	if (two_paths)
+		return fail(error, REPLAY_BAD_INPUT, "%s:%" PRIu64 ": %s %s -> %s: %s", trace_reader_name(reader),
+			    op->line, trace_op_kind_name(op->kind), op->path, op->path2, op_error_text(op, ret));
 	return fail(error, REPLAY_BAD_INPUT, "%s:%" PRIu64 ": %s %s: %s", trace_reader_name(reader), op->line,
 		    trace_op_kind_name(op->kind), op->path ? op->path : (op->path2 ? op->path2 : ""),
 		    op_error_text(op, ret));
@@ -222,10 +232,7 @@ static void warn_snapshot(struct run_state *st, struct trace_reader *reader, con
 	char mount[64], policy[64];
 	atime_format_options(fs_atime_options(st->fs), mount, sizeof(mount));
 	const struct fs_config *config = &st->options->fs;
-	if (config->atime_policy == ATIME_POLICY_THRESHOLD)
-		snprintf(policy, sizeof(policy), "threshold:%g%%", config->threshold_fraction * 100.0);
-	else
-		snprintf(policy, sizeof(policy), "%s", atime_policy_name(config->atime_policy));
+	fs_policy_describe(config, policy, sizeof(policy));
 	fprintf(stderr, "cowsim: warning: %s:%" PRIu64 ": snapshot %s -> %s: one read of everything in %s would "
 		"unshare about %.1f MiB of metadata (%s, policy %s)\n", trace_reader_name(reader), op->line, op->path,
 		op->path2, op->path, report.counters.unshare_estimate / 1048576.0, mount, policy);
@@ -272,6 +279,11 @@ static enum replay_status replay_loop(struct run_state *st, struct trace_reader 
 	return status;
 }
 
+static bool interrupt_requested(void *opaque)
+{
+	return *(volatile int *)opaque != 0;
+}
+
 /* replay_options.row_at_end: the state after the last op, committed. */
 static enum replay_status final_row(struct run_state *st, struct replay_outcome *outcome, GError **error)
 {
@@ -289,7 +301,14 @@ enum replay_status replay_run(const char *trace_path, const struct replay_option
 	g_autoptr(trace_reader) reader = trace_reader_open(trace_path, error);
 	if (!reader)
 		return outcome->status = REPLAY_BAD_INPUT;
-	g_autoptr(Filesystem) fs = fs_new(&options->fs, error);
+	/* The model is asked between the pieces of a long op whether to stop
+	 * (fs_config.cancelled); it never sees the signal itself. */
+	struct fs_config config = options->fs;
+	if (options->interrupted) {
+		config.cancelled = interrupt_requested;
+		config.cancelled_opaque = (void *)options->interrupted;
+	}
+	g_autoptr(Filesystem) fs = fs_new(&config, error);
 	if (!fs)
 		return outcome->status = REPLAY_BAD_INPUT;
 	struct run_state st = { .fs = fs, .options = options, .sink = sink, .opaque = opaque };

@@ -17,7 +17,7 @@ uint64_t rows_bytes_written(const struct fs_counters *c, const struct fs_config 
 
 uint64_t rows_free_bytes(const struct space_report *s, const struct fs_config *config)
 {
-	/* the measure model/atime_policy.c free_bytes() tests, from the report */
+	/* the measure model/policy_threshold.c free_bytes() tests, from the report */
 	return space_report_metadata_free(s, config->device_size, !config->metadata_single);
 }
 

@@ -6,7 +6,8 @@ packages=(meson ninja-build pkg-config gcc libc6-dev libglib2.0-dev libcmocka-de
           python3 python3-matplotlib btrfs-progs
           valgrind  # tests/reliability/test_memcheck.sh (.ci/run requires it)
           graphviz chromium  # cowsim draw --format svg; the report page test (about 20 s to install)
-          parallel)  # tests/sim/test_sweep_resume.sh runs a sweep plan's jobs through GNU parallel
+          parallel  # tests/sim/test_sweep_resume.sh runs a sweep plan's jobs through GNU parallel
+          slurmctld slurmd slurm-client munge)  # tests/sim/test_sweep_slurm.sh: a one-node cluster on localhost
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

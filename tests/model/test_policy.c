@@ -15,6 +15,12 @@
 
 #include "model_fixture.h" /* MIB */
 
+#include <string.h>
+
+#include "atime_policy.h" /* the side table's storage, for the hybrid cases */
+#include "constants.h"
+#include "model_error.h"
+
 
 /* --- space_report_metadata_free ---------------------------------------------- */
 
@@ -70,17 +76,24 @@ static struct fs *populated_fs_config(const struct fs_config *config)
 	return fs;
 }
 
-static struct fs *populated_fs(enum atime_policy policy, enum atime_mode mode)
+/* The policy a --policy word names, in config (fails the test if none). */
+static void use_policy(struct fs_config *config, const char *word)
+{
+	g_autoptr(GError) error = NULL;
+	if (!fs_policy_parse(word, config, &error))
+		fail_msg("fs_policy_parse(%s): %s", word, error->message);
+}
+
+static struct fs *populated_fs(const char *policy, enum atime_mode mode)
 {
 	struct fs_config config;
 	fs_config_init(&config);
-	config.atime_policy = policy;
-	config.threshold_fraction = 0.05;
+	use_policy(&config, policy);
 	config.atime.mode = mode;
 	return populated_fs_config(&config);
 }
 
-static uint64_t estimate(enum atime_policy policy, enum atime_mode mode)
+static uint64_t estimate(const char *policy, enum atime_mode mode)
 {
 	struct fs *fs = populated_fs(policy, mode);
 	uint64_t bytes = UINT64_MAX;
@@ -92,22 +105,22 @@ static uint64_t estimate(enum atime_policy policy, enum atime_mode mode)
 static void test_unshare_estimate_follows_the_policy_in_force(void **state)
 {
 	(void)state;
-	uint64_t inline_bytes = estimate(ATIME_POLICY_INLINE, ATIME_RELATIME);
-	uint64_t side = estimate(ATIME_POLICY_SIDE_TABLE, ATIME_RELATIME);
+	uint64_t inline_bytes = estimate("inline", ATIME_RELATIME);
+	uint64_t side = estimate("side-table", ATIME_RELATIME);
 	print_message("# estimate: inline %llu, side-table %llu bytes\n", (unsigned long long)inline_bytes,
 		      (unsigned long long)side);
 	assert_true(inline_bytes > 16384);
 	assert_true(side > 0 && side < inline_bytes);
-	assert_int_equal(estimate(ATIME_POLICY_SNAPSHOT_AWARE, ATIME_RELATIME), 0);
-	assert_int_equal(estimate(ATIME_POLICY_INLINE, ATIME_NOATIME), 0);
+	assert_int_equal(estimate("snapshot-aware", ATIME_RELATIME), 0);
+	assert_int_equal(estimate("inline", ATIME_NOATIME), 0);
 	/* threshold: as inline while the device has room (4 GiB here) */
-	assert_int_equal(estimate(ATIME_POLICY_THRESHOLD, ATIME_RELATIME), inline_bytes);
+	assert_int_equal(estimate("threshold:5%", ATIME_RELATIME), inline_bytes);
 }
 
 static void test_snapshot_aware_warning_is_zero_in_the_counters(void **state)
 {
 	(void)state;
-	struct fs *fs = populated_fs(ATIME_POLICY_SNAPSHOT_AWARE, ATIME_STRICT);
+	struct fs *fs = populated_fs("snapshot-aware", ATIME_STRICT);
 	assert_int_equal(fs_snapshot(fs, "/", "/snap", false), 0);
 	struct fs_report report;
 	fs_report(fs, &report);
@@ -123,11 +136,11 @@ static void test_snapshot_aware_warning_is_zero_in_the_counters(void **state)
 /* populated_fs under relatime[,lazytime] with the lazytime model `model`,
  * then a snapshot of / (so that a read of / unshares leaves), synced, and
  * the clock a second on. */
-static struct fs *snapshotted_fs(enum fs_lazytime model, bool lazytime, enum atime_policy policy)
+static struct fs *snapshotted_fs(enum fs_lazytime model, bool lazytime, const char *policy)
 {
 	struct fs_config config;
 	fs_config_init(&config);
-	config.atime_policy = policy;
+	use_policy(&config, policy);
 	config.atime.lazytime = lazytime;
 	config.lazytime = model;
 	struct fs *fs = populated_fs_config(&config);
@@ -166,7 +179,7 @@ static uint64_t counter_lazy(const struct fs *fs)
  * under `model` and lazytime (the reference the lazy cases compare with). */
 static uint64_t synced_after_reads(enum fs_lazytime model, bool lazytime)
 {
-	struct fs *fs = snapshotted_fs(model, lazytime, ATIME_POLICY_INLINE);
+	struct fs *fs = snapshotted_fs(model, lazytime, "inline");
 	read_all_files(fs);
 	assert_int_equal(fs_sync(fs), 0);
 	uint64_t used = fixture_metadata_used(fs);
@@ -177,7 +190,7 @@ static uint64_t synced_after_reads(enum fs_lazytime model, bool lazytime)
 static void test_lazytime_btrfs_writes_the_atime_at_the_access(void **state)
 {
 	(void)state;
-	struct fs *fs = snapshotted_fs(FS_LAZYTIME_BTRFS, true, ATIME_POLICY_INLINE);
+	struct fs *fs = snapshotted_fs(FS_LAZYTIME_BTRFS, true, "inline");
 	uint64_t before = fixture_metadata_used(fs);
 	read_all_files(fs);
 	/* btrfs_update_time -> btrfs_dirty_inode: into the transaction at once */
@@ -193,7 +206,7 @@ static void test_lazytime_btrfs_writes_the_atime_at_the_access(void **state)
 static void test_lazytime_vfs_keeps_the_atime_in_memory_until_a_sync(void **state)
 {
 	(void)state;
-	struct fs *fs = snapshotted_fs(FS_LAZYTIME_VFS, true, ATIME_POLICY_INLINE);
+	struct fs *fs = snapshotted_fs(FS_LAZYTIME_VFS, true, "inline");
 	uint64_t before = fixture_metadata_used(fs);
 	read_all_files(fs);
 	assert_int_equal(counter_updates(fs), 0);
@@ -217,7 +230,7 @@ static void test_lazytime_vfs_keeps_the_atime_in_memory_until_a_sync(void **stat
 static void test_lazytime_vfs_writes_the_atime_12_hours_after_it_was_kept(void **state)
 {
 	(void)state;
-	struct fs *fs = snapshotted_fs(FS_LAZYTIME_VFS, true, ATIME_POLICY_INLINE);
+	struct fs *fs = snapshotted_fs(FS_LAZYTIME_VFS, true, "inline");
 	uint64_t before = fixture_metadata_used(fs);
 	int64_t kept_at = fs_clock(fs);
 	read_all_files(fs);
@@ -237,7 +250,7 @@ static void test_lazytime_vfs_writes_the_atime_12_hours_after_it_was_kept(void *
 static void test_lazytime_vfs_writes_the_atime_with_the_inodes_next_change(void **state)
 {
 	(void)state;
-	struct fs *fs = snapshotted_fs(FS_LAZYTIME_VFS, true, ATIME_POLICY_INLINE);
+	struct fs *fs = snapshotted_fs(FS_LAZYTIME_VFS, true, "inline");
 	assert_int_equal(fs_read(fs, "/d1/file-with-a-longer-name-1", NULL), 0);
 	assert_int_equal(fs_read(fs, "/d2/file-with-a-longer-name-2", NULL), 0);
 	assert_int_equal(counter_updates(fs), 0);
@@ -253,7 +266,7 @@ static void test_lazytime_vfs_writes_the_atime_with_the_inodes_next_change(void 
 static void test_lazytime_vfs_fsync_writes_that_inodes_atime_only(void **state)
 {
 	(void)state;
-	struct fs *fs = snapshotted_fs(FS_LAZYTIME_VFS, true, ATIME_POLICY_SIDE_TABLE);
+	struct fs *fs = snapshotted_fs(FS_LAZYTIME_VFS, true, "side-table");
 	assert_int_equal(fs_read(fs, "/d3/file-with-a-longer-name-3", NULL), 0);
 	assert_int_equal(fs_read(fs, "/d4/file-with-a-longer-name-4", NULL), 0);
 	assert_int_equal(fs_fsync(fs, "/d3/file-with-a-longer-name-3"), 0);
@@ -269,7 +282,7 @@ static void test_lazytime_vfs_fsync_writes_that_inodes_atime_only(void **state)
 static void test_lazytime_vfs_rules_see_the_atime_kept_in_memory(void **state)
 {
 	(void)state;
-	struct fs *fs = snapshotted_fs(FS_LAZYTIME_VFS, true, ATIME_POLICY_INLINE);
+	struct fs *fs = snapshotted_fs(FS_LAZYTIME_VFS, true, "inline");
 	const char *path = "/d5/file-with-a-longer-name-5";
 	assert_int_equal(fs_read(fs, path, NULL), 0);
 	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + SECOND_NS), 0);
@@ -293,11 +306,175 @@ static void test_lazytime_vfs_rules_see_the_atime_kept_in_memory(void **state)
 static void test_lazytime_vfs_without_a_lazytime_mount_writes_at_once(void **state)
 {
 	(void)state;
-	struct fs *fs = snapshotted_fs(FS_LAZYTIME_VFS, false, ATIME_POLICY_INLINE);
+	struct fs *fs = snapshotted_fs(FS_LAZYTIME_VFS, false, "inline");
 	read_all_files(fs);
 	assert_int_equal(counter_updates(fs), LAZY_FILES);
 	assert_int_equal(counter_lazy(fs), 0);
 	fs_free(fs);
+}
+
+/* --- the registry and the design check ---------------------------------------- */
+
+static void test_policy_registry_parses_every_word_and_describes_it_back(void **state)
+{
+	(void)state;
+	const char *words[] = { "inline", "side-table", "threshold:5%", "snapshot-aware", "hybrid" };
+	for (unsigned i = 0; i < G_N_ELEMENTS(words); i++) {
+		struct fs_config config;
+		fs_config_init(&config);
+		use_policy(&config, words[i]);
+		char back[64];
+		fs_policy_describe(&config, back, sizeof(back));
+		assert_string_equal(back, words[i]);
+		assert_non_null(fs_policy_at(i));
+	}
+	assert_null(fs_policy_at(G_N_ELEMENTS(words)));
+	struct fs_config config;
+	fs_config_init(&config);
+	char word[64];
+	fs_policy_describe(&config, word, sizeof(word));
+	assert_string_equal(word, "inline"); /* the default */
+}
+
+static void test_policy_registry_refuses_unknown_words_and_bad_arguments(void **state)
+{
+	(void)state;
+	const char *bad[] = { "nope", "inline:3", "threshold", "threshold:0%", "threshold:100", "threshold:x%" };
+	for (unsigned i = 0; i < G_N_ELEMENTS(bad); i++) {
+		struct fs_config config;
+		fs_config_init(&config);
+		g_autoptr(GError) error = NULL;
+		if (fs_policy_parse(bad[i], &config, &error))
+			fail_msg("fs_policy_parse(%s) accepted it", bad[i]);
+		assert_true(g_error_matches(error, MODEL_ERROR, MODEL_ERROR_INVALID));
+		assert_null(config.atime_policy);
+	}
+}
+
+static void test_fs_new_refuses_side_table_policies_in_the_keyed_design(void **state)
+{
+	(void)state;
+	const char *words[] = { "side-table", "hybrid" };
+	for (unsigned i = 0; i < G_N_ELEMENTS(words); i++) {
+		struct fs_config config;
+		fs_config_init(&config);
+		config.design = fs_design_find("keyed");
+		use_policy(&config, words[i]);
+		g_autoptr(GError) error = NULL;
+		struct fs *fs = fs_new(&config, &error);
+		assert_null(fs);
+		assert_true(g_error_matches(error, MODEL_ERROR, MODEL_ERROR_INVALID));
+		assert_non_null(strstr(error->message, words[i]));
+		assert_non_null(strstr(error->message, "keyed"));
+	}
+	struct fs_config config;
+	fs_config_init(&config);
+	config.design = fs_design_find("keyed");
+	use_policy(&config, "snapshot-aware");
+	assert_true(fs_config_validate(&config, NULL));
+}
+
+/* --- hybrid ---------------------------------------------------------------------- */
+
+#define HYBRID_FILE "/d3/file-with-a-longer-name-7"
+
+static struct subvolume *top_of(struct fs *fs)
+{
+	return fs->subvolumes->pdata[0];
+}
+
+static uint64_t inode_of(struct fs *fs, const char *path)
+{
+	struct inode_location where;
+	assert_int_equal(fs_resolve(fs, path, &where), 0);
+	return where.inode;
+}
+
+/* The atime the inode item holds, wherever its leaf keeps it (an atime
+ * overlay while the leaf shares its item array: btree.h). */
+static int64_t inline_atime(struct fs *fs, uint64_t ino)
+{
+	struct btree_key key = { ino, 0, BTRFS_INODE_ITEM_KEY };
+	struct btree_path path;
+	assert_true(btree_lookup(top_of(fs)->tree, &key, &path));
+	return btree_path_inode_atime(&path);
+}
+
+static void test_hybrid_writes_the_atime_inline_when_the_leaf_is_private(void **state)
+{
+	(void)state;
+	struct fs *fs = populated_fs("hybrid", ATIME_STRICT);
+	bool updated = false;
+	assert_int_equal(fs_read(fs, HYBRID_FILE, &updated), 0);
+	assert_true(updated);
+	uint64_t ino = inode_of(fs, HYBRID_FILE);
+	int64_t side;
+	assert_false(atime_side_table_read(top_of(fs), ino, &side));
+	assert_int_equal(inline_atime(fs, ino), fs_clock(fs));
+	fixture_assert_fs_ok(fs, "hybrid inline write");
+	fs_free(fs);
+}
+
+static void test_hybrid_puts_the_atime_in_the_side_table_when_the_update_would_unshare_a_leaf(void **state)
+{
+	(void)state;
+	struct fs *fs = populated_fs("hybrid", ATIME_STRICT);
+	assert_int_equal(fs_snapshot(fs, "/", "/snap", false), 0);
+	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + SECOND_NS), 0);
+	uint64_t ino = inode_of(fs, HYBRID_FILE);
+	int64_t before = inline_atime(fs, ino);
+	bool updated = false;
+	assert_int_equal(fs_read(fs, HYBRID_FILE, &updated), 0);
+	assert_true(updated);
+	int64_t side = 0;
+	assert_true(atime_side_table_read(top_of(fs), ino, &side));
+	assert_int_equal(side, fs_clock(fs));
+	/* the shared fs-tree leaf kept its inode item as it was */
+	assert_int_equal(inline_atime(fs, ino), before);
+	fixture_assert_fs_ok(fs, "hybrid side-table write");
+	fs_free(fs);
+}
+
+static void test_hybrid_inline_write_removes_the_inodes_side_table_item(void **state)
+{
+	(void)state;
+	struct fs *fs = populated_fs("hybrid", ATIME_STRICT);
+	assert_int_equal(fs_snapshot(fs, "/", "/snap", false), 0);
+	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + SECOND_NS), 0);
+	uint64_t ino = inode_of(fs, HYBRID_FILE);
+	assert_int_equal(fs_read(fs, HYBRID_FILE, NULL), 0);
+	int64_t side;
+	assert_true(atime_side_table_read(top_of(fs), ino, &side));
+	/* A change to the inode copies its leaf in this transaction: the next
+	 * update is private, goes inline, and the side item goes (H1). */
+	assert_int_equal(fs_write(fs, HYBRID_FILE, 0, 200), 0);
+	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + SECOND_NS), 0);
+	assert_int_equal(fs_read(fs, HYBRID_FILE, NULL), 0);
+	assert_false(atime_side_table_read(top_of(fs), ino, &side));
+	assert_int_equal(inline_atime(fs, ino), fs_clock(fs));
+	fixture_assert_fs_ok(fs, "hybrid inline after side");
+	fs_free(fs);
+}
+
+static void test_hybrid_sweep_after_a_snapshot_unshares_less_than_inline(void **state)
+{
+	(void)state;
+	uint64_t grown[2];
+	const char *words[] = { "inline", "hybrid" };
+	for (unsigned i = 0; i < 2; i++) {
+		struct fs *fs = populated_fs(words[i], ATIME_STRICT);
+		assert_int_equal(fs_snapshot(fs, "/", "/snap", false), 0);
+		assert_int_equal(fs_set_clock(fs, fs_clock(fs) + SECOND_NS), 0);
+		uint64_t before = fixture_metadata_used(fs);
+		read_all_files(fs);
+		assert_int_equal(fs_sync(fs), 0);
+		grown[i] = fixture_metadata_used(fs) - before;
+		fixture_assert_fs_ok(fs, words[i]);
+		fs_free(fs);
+	}
+	print_message("# sweep after a snapshot grew metadata: inline %llu, hybrid %llu bytes\n",
+		      (unsigned long long)grown[0], (unsigned long long)grown[1]);
+	assert_true(grown[1] < grown[0] / 2);
 }
 
 int main(void)
@@ -314,6 +491,13 @@ int main(void)
 		cmocka_unit_test(test_lazytime_vfs_fsync_writes_that_inodes_atime_only),
 		cmocka_unit_test(test_lazytime_vfs_rules_see_the_atime_kept_in_memory),
 		cmocka_unit_test(test_lazytime_vfs_without_a_lazytime_mount_writes_at_once),
+		cmocka_unit_test(test_policy_registry_parses_every_word_and_describes_it_back),
+		cmocka_unit_test(test_policy_registry_refuses_unknown_words_and_bad_arguments),
+		cmocka_unit_test(test_fs_new_refuses_side_table_policies_in_the_keyed_design),
+		cmocka_unit_test(test_hybrid_writes_the_atime_inline_when_the_leaf_is_private),
+		cmocka_unit_test(test_hybrid_puts_the_atime_in_the_side_table_when_the_update_would_unshare_a_leaf),
+		cmocka_unit_test(test_hybrid_inline_write_removes_the_inodes_side_table_item),
+		cmocka_unit_test(test_hybrid_sweep_after_a_snapshot_unshares_less_than_inline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,51 @@
+/*
+ * model/policy_hybrid.c - the hybrid policy (`--policy hybrid`): each
+ * update goes where it copies least. When the write to the inode item
+ * changes blocks in place (its leaf is exclusive, or was already copied in
+ * this transaction: the design's item_write_is_private) the atime goes
+ * inline; when it would unshare a leaf (after a snapshot) it goes to the
+ * side table instead (model/policy_side_table.c), whose 37-byte items pack
+ * about ten times as many atimes per leaf.
+ *
+ * H1 an inode's atime is in at most one place that overrides its inode
+ *    item: an inline write removes the inode's side-table item, if any, so
+ *    the side table never holds an atime older than the inode item's.
+ *
+ * The snapshot-time warning counts every update the warning expects as a
+ * side-table write (right after a snapshot no leaf of the btrfs design is
+ * private) plus what the design says stays private.
+ */
+#include "atime_policy.h"
+
+static void hybrid_write(struct fs *fs, const struct inode_location *where, int64_t atime, struct btree_path *near,
+			 struct btree_item *inode)
+{
+	struct subvolume *sv = where->subvolume;
+	const struct btree_item *item = inode ? inode : near ? fs_inode_item_near(sv, where->inode, near)
+							  : fs_inode_item(sv, where->inode);
+	if (!inode && !fs->design->item_write_is_private(fs, sv, item)) {
+		atime_side_table_write(fs, sv, where->inode, atime);
+		return;
+	}
+	atime_write_inline(fs, where, atime, near, inode);
+	atime_side_table_forget(fs, sv, where->inode); /* H1 */
+}
+
+static uint64_t hybrid_unshare_estimate(struct fs *fs, const struct subvolume *sv, fs_atime_wanted_fn wanted)
+{
+	return fs->design->inline_atime_estimate(fs, sv, wanted, true) +
+	       atime_side_table_estimate(fs, fs_count_wanted_inodes(fs, sv, wanted));
+}
+
+const struct atime_policy_ops atime_policy_hybrid = {
+	.name = "hybrid",
+	.syntax = "hybrid",
+	.supports = atime_side_table_supports,
+	.subvolume_init = atime_side_table_init,
+	.snapshot_create = atime_side_table_snapshot,
+	.snapshot_delete = atime_side_table_drop,
+	.read = atime_side_table_read,
+	.write = hybrid_write,
+	.drops_on_enospc = false,
+	.unshare_estimate = hybrid_unshare_estimate,
+};
