@@ -163,6 +163,11 @@ int fs_commit(struct fs *fs);
 int fs_reserve(struct fs *fs, unsigned items);
 void fs_release(struct fs *fs);
 struct subvolume *fs_subvolume(const struct fs *fs, uint64_t id);
+/* fs_snapshot.c: is PARENT's directory entry to SV the link btrfs keeps
+ * (a ROOT_BACKREF), not a snapshot's placeholder of it? */
+bool fs_is_subvolume_link(const struct fs *fs, const struct subvolume *parent, const struct subvolume *sv);
+/* Does SV hold the link of another live subvolume? */
+bool fs_holds_a_subvolume(const struct fs *fs, const struct subvolume *sv);
 struct subvolume *fs_add_subvolume(struct fs *fs, uint64_t id, const char *path);
 
 static inline bool fs_mode_is_dir(uint32_t mode)

@@ -562,6 +562,29 @@ static bool dir_is_empty(const struct subvolume *sv, uint64_t dir)
 	return !(last && btree_key_compare(&last->key, &first) >= 0);
 }
 
+/* rmdir of a subvolume's link (Linux 4.18, btrfs_rmdir): an empty
+ * subvolume is deleted, as `subvolume delete` does; a full one is
+ * ENOTEMPTY. A snapshot's placeholder where a nested subvolume was is an
+ * empty directory: only its entry goes. */
+static int rmdir_subvolume(struct fs *fs, const char *path, const struct name_location *at,
+			   const struct btree_item *entry)
+{
+	struct subvolume *sv = fs_subvolume(fs, entry->payload.dir.location);
+	if (sv && !sv->deleted && fs_is_subvolume_link(fs, at->dir.subvolume, sv)) {
+		if (!dir_is_empty(sv, FS_ROOT_DIR_INODE))
+			return -ENOTEMPTY;
+		return fs_delete_snapshot(fs, path);
+	}
+	if (at->dir.subvolume->readonly)
+		return -EROFS;
+	int ret = fs_reserve(fs, 6);
+	if (ret)
+		return ret;
+	fs_remove_dir_entry(fs, at);
+	fs_release(fs);
+	return 0;
+}
+
 int fs_rmdir(struct fs *fs, const char *path)
 {
 	struct name_location at;
@@ -570,7 +593,7 @@ int fs_rmdir(struct fs *fs, const char *path)
 	if (ret)
 		return ret;
 	if (entry->payload.dir.location_is_root)
-		return -EPERM;
+		return rmdir_subvolume(fs, path, &at, entry);
 	if (entry->payload.dir.file_type != FT_DIR)
 		return -ENOTDIR;
 	uint64_t inode = entry->payload.dir.location;
