@@ -18,11 +18,14 @@
  * children, shared ones just lose one reference. The model drops at once
  * what btrfs's cleaner thread drops after the commit.
  *
- * Invariant (btrfs_design_check): DB1 every live subvolume's items are in a
- * tree of its own (own_tree) whose id is the subvolume's.
+ * Invariants (btrfs_check): DB1 every live subvolume's items are in a
+ * tree of its own (own_tree) whose id is the subvolume's; DB2 every key of
+ * those trees and of their atime side tables carries snapshot id 0, and no
+ * item is a whiteout (those are the keyed design's).
  */
 #include "model_error.h"
 #include "design.h"
+#include "derived_check.h"
 
 #include <inttypes.h>
 
@@ -182,6 +185,27 @@ static uint64_t btrfs_inline_atime_estimate(const struct fs *fs, const struct su
 	return e.blocks * blockstore_nodesize(fs->store);
 }
 
+/* DB2 over every block of the live subvolumes' trees, each once. */
+static bool check_plain_keys(const struct fs *fs, GError **error)
+{
+	g_autoptr(GHashTable) blocks = g_hash_table_new(NULL, NULL);
+	fs_collect_subvolume_blocks(fs, blocks);
+	GHashTableIter iter;
+	gpointer key;
+	g_hash_table_iter_init(&iter, blocks);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		const struct tree_block *leaf = key;
+		for (uint32_t i = 0; !leaf->level && i < leaf->nritems; i++) {
+			const struct btree_item *item = &leaf->items[i];
+			if (item->key.snapshot || item->whiteout)
+				return derived_corrupt(error, "key", item->key.objectid,
+						       "DB2 snapshot %u%s in tree %" PRIu64, item->key.snapshot,
+						       item->whiteout ? ", a whiteout," : "", leaf->owner);
+		}
+	}
+	return true;
+}
+
 static bool btrfs_check(const struct fs *fs, GError **error)
 {
 	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
@@ -193,7 +217,7 @@ static bool btrfs_check(const struct fs *fs, GError **error)
 			    sv->tree == &sv->own_tree ? "its own" : "another", sv->tree->id);
 		return false;
 	}
-	return true;
+	return check_plain_keys(fs, error);
 }
 
 const struct fs_design_ops fs_design_btrfs = {

@@ -24,10 +24,18 @@
  * per snapshot id; K2 the keys of one base key are adjacent in the tree (the
  * snapshot id sorts last), so a version lookup is one short range scan;
  * (keyed_check) K3 every live subvolume has its own snapshot id, at least 1
- * and known to the snapshot tree, and its items in the one shared tree.
+ * and known to the snapshot tree, and its items in the one shared tree;
+ * K4 the snapshot tree: id 1 its root, every other id's parent older and its
+ * depth one more than the parent's, and no id a child of a live subvolume's
+ * (a snapshot moves its source to a new id, so what a live subvolume writes
+ * is never shared); K5 every key of the shared tree carries a known id that
+ * is a live subvolume's or an ancestor of one (deleting a snapshot drops
+ * what no live subvolume can see); K6 a whiteout is 0 bytes and hides
+ * something: from its id's parent, the key's visible version is no whiteout.
  */
 #include "model_error.h"
 #include "design.h"
+#include "derived_check.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -460,6 +468,71 @@ static uint64_t keyed_inline_atime_estimate(const struct fs *fs, const struct su
 	return fs_count_wanted_inodes(fs, sv, wanted) * (BTRFS_ITEM_HEADER_SIZE + BTRFS_INODE_ITEM_SIZE);
 }
 
+/* K4; fills `alive` with the live subvolumes' ids and their ancestors. */
+static bool check_snapshot_tree(const struct fs *fs, GHashTable *alive, GError **error)
+{
+	const GArray *nodes = state_of(fs)->nodes;
+	g_autoptr(GHashTable) parents = g_hash_table_new(NULL, NULL);
+	for (uint32_t id = 1; id < nodes->len; id++) {
+		const struct snapshot_node *n = node_of(fs, id);
+		uint32_t depth = n->parent ? node_of(fs, n->parent)->depth + 1 : 0;
+		if ((id == 1) != (n->parent == 0) || n->parent >= id || n->depth != depth)
+			return derived_corrupt(error, "snapshot", id, "K4 parent %u depth %u", n->parent, n->depth);
+		g_hash_table_add(parents, GUINT_TO_POINTER(n->parent));
+	}
+	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
+		const struct subvolume *sv = fs->subvolumes->pdata[i];
+		if (sv->deleted)
+			continue;
+		if (g_hash_table_contains(parents, GUINT_TO_POINTER(snapshot_of(sv))))
+			return derived_corrupt(error, "snapshot", snapshot_of(sv),
+					       "K4 a parent, the id of live subvolume %" PRIu64, sv->id);
+		for (uint32_t id = snapshot_of(sv); id; id = node_of(fs, id)->parent)
+			g_hash_table_add(alive, GUINT_TO_POINTER(id));
+	}
+	return true;
+}
+
+struct version_audit {
+	const struct fs *fs;
+	GHashTable *alive;
+	GError **error;
+	bool ok;
+};
+
+/* K5 and K6 for one version. */
+static bool audit_version(const struct btree_item *item, void *opaque)
+{
+	struct version_audit *a = opaque;
+	uint32_t id = item->key.snapshot;
+	if (!id || id >= state_of(a->fs)->nodes->len)
+		return a->ok = derived_corrupt(a->error, "key", item->key.objectid, "K5 unknown snapshot, %u", id);
+	if (!g_hash_table_contains(a->alive, GUINT_TO_POINTER(id)))
+		return a->ok = derived_corrupt(a->error, "key", item->key.objectid,
+					       "K5 a version no live subvolume can see, at snapshot %u", id);
+	if (!item->whiteout)
+		return true;
+	if (item->size)
+		return a->ok = derived_corrupt(a->error, "whiteout", item->key.objectid, "K6 size, %u", item->size);
+	const struct btree_item *hidden =
+		version_seen_from(a->fs, &state_of(a->fs)->tree, node_of(a->fs, id)->parent, &item->key);
+	if (!hidden || hidden->whiteout)
+		return a->ok = derived_corrupt(a->error, "whiteout", item->key.objectid,
+					       "K6 hides nothing, at snapshot %u", id);
+	return true;
+}
+
+/* K4-K6, once K3 holds. */
+static bool check_versions(const struct fs *fs, GError **error)
+{
+	g_autoptr(GHashTable) alive = g_hash_table_new(NULL, NULL);
+	if (!check_snapshot_tree(fs, alive, error))
+		return false;
+	struct version_audit a = { fs, alive, error, true };
+	derived_visit_tree(&state_of(fs)->tree, audit_version, &a);
+	return a.ok;
+}
+
 static bool keyed_check(const struct fs *fs, GError **error)
 {
 	const struct keyed_state *state = state_of(fs);
@@ -478,7 +551,7 @@ static bool keyed_check(const struct fs *fs, GError **error)
 			return false;
 		}
 	}
-	return true;
+	return check_versions(fs, error);
 }
 
 const struct fs_design_ops fs_design_keyed = {

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "blockstore.h"
+#include "derived_check.h"
 
 void fs_config_init(struct fs_config *config)
 {
@@ -212,6 +213,18 @@ struct fs *fs_new(const struct fs_config *config, GError **error)
 	return fs;
 }
 
+void fs_collect_subvolume_blocks(const struct fs *fs, GHashTable *seen)
+{
+	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
+		const struct subvolume *sv = fs->subvolumes->pdata[i];
+		if (sv->deleted)
+			continue;
+		btree_collect_blocks(sv->tree->root, seen);
+		if (sv->atime_tree.root)
+			btree_collect_blocks(sv->atime_tree.root, seen);
+	}
+}
+
 void fs_free(struct fs *fs)
 {
 	if (!fs)
@@ -221,14 +234,7 @@ void fs_free(struct fs *fs)
 	unsigned n = global_trees(fs, trees);
 	for (unsigned i = 0; i < n; i++)
 		btree_collect_blocks(trees[i]->root, seen);
-	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
-		struct subvolume *sv = fs->subvolumes->pdata[i];
-		if (sv->deleted)
-			continue;
-		btree_collect_blocks(sv->tree->root, seen);
-		if (sv->atime_tree.root)
-			btree_collect_blocks(sv->atime_tree.root, seen);
-	}
+	fs_collect_subvolume_blocks(fs, seen);
 	GHashTableIter iter;
 	gpointer key;
 	g_hash_table_iter_init(&iter, seen);
@@ -295,10 +301,12 @@ static bool update_chunk_trees(struct fs *fs)
 		const struct chunk *c = &chunks[i];
 		struct btree_key info = { c->start, c->length, BTRFS_FREE_SPACE_INFO_KEY };
 		struct btree_key extent = { c->start, c->length, BTRFS_FREE_SPACE_EXTENT_KEY };
+		/* The extent item says the group's free bytes (free_space_tree_check FS2). */
+		union item_payload free_bytes = { .value = c->length - c->used };
 		if (i >= fs->free_space_written->len) {
 			uint64_t used = c->used;
 			btree_insert_item(&fs->free_space_tree, &fs->txn, &info, BTRFS_FREE_SPACE_INFO_SIZE, NULL);
-			btree_insert_item(&fs->free_space_tree, &fs->txn, &extent, 0, NULL);
+			btree_insert_item(&fs->free_space_tree, &fs->txn, &extent, 0, &free_bytes);
 			g_array_append_val(fs->free_space_written, used);
 			for (unsigned copy = 0; copy < (c->data || fs->config.metadata_single ? 1u : 2u); copy++)
 				insert_simple(fs, &fs->dev_tree, 1, BTRFS_DEV_EXTENT_KEY,
@@ -309,7 +317,7 @@ static bool update_chunk_trees(struct fs *fs)
 		uint64_t *written = &g_array_index(fs->free_space_written, uint64_t, i);
 		if (*written != c->used) {
 			btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &info);
-			btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &extent);
+			btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &extent)->payload = free_bytes;
 			*written = c->used;
 			changed = true;
 		}
@@ -452,7 +460,7 @@ bool fs_check(struct fs *fs, GError **error)
 		return false;
 	if (!blockstore_check(fs->store, live, error))
 		return false;
-	return fs->design->check(fs, error);
+	return derived_check(fs, live, error) && fs->design->check(fs, error);
 }
 
 void fs_dump(const struct fs *fs, FILE *out)

@@ -216,7 +216,10 @@ GArray *fs_subvolume_usage(const struct fs *fs);
 void fs_subvolume_usage_free(GArray *usage);
 
 /* All invariants: every tree (btree_check), references (refs_check), space
- * (blockstore_check). Returns false with the first violation in *error. */
+ * (blockstore_check), then the trees derived from them, as btrfs check
+ * audits them (model/derived_check.h: extent, root and uuid, csum and
+ * free-space trees, keys and the keyed design's snapshots). Returns false
+ * with the first violation in *error, "corrupt <type>: <id>, <reason>". */
 bool fs_check(struct fs *fs, GError **error);
 /* Print every tree, for failing tests. */
 void fs_dump(const struct fs *fs, FILE *out);

@@ -169,6 +169,9 @@ bool fs_is_subvolume_link(const struct fs *fs, const struct subvolume *parent, c
 /* Does SV hold the link of another live subvolume? */
 bool fs_holds_a_subvolume(const struct fs *fs, const struct subvolume *sv);
 struct subvolume *fs_add_subvolume(struct fs *fs, uint64_t id, const char *path);
+/* Adds every block of the live subvolumes' trees and their side tables to
+ * `seen` (a set), each once. */
+void fs_collect_subvolume_blocks(const struct fs *fs, GHashTable *seen);
 
 static inline bool fs_mode_is_dir(uint32_t mode)
 {

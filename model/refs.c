@@ -389,9 +389,11 @@ static bool write_block_group_items(struct refs *refs, struct transaction *txn)
 	bool wrote = false;
 	for (unsigned i = 0; i < count; i++) {
 		struct btree_key key = { chunks[i].start, chunks[i].length, BTRFS_BLOCK_GROUP_ITEM_KEY };
+		/* The item says the chunk's used bytes (extent_tree_check ET4). */
+		union item_payload used_payload = { .value = chunks[i].used };
 		if (i >= refs->chunk_used_written->len) {
 			uint64_t used = chunks[i].used;
-			btree_insert_item(refs->extent_tree, txn, &key, BTRFS_BLOCK_GROUP_ITEM_SIZE, NULL);
+			btree_insert_item(refs->extent_tree, txn, &key, BTRFS_BLOCK_GROUP_ITEM_SIZE, &used_payload);
 			g_array_append_val(refs->chunk_used_written, used);
 			wrote = true;
 			continue;
@@ -399,11 +401,16 @@ static bool write_block_group_items(struct refs *refs, struct transaction *txn)
 		uint64_t *written = &g_array_index(refs->chunk_used_written, uint64_t, i);
 		if (*written == chunks[i].used)
 			continue;
-		btree_lookup_for_write(refs->extent_tree, txn, &key);
+		btree_lookup_for_write(refs->extent_tree, txn, &key)->payload = used_payload;
 		*written = chunks[i].used;
 		wrote = true;
 	}
 	return wrote;
+}
+
+const GPtrArray *refs_freed_data(const struct refs *refs)
+{
+	return refs->freed_data;
 }
 
 bool refs_pending(const struct refs *refs)

@@ -122,6 +122,11 @@ uint32_t refs_throttle_heads(uint32_t nodesize);
 /* Blocks and data extents whose counts changed since they were last written. */
 unsigned refs_pending_heads(const struct refs *refs);
 
+/* The data extents freed in the running transaction (struct data_extent *,
+ * DATA_EXTENT_FREED set): their items leave the extent tree when their heads
+ * run, and the commit frees them. For checkers. */
+const GPtrArray *refs_freed_data(const struct refs *refs);
+
 /* True while counts changed since the last refs_commit(). */
 bool refs_pending(const struct refs *refs);
 

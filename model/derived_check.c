@@ -1,0 +1,50 @@
+/*
+ * model/derived_check.c - what the derived-tree checkers share, and the one
+ * call fs_check() makes (derived_check.h).
+ */
+#include "model_error.h"
+#include "derived_check.h"
+
+#include <inttypes.h>
+
+#include "constants.h"
+#include "refs.h"
+
+bool derived_corrupt(GError **error, const char *type, uint64_t id, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	g_autofree char *reason = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT, "corrupt %s: %" PRIu64 ", %s", type, id, reason);
+	return false;
+}
+
+void derived_visit_tree(const struct btree *tree, btree_visit_fn visit, void *opaque)
+{
+	struct btree_key first = { 0, 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, UINT8_MAX, UINT32_MAX };
+	btree_visit_range(tree, &first, &last, visit, opaque);
+}
+
+GHashTable *derived_live_data(GHashTable *live)
+{
+	GHashTable *data = g_hash_table_new(NULL, NULL);
+	GHashTableIter iter;
+	gpointer key;
+	g_hash_table_iter_init(&iter, live);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		const struct tree_block *block = key;
+		for (uint32_t i = 0; !block->level && i < block->nritems; i++) {
+			const struct btree_item *item = &block->items[i];
+			if (item->key.type == BTRFS_EXTENT_DATA_KEY && item->payload.file_extent.extent)
+				g_hash_table_add(data, item->payload.file_extent.extent);
+		}
+	}
+	return data;
+}
+
+bool derived_check(const struct fs *fs, GHashTable *live, GError **error)
+{
+	return extent_tree_check(fs, live, error) && root_tree_check(fs, error) && csum_tree_check(fs, live, error) &&
+	       free_space_tree_check(fs, error);
+}

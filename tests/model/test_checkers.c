@@ -1,0 +1,416 @@
+/*
+ * tests/model/test_checkers.c - the checkers of the derived trees
+ * (model/derived_check.h) and the designs' own (DB2, K5-K6) pass on a
+ * healthy filesystem and fail, with the report
+ * "corrupt <type>: <id>, <reason>[, <value>]", when one invariant is broken
+ * on purpose: an item deleted, a refcount bumped, a backref dropped.
+ *
+ * Each test builds a small filesystem (files with data and inline files, a
+ * snapshot, writes on both sides, a sync), sees fs_check() pass, breaks one
+ * thing through the model's internals as a bug would, and sees fs_check()
+ * fail with the expected checker's label.
+ */
+#include "model_fixture.h"
+
+#include <string.h>
+
+#include "constants.h"
+#include "fs_internal.h"
+
+#define FILES 40u
+
+static struct fs *populated(const char *design)
+{
+	struct fs_config config;
+	fs_config_init(&config);
+	config.nodesize = 4096;
+	config.design = fs_design_find(design);
+	assert_non_null(config.design);
+	struct fs *fs = fixture_fs_new_config(&config);
+	struct fs_attributes dir = fixture_attributes(0755, INT64_MIN, INT64_MIN);
+	assert_int_equal(fs_mkdir(fs, "/d", &dir), 0);
+	for (unsigned i = 0; i < FILES; i++) {
+		g_autofree char *path = g_strdup_printf("/d/file-%03u", i);
+		struct fs_attributes a = fixture_attributes(0644, INT64_MIN, INT64_MIN);
+		assert_int_equal(fs_create(fs, path, i % 3 ? 9000 + i : 100, &a), 0);
+	}
+	assert_int_equal(fs_snapshot(fs, "/", "/snap", false), 0);
+	for (unsigned i = 0; i < FILES; i += 4) {
+		g_autofree char *path = g_strdup_printf("/snap/d/file-%03u", i);
+		assert_int_equal(fs_write(fs, path, 0, 20000), 0);
+		g_autofree char *top = g_strdup_printf("/d/file-%03u", i + 1);
+		assert_int_equal(fs_read(fs, top, NULL), 0);
+	}
+	assert_int_equal(fs_sync(fs), 0);
+	fixture_assert_fs_ok(fs, "building the test filesystem");
+	return fs;
+}
+
+/* fs_check() fails and its report starts with `want`. */
+static void assert_corrupt(struct fs *fs, const char *want)
+{
+	g_autoptr(GError) error = NULL;
+	if (fs_check(fs, &error))
+		fail_msg("fs_check passed; want \"%s...\"", want);
+	print_message("# %s\n", error->message);
+	if (!g_str_has_prefix(error->message, want))
+		fail_msg("fs_check reported \"%s\"; want \"%s...\"", error->message, want);
+}
+
+static char *expected(const char *type, uint64_t id, const char *reason)
+{
+	return g_strdup_printf("corrupt %s: %" G_GUINT64_FORMAT ", %s", type, id, reason);
+}
+
+struct first_extent {
+	struct data_extent *extent;
+};
+
+static bool find_extent(const struct btree_item *item, void *opaque)
+{
+	struct first_extent *f = opaque;
+	if (item->key.type == BTRFS_EXTENT_DATA_KEY && item->payload.file_extent.extent)
+		f->extent = item->payload.file_extent.extent;
+	return !f->extent;
+}
+
+/* A data extent the top subvolume maps. */
+static struct data_extent *some_data_extent(struct fs *fs)
+{
+	struct first_extent f = { NULL };
+	struct btree_key first = { 0, 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, UINT8_MAX, UINT32_MAX };
+	btree_visit_range(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &first, &last, find_extent, &f);
+	assert_non_null(f.extent);
+	return f.extent;
+}
+
+static struct btree_key metadata_key(const struct tree_block *block)
+{
+	return (struct btree_key){ block->bytenr, block->level, BTRFS_METADATA_ITEM_KEY };
+}
+
+/* --- extent tree ------------------------------------------------------------ */
+
+static void test_extent_tree_check_fails_when_a_live_block_loses_its_metadata_item(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	const struct tree_block *block = fs->csum_tree.root;
+	struct btree_key key = metadata_key(block);
+	assert_true(btree_delete_item(&fs->extent_tree, &fs->txn, &key));
+	g_autofree char *want = expected("metadata item", block->bytenr, "ET2 missing, 1 refs written");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+static void test_extent_tree_check_fails_when_a_metadata_item_counts_one_ref_too_many(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	const struct tree_block *block = fs->csum_tree.root;
+	struct btree_key key = metadata_key(block);
+	assert_non_null(btree_resize_item(&fs->extent_tree, &fs->txn, &key,
+					  BTRFS_EXTENT_ITEM_SIZE + 2 * BTRFS_INLINE_REF_SIZE));
+	g_autofree char *want = expected("metadata item", block->bytenr, "ET2 size, 42 (its 1 refs take 33)");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+static void test_extent_tree_check_fails_when_a_written_ref_count_is_not_the_blocks(void **state)
+{
+	/* The item and the record agree on 2 refs, but the block has 1 and no
+	 * head is pending: a delayed ref was lost. */
+	struct fs *fs = populated("btrfs");
+	struct tree_block *block = fs->csum_tree.root;
+	struct btree_key key = metadata_key(block);
+	assert_non_null(btree_resize_item(&fs->extent_tree, &fs->txn, &key,
+					  BTRFS_EXTENT_ITEM_SIZE + 2 * BTRFS_INLINE_REF_SIZE));
+	block->extent_item_refs = 2;
+	g_autofree char *want = expected("metadata item", block->bytenr,
+					 "ET3 refs written with no head pending, 2 (the block has 1)");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+static void test_extent_tree_check_fails_on_a_keyed_tree_block_ref_past_the_inline_room(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	const struct tree_block *block = fs->csum_tree.root;
+	struct btree_key key = { block->bytenr, 1, BTRFS_TREE_BLOCK_REF_KEY };
+	btree_insert_item(&fs->extent_tree, &fs->txn, &key, 0, NULL);
+	g_autofree char *want = expected("tree block ref", block->bytenr, "ET2 number 1 past the 0 keyed refs written");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+static void test_extent_tree_check_fails_when_a_data_extent_loses_its_extent_item(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	const struct data_extent *extent = some_data_extent(fs);
+	struct btree_key key = { extent->bytenr, extent->num_bytes, BTRFS_EXTENT_ITEM_KEY };
+	assert_true(btree_delete_item(&fs->extent_tree, &fs->txn, &key));
+	g_autofree char *want = expected("extent item", extent->bytenr, "ET2 missing");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+static void test_extent_tree_check_fails_when_an_extent_item_has_a_data_ref_too_many(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	const struct data_extent *extent = some_data_extent(fs);
+	struct btree_key key = { extent->bytenr, extent->num_bytes, BTRFS_EXTENT_ITEM_KEY };
+	struct btree_path path;
+	assert_true(btree_lookup(&fs->extent_tree, &key, &path));
+	uint32_t size = btree_path_item(&path)->size;
+	assert_non_null(btree_resize_item(&fs->extent_tree, &fs->txn, &key, size + BTRFS_INLINE_DATA_REF_SIZE));
+	g_autofree char *want = expected("extent item", extent->bytenr, "ET3 size");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+static void test_extent_tree_check_fails_on_an_item_of_no_block_or_extent(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct btree_key key = { 4096, 0, BTRFS_METADATA_ITEM_KEY };
+	btree_insert_item(&fs->extent_tree, &fs->txn, &key, BTRFS_EXTENT_ITEM_SIZE + BTRFS_INLINE_REF_SIZE, NULL);
+	g_autofree char *want = expected("metadata item", 4096, "ET1 no tree block at this address");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+static void test_extent_tree_check_fails_when_a_block_group_item_says_other_used_bytes(void **state)
+{
+	/* The data chunk: a change to the extent tree changes the metadata
+	 * chunk's used bytes, and ET4 waits for the commit of a changed one. */
+	struct fs *fs = populated("btrfs");
+	unsigned count;
+	const struct chunk *chunk = &blockstore_chunks(fs->store, &count)[1];
+	assert_true(chunk->data);
+	struct btree_key key = { chunk->start, chunk->length, BTRFS_BLOCK_GROUP_ITEM_KEY };
+	btree_lookup_for_write(&fs->extent_tree, &fs->txn, &key)->payload.value += 4096;
+	g_autofree char *want = expected("block group item", chunk->start, "ET4 used");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+/* --- root and uuid trees ---------------------------------------------------- */
+
+static void test_root_tree_check_fails_when_a_snapshot_loses_its_root_backref(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct btree_key key = { BTRFS_FIRST_FREE_OBJECTID, FS_TOP_SUBVOLUME, BTRFS_ROOT_BACKREF_KEY };
+	assert_true(btree_delete_item(&fs->root_tree, &fs->txn, &key));
+	g_autofree char *want = expected("root backref", BTRFS_FIRST_FREE_OBJECTID, "RT2 missing for a live subvolume");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+static void test_root_tree_check_fails_when_a_root_ref_and_its_backref_differ(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct btree_key key = { FS_TOP_SUBVOLUME, BTRFS_FIRST_FREE_OBJECTID, BTRFS_ROOT_REF_KEY };
+	assert_non_null(btree_resize_item(&fs->root_tree, &fs->txn, &key, BTRFS_ROOT_REF_SIZE + 9));
+	g_autofree char *want = expected("root ref", BTRFS_FIRST_FREE_OBJECTID, "RT2 size 27, its backref's 22");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+static void test_root_tree_check_fails_when_a_live_tree_has_no_root_item(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct btree_key key = { BTRFS_CSUM_TREE_OBJECTID, 0, BTRFS_ROOT_ITEM_KEY };
+	assert_true(btree_delete_item(&fs->root_tree, &fs->txn, &key));
+	g_autofree char *want = expected("root item", BTRFS_CSUM_TREE_OBJECTID, "RT1 missing for a live tree");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+static void test_root_tree_check_fails_on_a_root_item_of_a_deleted_snapshot(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	assert_int_equal(fs_delete_snapshot(fs, "/snap"), 0);
+	fixture_assert_fs_ok(fs, "snapshot deleted");
+	struct btree_key key = { BTRFS_FIRST_FREE_OBJECTID, 0, BTRFS_ROOT_ITEM_KEY };
+	btree_insert_item(&fs->root_tree, &fs->txn, &key, BTRFS_ROOT_ITEM_SIZE, NULL);
+	g_autofree char *want = expected("root item", BTRFS_FIRST_FREE_OBJECTID, "RT1 no such live tree");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+static void test_root_tree_check_fails_when_the_uuid_tree_forgets_a_snapshot(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct btree_key key = { 0x5eed + BTRFS_FIRST_FREE_OBJECTID, BTRFS_FIRST_FREE_OBJECTID, BTRFS_UUID_KEY_SUBVOL };
+	assert_true(btree_delete_item(&fs->uuid_tree, &fs->txn, &key));
+	g_autofree char *want = expected("uuid item", BTRFS_FIRST_FREE_OBJECTID, "RT4 missing for a live subvolume");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+/* --- csum tree -------------------------------------------------------------- */
+
+static bool first_csum(const struct btree_item *item, void *opaque)
+{
+	*(struct btree_key *)opaque = item->key;
+	return false;
+}
+
+static void test_csum_tree_check_fails_when_data_loses_its_checksums(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct btree_key first = { 0, 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, UINT8_MAX, UINT32_MAX }, key;
+	assert_int_equal(btree_visit_range(&fs->csum_tree, &first, &last, first_csum, &key), 1);
+	assert_true(btree_delete_item(&fs->csum_tree, &fs->txn, &key));
+	g_autofree char *want = expected("csum item", key.offset, "CS2 data sectors without checksums");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+static void test_csum_tree_check_fails_on_checksums_of_no_data_extent(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	uint64_t far = 3ull << 30;
+	struct btree_key key = { BTRFS_EXTENT_CSUM_OBJECTID, far, BTRFS_EXTENT_CSUM_KEY };
+	btree_insert_item(&fs->csum_tree, &fs->txn, &key, 2 * BTRFS_CSUM_SIZE, NULL);
+	g_autofree char *want = expected("csum item", far, "CS2 checksums of no live data extent, to 3221233664");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+/* --- free-space tree --------------------------------------------------------- */
+
+static void test_free_space_tree_check_fails_when_a_group_says_other_free_bytes(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	unsigned count;
+	const struct chunk *chunk = &blockstore_chunks(fs->store, &count)[1];
+	assert_true(chunk->data); /* unchanged by the change to the free-space tree (FS2) */
+	struct btree_key key = { chunk->start, chunk->length, BTRFS_FREE_SPACE_EXTENT_KEY };
+	btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &key)->payload.value -= 4096;
+	g_autofree char *want = expected("free space extent", chunk->start, "FS2 free bytes");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+static void test_free_space_tree_check_fails_when_a_group_loses_its_info(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	unsigned count;
+	const struct chunk *chunk = &blockstore_chunks(fs->store, &count)[0];
+	struct btree_key key = { chunk->start, chunk->length, BTRFS_FREE_SPACE_INFO_KEY };
+	assert_true(btree_delete_item(&fs->free_space_tree, &fs->txn, &key));
+	g_autofree char *want = expected("free space item", chunk->start, "FS1 key (199");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+/* --- keys and the keyed design ------------------------------------------------ */
+
+static void test_btrfs_design_check_fails_on_a_snapshot_id_in_a_subvolume_tree(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct btree_key key = { 100000, 0, BTRFS_INODE_ITEM_KEY, 3 };
+	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
+	g_autofree char *want = expected("key", 100000, "DB2 snapshot 3 in tree 5");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+/* design_keyed.c numbers snapshot ids in order: 1 for the top at mkfs; the
+ * snapshot in populated() moves the top to 2 and gives the snapshot 3. */
+enum { KEYED_TOP_ID = 2, KEYED_SNAPSHOT_ID = 3 };
+
+static void test_keyed_design_check_fails_on_a_version_at_an_unknown_snapshot(void **state)
+{
+	struct fs *fs = populated("keyed");
+	struct btree_key key = { 100000, 0, BTRFS_INODE_ITEM_KEY, 99 };
+	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
+	g_autofree char *want = expected("key", 100000, "K5 unknown snapshot, 99");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+static void test_keyed_design_check_fails_on_a_version_no_live_subvolume_can_see(void **state)
+{
+	struct fs *fs = populated("keyed");
+	assert_int_equal(fs_delete_snapshot(fs, "/snap"), 0);
+	fixture_assert_fs_ok(fs, "keyed snapshot deleted");
+	struct btree_key key = { 100000, 0, BTRFS_INODE_ITEM_KEY, KEYED_SNAPSHOT_ID };
+	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
+	g_autofree char *want = expected("key", 100000, "K5 a version no live subvolume can see, at snapshot 3");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+static void test_keyed_design_check_fails_on_a_whiteout_that_hides_nothing(void **state)
+{
+	struct fs *fs = populated("keyed");
+	struct btree_key key = { 100000, 0, BTRFS_INODE_ITEM_KEY, KEYED_TOP_ID };
+	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, 0, NULL)->whiteout = true;
+	g_autofree char *want = expected("whiteout", 100000, "K6 hides nothing, at snapshot 2");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+static void test_keyed_design_check_fails_on_a_whiteout_with_bytes(void **state)
+{
+	/* A whiteout over the root directory's INODE_REF, which only id 1
+	 * wrote (at mkfs): it hides something, but carries bytes. */
+	struct fs *fs = populated("keyed");
+	struct btree_key key = { FS_ROOT_DIR_INODE, FS_ROOT_DIR_INODE, BTRFS_INODE_REF_KEY, KEYED_TOP_ID };
+	struct btree_path path;
+	assert_false(btree_lookup(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &key, &path));
+	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, 8, NULL)->whiteout = true;
+	g_autofree char *want = expected("whiteout", FS_ROOT_DIR_INODE, "K6 size, 8");
+	assert_corrupt(fs, want);
+	fs_free(fs);
+}
+
+/* --- healthy filesystems ------------------------------------------------------ */
+
+static void test_derived_checkers_pass_mid_transaction_and_after_commits_in_both_designs(void **state)
+{
+	static const char *const designs[] = { "btrfs", "keyed" };
+	for (unsigned d = 0; d < G_N_ELEMENTS(designs); d++) {
+		struct fs *fs = populated(designs[d]);
+		/* Changes without a commit: pending heads, changed chunks. */
+		for (unsigned i = 0; i < FILES; i += 3) {
+			g_autofree char *path = g_strdup_printf("/d/file-%03u", i);
+			assert_int_equal(fs_write(fs, path, 4096, 70000), 0);
+			fixture_assert_fs_ok(fs, "a write in the running transaction");
+		}
+		assert_int_equal(fs_unlink(fs, "/snap/d/file-004"), 0);
+		fixture_assert_fs_ok(fs, "an unlink in the snapshot");
+		assert_int_equal(fs_sync(fs), 0);
+		fixture_assert_fs_ok(fs, "the commit");
+		fs_free(fs);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_extent_tree_check_fails_when_a_live_block_loses_its_metadata_item),
+		cmocka_unit_test(test_extent_tree_check_fails_when_a_metadata_item_counts_one_ref_too_many),
+		cmocka_unit_test(test_extent_tree_check_fails_when_a_written_ref_count_is_not_the_blocks),
+		cmocka_unit_test(test_extent_tree_check_fails_on_a_keyed_tree_block_ref_past_the_inline_room),
+		cmocka_unit_test(test_extent_tree_check_fails_when_a_data_extent_loses_its_extent_item),
+		cmocka_unit_test(test_extent_tree_check_fails_when_an_extent_item_has_a_data_ref_too_many),
+		cmocka_unit_test(test_extent_tree_check_fails_on_an_item_of_no_block_or_extent),
+		cmocka_unit_test(test_extent_tree_check_fails_when_a_block_group_item_says_other_used_bytes),
+		cmocka_unit_test(test_root_tree_check_fails_when_a_snapshot_loses_its_root_backref),
+		cmocka_unit_test(test_root_tree_check_fails_when_a_root_ref_and_its_backref_differ),
+		cmocka_unit_test(test_root_tree_check_fails_when_a_live_tree_has_no_root_item),
+		cmocka_unit_test(test_root_tree_check_fails_on_a_root_item_of_a_deleted_snapshot),
+		cmocka_unit_test(test_root_tree_check_fails_when_the_uuid_tree_forgets_a_snapshot),
+		cmocka_unit_test(test_csum_tree_check_fails_when_data_loses_its_checksums),
+		cmocka_unit_test(test_csum_tree_check_fails_on_checksums_of_no_data_extent),
+		cmocka_unit_test(test_free_space_tree_check_fails_when_a_group_says_other_free_bytes),
+		cmocka_unit_test(test_free_space_tree_check_fails_when_a_group_loses_its_info),
+		cmocka_unit_test(test_btrfs_design_check_fails_on_a_snapshot_id_in_a_subvolume_tree),
+		cmocka_unit_test(test_keyed_design_check_fails_on_a_version_at_an_unknown_snapshot),
+		cmocka_unit_test(test_keyed_design_check_fails_on_a_version_no_live_subvolume_can_see),
+		cmocka_unit_test(test_keyed_design_check_fails_on_a_whiteout_that_hides_nothing),
+		cmocka_unit_test(test_keyed_design_check_fails_on_a_whiteout_with_bytes),
+		cmocka_unit_test(test_derived_checkers_pass_mid_transaction_and_after_commits_in_both_designs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
