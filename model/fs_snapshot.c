@@ -48,6 +48,15 @@ bool fs_is_subvolume_link(const struct fs *fs, const struct subvolume *parent, c
 	return btree_lookup(&fs->root_tree, &backref, &path);
 }
 
+void fs_subvolume_link_renamed(struct fs *fs, const struct subvolume *parent, const struct subvolume *sv,
+				uint16_t name_len)
+{
+	struct btree_key backref = { sv->id, parent->id, BTRFS_ROOT_BACKREF_KEY };
+	struct btree_key ref = { parent->id, sv->id, BTRFS_ROOT_REF_KEY };
+	btree_resize_item(&fs->root_tree, &fs->txn, &backref, BTRFS_ROOT_REF_SIZE + name_len);
+	btree_resize_item(&fs->root_tree, &fs->txn, &ref, BTRFS_ROOT_REF_SIZE + name_len);
+}
+
 bool fs_holds_a_subvolume(const struct fs *fs, const struct subvolume *sv)
 {
 	for (unsigned i = 0; i < fs->subvolumes->len; i++) {

@@ -7,7 +7,9 @@
  *     ENOTEMPTY;
  *   - the placeholder a snapshot shows where a nested subvolume was is no
  *     link to it: deleting it as a subvolume is EINVAL, rmdir removes the
- *     placeholder only, and the nested subvolume stays.
+ *     placeholder only, and the nested subvolume stays;
+ *   - a subvolume can be renamed within its parent subvolume, into another
+ *     directory of it too; into another subvolume it is EXDEV.
  * fs_check runs after every step.
  */
 #include "model_fixture.h"
@@ -110,12 +112,38 @@ static void test_subvolume_placeholder_in_a_snapshot_is_no_link_to_the_nested_on
 	for_each_design(placeholder);
 }
 
+static void rename_subvolume(struct fs *fs)
+{
+	struct fs_attributes d = dir_attributes();
+	make_nested(fs);
+	assert_int_equal(fs_mkdir(fs, "/x", &d), 0);
+	assert_int_equal(fs_rename(fs, "/a", "/a2"), 0);
+	assert_int_equal(fs_stat(fs, "/a"), -ENOENT);
+	assert_int_equal(fs_stat(fs, "/a2/b/d"), 0);
+	fixture_assert_fs_ok(fs, "renamed in place");
+	assert_int_equal(fs_rename(fs, "/a2", "/x/a3"), 0);
+	assert_int_equal(fs_stat(fs, "/x/a3/d"), 0);
+	assert_int_equal(fs_rename(fs, "/x/a3/b", "/x/a3/renamed-b"), 0); /* within /a3, b's parent */
+	assert_int_equal(fs_rename(fs, "/x/a3/renamed-b", "/b-out"), -EXDEV); /* into another subvolume */
+	fixture_assert_fs_ok(fs, "renamed into a directory");
+	assert_int_equal(fs_delete_snapshot(fs, "/x/a3"), -ENOTEMPTY);
+	assert_int_equal(fs_delete_snapshot(fs, "/x/a3/renamed-b"), 0);
+	assert_int_equal(fs_delete_snapshot(fs, "/x/a3"), 0);
+	assert_int_equal(fs_stat(fs, "/x"), 0);
+}
+
+static void test_subvolume_rename_within_its_parent_subvolume_is_allowed(void **state)
+{
+	for_each_design(rename_subvolume);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_subvolume_delete_of_one_holding_another_is_enotempty),
 		cmocka_unit_test(test_subvolume_rmdir_of_an_empty_subvolume_deletes_it),
 		cmocka_unit_test(test_subvolume_placeholder_in_a_snapshot_is_no_link_to_the_nested_one),
+		cmocka_unit_test(test_subvolume_rename_within_its_parent_subvolume_is_allowed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,8 @@
 # snapshot /c of /a shows b as an empty placeholder: deleting it as a
 # subvolume fails (EINVAL on the model; btrfs says "Not a Btrfs subvolume"),
 # rmdir removes it, and /a/b stays; rmdir of an empty subvolume deletes it,
-# of a full one is ENOTEMPTY.
+# of a full one is ENOTEMPTY; a subvolume renamed into a folder of its parent
+# subvolume keeps its files.
 set -u
 cowsim=$1
 if [ "$(id -u)" != 0 ] || ! command -v mkfs.btrfs >/dev/null || ! command -v btrfs >/dev/null; then
@@ -52,6 +53,12 @@ real=(
   "$(real_step rmdir "$m/a/b")"
   "$(real_step rmdir "$m/a")"
   "$(real_step stat "$m/a")"
+  "$(real_step btrfs subvolume create "$m/s")"
+  "$(real_step mkdir "$m/s/d")"
+  "$(real_step mkdir "$m/x")"
+  "$(real_step mv -T "$m/s" "$m/x/s2")"
+  "$(real_step stat "$m/x/s2/d")"
+  "$(real_step stat "$m/s")"
 )
 
 # The model's side: the same steps as a trace, one run per step with
@@ -61,7 +68,7 @@ real=(
 steps=(
   "snapshot /e /a" "snapshot /e /a/b" "mkdir /a/b/d" "delete-snapshot /a" "snapshot /a /c"
   "delete-snapshot /c/b" "rmdir /c/b" "stat /a/b/d" "rmdir /a/b" "rmdir /a/b/d" "rmdir /a/b" "rmdir /a"
-  "stat /a"
+  "stat /a" "snapshot /e /s" "mkdir /s/d" "mkdir /x" "rename /s /x/s2" "stat /x/s2/d" "stat /s"
 )
 model=()
 prefix='cowsim-trace 1
