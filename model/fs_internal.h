@@ -163,6 +163,15 @@ int fs_commit(struct fs *fs);
 int fs_reserve(struct fs *fs, unsigned items);
 void fs_release(struct fs *fs);
 struct subvolume *fs_subvolume(const struct fs *fs, uint64_t id);
+/* fs_snapshot.c: is PARENT's directory entry to SV the link btrfs keeps
+ * (a ROOT_BACKREF), not a snapshot's placeholder of it? */
+bool fs_is_subvolume_link(const struct fs *fs, const struct subvolume *parent, const struct subvolume *sv);
+/* SV's link in PARENT now has a name of NAME_LEN bytes: its ROOT_REF and
+ * ROOT_BACKREF items, which hold the name, are resized. */
+void fs_subvolume_link_renamed(struct fs *fs, const struct subvolume *parent, const struct subvolume *sv,
+				uint16_t name_len);
+/* Does SV hold the link of another live subvolume? */
+bool fs_holds_a_subvolume(const struct fs *fs, const struct subvolume *sv);
 struct subvolume *fs_add_subvolume(struct fs *fs, uint64_t id, const char *path);
 /* Adds every block of the live subvolumes' trees and their side tables to
  * `seen` (a set), each once. */

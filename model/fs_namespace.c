@@ -562,6 +562,29 @@ static bool dir_is_empty(const struct subvolume *sv, uint64_t dir)
 	return !(last && btree_key_compare(&last->key, &first) >= 0);
 }
 
+/* rmdir of a subvolume's link (Linux 4.18, btrfs_rmdir): an empty
+ * subvolume is deleted, as `subvolume delete` does; a full one is
+ * ENOTEMPTY. A snapshot's placeholder where a nested subvolume was is an
+ * empty directory: only its entry goes. */
+static int rmdir_subvolume(struct fs *fs, const char *path, const struct name_location *at,
+			   const struct btree_item *entry)
+{
+	struct subvolume *sv = fs_subvolume(fs, entry->payload.dir.location);
+	if (sv && !sv->deleted && fs_is_subvolume_link(fs, at->dir.subvolume, sv)) {
+		if (!dir_is_empty(sv, FS_ROOT_DIR_INODE))
+			return -ENOTEMPTY;
+		return fs_delete_snapshot(fs, path);
+	}
+	if (at->dir.subvolume->readonly)
+		return -EROFS;
+	int ret = fs_reserve(fs, 6);
+	if (ret)
+		return ret;
+	fs_remove_dir_entry(fs, at);
+	fs_release(fs);
+	return 0;
+}
+
 int fs_rmdir(struct fs *fs, const char *path)
 {
 	struct name_location at;
@@ -570,7 +593,7 @@ int fs_rmdir(struct fs *fs, const char *path)
 	if (ret)
 		return ret;
 	if (entry->payload.dir.location_is_root)
-		return -EPERM;
+		return rmdir_subvolume(fs, path, &at, entry);
 	if (entry->payload.dir.file_type != FT_DIR)
 		return -ENOTDIR;
 	uint64_t inode = entry->payload.dir.location;
@@ -610,6 +633,31 @@ static bool is_inside(const struct subvolume *sv, uint64_t dir, uint64_t ancesto
 	return false;
 }
 
+/* A subvolume's link moves within its parent subvolume, as btrfs_rename()
+ * allows: the directory entry moves, and the root tree's ROOT_REF and
+ * ROOT_BACKREF take the new name. Onto an existing name, and a snapshot's
+ * placeholder, stay EXDEV (not modeled). */
+static int rename_subvolume(struct fs *fs, const struct name_location *src, const struct name_location *dst,
+			    const struct btree_item *entry)
+{
+	struct subvolume *sv = fs_subvolume(fs, entry->payload.dir.location);
+	if (!sv || sv->deleted || !fs_is_subvolume_link(fs, src->dir.subvolume, sv))
+		return -EXDEV;
+	const struct btree_item *existing = fs_dir_lookup(dst->dir.subvolume, dst->dir.inode, dst->name, dst->name_len);
+	if (existing && existing->payload.dir.location_is_root && existing->payload.dir.location == sv->id)
+		return 0;
+	if (existing)
+		return -EXDEV;
+	int ret = fs_reserve(fs, 6);
+	if (ret)
+		return ret;
+	fs_remove_dir_entry(fs, src);
+	fs_add_dir_entry(fs, dst, sv->id, true, FT_DIR);
+	fs_subvolume_link_renamed(fs, dst->dir.subvolume, sv, dst->name_len);
+	fs_release(fs);
+	return 0;
+}
+
 int fs_rename(struct fs *fs, const char *from, const char *to)
 {
 	struct name_location src, dst;
@@ -617,6 +665,8 @@ int fs_rename(struct fs *fs, const char *from, const char *to)
 	int ret = resolve_existing(fs, from, &src, &entry);
 	if (ret || (ret = fs_resolve_parent(fs, to, &dst)))
 		return ret;
+	if (src.dir.subvolume == dst.dir.subvolume && entry->payload.dir.location_is_root)
+		return rename_subvolume(fs, &src, &dst, entry);
 	if (src.dir.subvolume != dst.dir.subvolume || entry->payload.dir.location_is_root)
 		return -EXDEV;
 	uint64_t inode = entry->payload.dir.location;

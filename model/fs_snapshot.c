@@ -41,6 +41,32 @@ static void remove_root_tree_items(struct fs *fs, uint64_t id, uint64_t parent_i
 	btree_delete_item(&fs->uuid_tree, &fs->txn, &uuid);
 }
 
+bool fs_is_subvolume_link(const struct fs *fs, const struct subvolume *parent, const struct subvolume *sv)
+{
+	struct btree_key backref = { sv->id, parent->id, BTRFS_ROOT_BACKREF_KEY };
+	struct btree_path path;
+	return btree_lookup(&fs->root_tree, &backref, &path);
+}
+
+void fs_subvolume_link_renamed(struct fs *fs, const struct subvolume *parent, const struct subvolume *sv,
+				uint16_t name_len)
+{
+	struct btree_key backref = { sv->id, parent->id, BTRFS_ROOT_BACKREF_KEY };
+	struct btree_key ref = { parent->id, sv->id, BTRFS_ROOT_REF_KEY };
+	btree_resize_item(&fs->root_tree, &fs->txn, &backref, BTRFS_ROOT_REF_SIZE + name_len);
+	btree_resize_item(&fs->root_tree, &fs->txn, &ref, BTRFS_ROOT_REF_SIZE + name_len);
+}
+
+bool fs_holds_a_subvolume(const struct fs *fs, const struct subvolume *sv)
+{
+	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
+		const struct subvolume *other = fs->subvolumes->pdata[i];
+		if (other != sv && !other->deleted && fs_is_subvolume_link(fs, sv, other))
+			return true;
+	}
+	return false;
+}
+
 int fs_snapshot(struct fs *fs, const char *source, const char *dest, bool readonly)
 {
 	struct inode_location src;
@@ -97,6 +123,14 @@ int fs_delete_snapshot(struct fs *fs, const char *path)
 	struct subvolume *snap = fs_subvolume(fs, entry->payload.dir.location);
 	if (!snap || snap->deleted)
 		return -ENOENT;
+	/* A snapshot's placeholder where a nested subvolume was is no link to
+	 * it: "not a subvolume", as btrfs says of its empty directory. */
+	if (!fs_is_subvolume_link(fs, at.dir.subvolume, snap))
+		return -EINVAL;
+	/* btrfs's may_destroy_subvol(): a subvolume holding another is not
+	 * deleted (its tree would go, the nested one's link with it). */
+	if (fs_holds_a_subvolume(fs, snap))
+		return -ENOTEMPTY;
 	if ((ret = fs_reserve(fs, 8)))
 		return ret;
 	fs_remove_dir_entry(fs, &at);

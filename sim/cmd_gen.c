@@ -22,6 +22,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "options.h"
 #include "output_file.h"
 #include "trace.h"
 #include "tracegen.h"
@@ -47,13 +48,29 @@ static void print_scenarios(FILE *out)
 		     "Exit status:\n" GEN_EXITS "\n");
 }
 
+/* Bounds on the trace written (trace_writer_set_limits): a walker over a
+ * tree of nested symlinks (grep -R) would otherwise write without end. The
+ * defaults are far above every scenario's real size (the 10^5-file year
+ * trace is about 50 MB). */
+struct gen_limits {
+	gint64 max_ops;
+	char *max_bytes_text;
+	uint64_t max_bytes;
+};
+#define GEN_MAX_OPS_DEFAULT 100000000
+#define GEN_MAX_BYTES_DEFAULT "4G"
+
 /* Parse argv (argv[0] = NAME) into params: false on an error (printed). */
 static bool parse_options(const struct tracegen_scenario *scenario, struct tracegen_params *params,
-			  int argc, char **argv)
+			  struct gen_limits *limits, int argc, char **argv)
 {
 	GOptionEntry common[] = {
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &params->output,
 		  "write the trace to FILE (atomically; default and '-': stdout)", "FILE" },
+		{ "max-ops", 0, 0, G_OPTION_ARG_INT64, &limits->max_ops,
+		  "stop with an error past N ops (default 100000000; 0: no bound)", "N" },
+		{ "max-bytes", 0, 0, G_OPTION_ARG_STRING, &limits->max_bytes_text,
+		  "stop with an error past SIZE bytes of trace (default " GEN_MAX_BYTES_DEFAULT "; 0: no bound)", "SIZE" },
 		G_OPTION_ENTRY_NULL,
 	};
 	g_autofree GOptionEntry *entries = tracegen_option_entries(scenario, params);
@@ -73,6 +90,14 @@ static bool parse_options(const struct tracegen_scenario *scenario, struct trace
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!cli_parse(context, &doc, &argc, &argv))
 		return false;
+	g_autoptr(GError) error = NULL;
+	if (limits->max_ops < 0 ||
+	    !options_parse_size("--max-bytes", limits->max_bytes_text ? limits->max_bytes_text : GEN_MAX_BYTES_DEFAULT,
+				&limits->max_bytes, &error)) {
+		fprintf(stderr, "cowsim gen %s: %s\n", scenario->name,
+			error ? error->message : "--max-ops takes a count of ops, 0 or more");
+		return false;
+	}
 	if (cli_is_stdio(params->output))
 		g_clear_pointer(&params->output, g_free);
 	return true;
@@ -80,7 +105,7 @@ static bool parse_options(const struct tracegen_scenario *scenario, struct trace
 
 /* Write the trace to PATH whole or not at all (results/output_file.h). */
 static int write_atomically(const struct tracegen_scenario *scenario, const struct tracegen_params *params,
-			    GError **error)
+			    const struct gen_limits *limits, GError **error)
 {
 	struct output_file out;
 	const char *outputs[] = { params->output }, *inputs[] = { params->strace_log };
@@ -90,6 +115,7 @@ static int write_atomically(const struct tracegen_scenario *scenario, const stru
 	bool ok;
 	{
 		g_autoptr(trace_writer) writer = trace_writer_new(out.stream);
+		trace_writer_set_limits(writer, (uint64_t)limits->max_ops, limits->max_bytes);
 		ok = tracegen_run(scenario, params, writer, error);
 	}
 	if (!ok) {
@@ -100,9 +126,10 @@ static int write_atomically(const struct tracegen_scenario *scenario, const stru
 }
 
 static int write_stdout(const struct tracegen_scenario *scenario, const struct tracegen_params *params,
-			GError **error)
+			const struct gen_limits *limits, GError **error)
 {
 	g_autoptr(trace_writer) writer = trace_writer_new(stdout);
+	trace_writer_set_limits(writer, (uint64_t)limits->max_ops, limits->max_bytes);
 	return tracegen_run(scenario, params, writer, error) ? EXIT_OK : -1;
 }
 
@@ -110,21 +137,25 @@ static int write_stdout(const struct tracegen_scenario *scenario, const struct t
 static int run_scenario(const struct tracegen_scenario *scenario, int argc, char **argv)
 {
 	struct tracegen_params params;
+	struct gen_limits limits = { .max_ops = GEN_MAX_OPS_DEFAULT };
 	g_autoptr(GError) error = NULL;
 	int status;
 
 	tracegen_params_init(&params);
-	if (!parse_options(scenario, &params, argc, argv)) {
+	if (!parse_options(scenario, &params, &limits, argc, argv)) {
+		g_free(limits.max_bytes_text);
 		tracegen_params_clear(&params);
 		return EXIT_BAD_INPUT;
 	}
+	g_free(limits.max_bytes_text);
 	if (!tracegen_params_check(scenario, &params, &error)) {
 		fprintf(stderr, "cowsim gen %s: %s (see 'cowsim gen %s --help')\n", scenario->name,
 			error->message, scenario->name);
 		tracegen_params_clear(&params);
 		return EXIT_BAD_INPUT;
 	}
-	status = params.output ? write_atomically(scenario, &params, &error) : write_stdout(scenario, &params, &error);
+	status = params.output ? write_atomically(scenario, &params, &limits, &error)
+			       : write_stdout(scenario, &params, &limits, &error);
 	for (guint i = 0; params.notes && i < params.notes->len; i++) /* e.g. from-strace's counts */
 		fprintf(stderr, "cowsim gen %s: %s\n", scenario->name, (const char *)g_ptr_array_index(params.notes, i));
 	if (status != EXIT_OK) {

@@ -493,9 +493,29 @@ static bool walk_path(struct strace_converter *c, const char *base, const char *
 	return true;
 }
 
-enum where { AT_INSIDE, AT_OUTSIDE, AT_UNKNOWN_FD, AT_LOOP, AT_FAIL };
+enum where { AT_INSIDE, AT_OUTSIDE, AT_UNKNOWN_FD, AT_LOOP, AT_FAIL, AT_TOO_LONG };
 
 static struct open_file *fd_file(struct strace_converter *c, struct proc *p, const char *fd_arg);
+
+/* Linux refuses a name past NAME_MAX (255 bytes) and a path past PATH_MAX
+ * with ENAMETOOLONG, so a log line that shows one working is malformed, and
+ * a trace could not hold it: false with c->why set. */
+static bool within_name_limits(struct strace_converter *c, const char *real)
+{
+	if (strlen(real) > TRACE_PATH_MAX) {
+		c->why = "a path of 4096 bytes or more (PATH_MAX), which Linux refuses";
+		return false;
+	}
+	for (const char *p = real; *p;) {
+		size_t len = strcspn(p, "/");
+		if (len > TRACE_NAME_MAX) {
+			c->why = "a name longer than 255 bytes (NAME_MAX), which Linux refuses";
+			return false;
+		}
+		p += len + (p[len] == '/');
+	}
+	return true;
+}
 
 /* Resolve (DIRFD_ARG, PATH) for process P into OUT (real); DIRFD_ARG NULL is AT_FDCWD. */
 static enum where resolve(struct strace_converter *c, struct proc *p, const char *dirfd_arg, const char *path,
@@ -513,6 +533,8 @@ static enum where resolve(struct strace_converter *c, struct proc *p, const char
 		return AT_FAIL;
 	if (loop)
 		return AT_LOOP;
+	if (!within_name_limits(c, out->str))
+		return AT_TOO_LONG;
 	return rel_of(c, out->str) ? AT_INSIDE : AT_OUTSIDE;
 }
 
@@ -563,6 +585,7 @@ static enum outcome from_where(enum where w)
 	case AT_UNKNOWN_FD: return OUT_UNKNOWN_FD;
 	case AT_LOOP: return OUT_INCONSISTENT;
 	case AT_FAIL: return OUT_ERROR;
+	case AT_TOO_LONG: return OUT_MALFORMED; /* c->why says which limit */
 	case AT_INSIDE: break;
 	}
 	return OUT_CONVERTED;
@@ -892,6 +915,11 @@ static enum outcome write_at(struct strace_converter *c, struct open_file *f, co
 	if (c->tree_known && (!n || n->kind != NODE_FILE))
 		return OUT_INCONSISTENT;
 	uint64_t off = positioned ? (uint64_t)pos : f->append && n ? n->size : f->offset;
+	/* Linux refuses a write whose end passes MAX_LFS_FILESIZE (EFBIG,
+	 * generic_write_check_limits), so a log that shows one succeeding is
+	 * not one a trace can replay. */
+	if (len > 0 && (off > (uint64_t)INT64_MAX || (uint64_t)len > (uint64_t)INT64_MAX - off))
+		return malformed(c, "a write past 2^63 - 1 bytes (MAX_LFS_FILESIZE), which Linux refuses");
 	if (!positioned)
 		f->offset = off + (uint64_t)len;
 	if (len <= 0)
@@ -917,7 +945,7 @@ static enum outcome h_write(struct strace_converter *c, struct proc *p, const st
 	enum outcome o = fd_arg(c, p, call, 0, &f, &rel);
 	if (o != OUT_CONVERTED)
 		return o;
-	if (positioned && !int_arg(call, 3, &pos))
+	if (positioned && (!int_arg(call, 3, &pos) || pos < 0))
 		return malformed(c, "argument 4 (offset): not a number");
 	return write_at(c, f, rel, positioned, pos, call->ret);
 }
@@ -1224,6 +1252,15 @@ static enum outcome h_truncate(struct strace_converter *c, struct proc *p, const
 
 /* --- handlers: times ----------------------------------------------------------------------------------- */
 
+static const char TIME_OUT_OF_RANGE[] = "a time outside int64 nanoseconds (1677 to 2262), which a trace cannot hold";
+
+/* S seconds and NS nanoseconds as int64 nanoseconds; false when they do not
+ * fit (strace prints any tv_sec a program passed, up to +-2^63). */
+static bool seconds_to_ns(int64_t s, int64_t ns, int64_t *out)
+{
+	return !__builtin_mul_overflow(s, INT64_C(1000000000), out) && !__builtin_add_overflow(*out, ns, out);
+}
+
 /* One time of a utimensat/utimes array: "UTIME_NOW", "UTIME_OMIT", "{tv_sec=S, tv_nsec=N}". */
 static const char *parse_one_time(const char *p, bool *given, bool *now, int64_t *ns, const char **next)
 {
@@ -1246,9 +1283,10 @@ static const char *parse_one_time(const char *p, bool *given, bool *now, int64_t
 	const char *close = strchr(stop, '}');
 	if (nsec && (!close || nsec < close))
 		frac = g_ascii_strtoll(nsec + 8, NULL, 10);
-	else if (usec && (!close || usec < close))
-		frac = g_ascii_strtoll(usec + 8, NULL, 10) * 1000;
-	*ns = s * INT64_C(1000000000) + frac;
+	else if (usec && (!close || usec < close) && __builtin_mul_overflow(g_ascii_strtoll(usec + 8, NULL, 10), 1000, &frac))
+		return TIME_OUT_OF_RANGE;
+	if (!seconds_to_ns(s, frac, ns))
+		return TIME_OUT_OF_RANGE;
 	*next = close ? close + 1 : stop;
 	return NULL;
 }
@@ -1262,16 +1300,21 @@ static enum outcome settime(struct strace_converter *c, const char *rel, const c
 		return malformed(c, "missing times argument");
 	if (strstr(times, "actime=")) {
 		now[0] = now[1] = false;
-		ns[0] = g_ascii_strtoll(strstr(times, "actime=") + 7, NULL, 10) * INT64_C(1000000000);
 		const char *m = strstr(times, "modtime=");
 		if (!m)
 			return malformed(c, "utime: no modtime");
-		ns[1] = g_ascii_strtoll(m + 8, NULL, 10) * INT64_C(1000000000);
+		if (!seconds_to_ns(g_ascii_strtoll(strstr(times, "actime=") + 7, NULL, 10), 0, &ns[0]) ||
+		    !seconds_to_ns(g_ascii_strtoll(m + 8, NULL, 10), 0, &ns[1]))
+			return malformed(c, TIME_OUT_OF_RANGE);
 	} else if (strcmp(times, "NULL")) {
 		const char *p = times;
-		for (int i = 0; i < 2; i++)
-			if (parse_one_time(p, &given[i], &now[i], &ns[i], &p))
+		for (int i = 0; i < 2; i++) {
+			const char *why = parse_one_time(p, &given[i], &now[i], &ns[i], &p);
+			if (why == TIME_OUT_OF_RANGE)
+				return malformed(c, why);
+			if (why)
 				return malformed(c, "times: expected two of UTIME_NOW, UTIME_OMIT, {tv_sec=...}");
+		}
 	}
 	if ((now[0] && given[0]) || (now[1] && given[1])) {
 		if (!c->sim_known && c->time_kind != STRACE_TIME_EPOCH)

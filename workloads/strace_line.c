@@ -61,7 +61,10 @@ static const char *parse_seconds(const char *p, int64_t *ns)
 		for (int i = frac_digits; i < 9; i++)
 			frac *= 10;
 	}
-	*ns = secs * INT64_C(1000000000) + frac;
+	/* 12 digits of seconds pass int64 nanoseconds (the year 2262): refused,
+	 * never wrapped. */
+	if (__builtin_mul_overflow(secs, INT64_C(1000000000), ns) || __builtin_add_overflow(*ns, frac, ns))
+		return NULL;
 	return p;
 }
 

@@ -67,6 +67,7 @@ enum trace_error_code {
 	TRACE_ERROR_SYNTAX,    /* bad quoting/escape, trailing garbage, unknown op or key, duplicate key */
 	TRACE_ERROR_MISSING,   /* a required field is absent */
 	TRACE_ERROR_VALUE,     /* a field is present but invalid: not a number, overflow, bad path */
+	TRACE_ERROR_LIMIT,     /* a writer's bound on ops or bytes (trace_writer_set_limits) */
 };
 
 /* Keep this order: it is the order of docs/trace-format.md. */
@@ -191,6 +192,13 @@ bool trace_writer_sync(struct trace_writer *writer, GError **error);
 bool trace_writer_mark(struct trace_writer *writer, const char *label, GError **error);
 bool trace_writer_clock_advance(struct trace_writer *writer, int64_t ns, GError **error);
 bool trace_writer_clock_set(struct trace_writer *writer, int64_t ns_since_epoch, GError **error);
+
+/* Bounds on what WRITER writes, 0 for none: the op that would pass MAX_OPS
+ * ops or MAX_BYTES bytes (header and comments included) is not written and
+ * fails with TRACE_ERROR_LIMIT naming the bound, and so does every later
+ * one. A generator that would write without end (grep -R over nested
+ * symlinks) stops with a clear error instead of filling a disk. */
+void trace_writer_set_limits(struct trace_writer *writer, uint64_t max_ops, uint64_t max_bytes);
 
 /* Ops written so far (comments and the header excluded). */
 uint64_t trace_writer_op_count(const struct trace_writer *writer);

@@ -28,6 +28,8 @@ struct trace_writer {
 	FILE *out;
 	GString *line;        /* reused for every op */
 	uint64_t ops;
+	uint64_t bytes;       /* written so far, header and comments included */
+	uint64_t max_ops, max_bytes; /* 0: no bound (trace_writer_set_limits) */
 	bool begun;
 	int write_errno;      /* W3: 0, or the errno of the first failed write */
 };
@@ -59,16 +61,29 @@ static bool io_error(struct trace_writer *w, GError **error)
 	return false;
 }
 
-/* Write w->line plus a newline. */
+void trace_writer_set_limits(struct trace_writer *writer, uint64_t max_ops, uint64_t max_bytes)
+{
+	writer->max_ops = max_ops;
+	writer->max_bytes = max_bytes;
+}
+
+/* Write w->line plus a newline, within the writer's bounds. */
 static bool emit_line(struct trace_writer *w, GError **error)
 {
 	if (w->write_errno)
 		return io_error(w, error);
 	g_string_append_c(w->line, '\n');
+	if (w->max_bytes && w->bytes + w->line->len > w->max_bytes) {
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_LIMIT,
+			    "the trace would pass %" G_GUINT64_FORMAT " bytes (--max-bytes); stopped after %"
+			    G_GUINT64_FORMAT " ops", w->max_bytes, w->ops);
+		return false;
+	}
 	if (fwrite(w->line->str, 1, w->line->len, w->out) != w->line->len) {
 		w->write_errno = errno ? errno : EIO;
 		return io_error(w, error);
 	}
+	w->bytes += w->line->len;
 	return true;
 }
 
@@ -157,6 +172,11 @@ static void append_options(GString *line, const struct trace_op *op, const struc
 bool trace_writer_op(struct trace_writer *writer, const struct trace_op *op, GError **error)
 {
 	g_return_val_if_fail(writer->begun, false);
+	if (writer->max_ops && writer->ops >= writer->max_ops) {
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_LIMIT,
+			    "the trace would pass %" G_GUINT64_FORMAT " ops (--max-ops)", writer->max_ops);
+		return false;
+	}
 	if (!trace_op_check(op, error))
 		return false;
 	const struct trace_grammar *g = trace_syntax_grammar(op->kind);
