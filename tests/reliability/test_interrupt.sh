@@ -69,13 +69,17 @@ check "a second run with the same arguments exits 0" "[ $? = 0 ]"
 check "and rewrites the CSV from the start, equal to the uninterrupted run" \
   "cmp -s '$work/INT.csv' '$work/full.csv'"
 
-# A signal during one long op (issue 21.2): the commit that writes back a 4 TiB
-# file takes about 10 s, and the model asks between its 128 MiB extents
-# whether to stop (fs_config.cancelled). The run must stop during that line,
-# not after it, well within a second (the model's own stop is one extent;
-# the rest is freeing the model and renaming the CSV).
-printf 'cowsim-trace 1\ncreate /big size=4T\nsync\nmark done\n' >"$work/long.trace"
-"$cowsim" run "$work/long.trace" --device-size 20T --quiet --csv "$work/long.csv" 2>"$work/long.err" &
+# A signal during one long op (issue 21.2): the commit that writes back a
+# 64 TiB file takes about 20 s here, and the model asks between its 128 MiB
+# extents whether to stop (fs_config.cancelled). The create itself is quick
+# (delayed allocation): the sync starts within 0.3 s. The file is that big so
+# that the signal, 1.5 s in, lands inside the sync even on a machine many
+# times faster than this one (a 4 TiB file took 1.3 s here and so ended
+# before the signal on a faster CI machine). The run must stop during that
+# line, not after it, well within a second (the model's own stop is one
+# extent; the rest is freeing the model and renaming the CSV).
+printf 'cowsim-trace 1\ncreate /big size=64T\nsync\nmark done\n' >"$work/long.trace"
+"$cowsim" run "$work/long.trace" --device-size 200T --quiet --csv "$work/long.csv" 2>"$work/long.err" &
 pid=$!
 sleep 1.5
 start=$(date +%s%N)
@@ -83,7 +87,7 @@ kill -s INT "$pid"
 wait "$pid"
 status=$?
 ms=$((($(date +%s%N) - start) / 1000000))
-note "SIGINT 1.5 s into the 4 TiB writeback: exit $status after $ms ms"
+note "SIGINT 1.5 s into the 64 TiB writeback: exit $status after $ms ms"
 check "SIGINT during a long op exits 130" "[ $status = 130 ]" "status $status: $(cat "$work/long.err")"
 check "stderr names the op's line: long.trace:3: sync: interrupted during this line" \
   "grep -q 'long.trace:3: sync .*interrupted during this line' '$work/long.err'" "$(cat "$work/long.err")"
