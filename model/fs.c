@@ -6,14 +6,11 @@
  * csum, uuid, free-space and data-reloc trees: 8 blocks, 131072 bytes of
  * Metadata used at 16 KiB; the chunk tree lives in the system chunk.
  *
- * A commit (btrfs_commit_transaction) here:
- *   1. writes back queued file data (delalloc);
- *   2. rewrites the ROOT_ITEM of every tree whose root block moved;
- *   3. runs the reference changes into the extent tree (refs_commit);
- *   4. updates the free-space tree and the dev tree for changed chunks;
- *   repeating 2-4 until nothing changes, since each step copies blocks of
- *   the trees the others write; then
- *   5. unpins the freed addresses and starts the next transaction.
+ * A commit (btrfs_commit_transaction) here writes back queued file data
+ * (delalloc), then hands transaction_commit() (model/transaction.c, where
+ * the order is) the two steps only the filesystem knows: rewriting the
+ * ROOT_ITEM of every tree whose root block moved, and the free-space and
+ * dev items of changed chunks.
  */
 #include "model_error.h"
 #include "design.h"
@@ -86,7 +83,7 @@ void fs_release(struct fs *fs)
 	fs->counters.operations++;
 	/* btrfs's preemptive flusher runs delayed refs between operations
 	 * (model/refs.c, refs_throttle). */
-	refs_throttle(fs->refs, &fs->txn);
+	fs->txn.ops->throttle(&fs->txn);
 }
 
 /* The trees btrfs keeps outside the subvolumes, for walking them all. */
@@ -266,8 +263,9 @@ static bool update_root_item(struct fs *fs, struct btree *tree)
 	return true;
 }
 
-static bool update_root_items(struct fs *fs)
+static bool update_root_items(void *opaque)
 {
+	struct fs *fs = opaque;
 	bool changed = false;
 	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
 		struct subvolume *sv = fs->subvolumes->pdata[i];
@@ -292,8 +290,9 @@ static bool update_root_items(struct fs *fs)
  * approximation that undercounts items on a fragmented group). New chunks
  * also get their DEV_EXTENT items (two for DUP metadata).
  */
-static bool update_chunk_trees(struct fs *fs)
+static bool update_chunk_trees(void *opaque)
 {
+	struct fs *fs = opaque;
 	unsigned count;
 	const struct chunk *chunks = blockstore_chunks(fs->store, &count);
 	bool changed = false;
@@ -333,19 +332,10 @@ int fs_commit(struct fs *fs)
 	int stopped = fs_flush_writeback_cancellable(fs, NULL);
 	if (stopped)
 		return stopped;
-	bool changed;
-	do {
-		changed = update_root_items(fs);
-		refs_commit(fs->refs, &fs->txn);
-		changed |= update_chunk_trees(fs);
-		changed |= refs_pending(fs->refs);
-	} while (changed);
-	fs->counters.blocks_written += fs->txn.blocks_dirty;
-	fs->txn.blocks_dirty = 0;
-	btree_commit_blocks(&fs->txn);
-	blockstore_commit(fs->store);
-	btree_commit_finish(&fs->txn);
-	fs->txn.transid++;
+	const struct transaction_commit_steps steps = { .update_root_items = update_root_items,
+							.update_chunk_trees = update_chunk_trees,
+							.opaque = fs };
+	fs->counters.blocks_written += transaction_commit(&fs->txn, &steps);
 	fs->counters.commits++;
 	fs->last_commit_ns = fs->clock_ns;
 	return blockstore_overcommitted(fs->store) ? -ENOSPC : 0;
