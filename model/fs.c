@@ -14,6 +14,11 @@
  *   repeating 2-4 until nothing changes, since each step copies blocks of
  *   the trees the others write; then
  *   5. unpins the freed addresses and starts the next transaction.
+ *
+ * Attribution (docs/model.md): blocks are charged to the cause the caller
+ * set (fs_set_cause); work deferred to a commit carries the cause of the op
+ * that queued it (a delayed write, a lazytime atime, an extent-tree record),
+ * and steps 2 and 4 go to the transaction's busiest cause.
  */
 #include "model_error.h"
 #include "design.h"
@@ -209,6 +214,7 @@ struct fs *fs_new(const struct fs_config *config, GError **error)
 		fs->design->init(fs);
 	mkfs(fs);
 	fs_commit(fs);
+	blockstore_set_cause(fs->store, SPACE_CAUSE_WRITE);
 	fs->counters = (struct fs_counters){ 0 };
 	return fs;
 }
@@ -333,6 +339,9 @@ int fs_commit(struct fs *fs)
 	int stopped = fs_flush_writeback_cancellable(fs, NULL);
 	if (stopped)
 		return stopped;
+	/* What no one operation asked for goes to the busiest cause of the
+	 * transaction; each extent-tree record to its own (refs.c). */
+	enum space_cause op_cause = blockstore_set_cause(fs->store, blockstore_busiest_cause(fs->store));
 	bool changed;
 	do {
 		changed = update_root_items(fs);
@@ -340,6 +349,7 @@ int fs_commit(struct fs *fs)
 		changed |= update_chunk_trees(fs);
 		changed |= refs_pending(fs->refs);
 	} while (changed);
+	blockstore_set_cause(fs->store, op_cause);
 	fs->counters.blocks_written += fs->txn.blocks_dirty;
 	fs->txn.blocks_dirty = 0;
 	btree_commit_blocks(&fs->txn);
@@ -369,6 +379,11 @@ int fs_set_clock(struct fs *fs, int64_t now_ns)
 	if (!dirty)
 		fs->last_commit_ns = MAX(fs->last_commit_ns, now_ns - fs->config.commit_interval_ns);
 	return 0;
+}
+
+void fs_set_cause(struct fs *fs, enum space_cause cause)
+{
+	blockstore_set_cause(fs->store, cause);
 }
 
 int64_t fs_clock(const struct fs *fs)
