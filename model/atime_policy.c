@@ -158,6 +158,7 @@ static void keep_dirty_time(struct fs *fs, const struct inode_location *where)
 		d->subvolume_id = where->subvolume->id;
 		d->inode = where->inode;
 		d->dirtied_ns = fs->clock_ns;
+		d->cause = blockstore_cause(fs->store);
 		g_hash_table_add(fs->dirty_times, d);
 		g_queue_push_tail(&fs->dirty_time_queue, d);
 	}
@@ -183,7 +184,9 @@ static void write_dirty_time(struct fs *fs, struct dirty_time *d)
 		return;
 	}
 	struct inode_location where = { sv, d->inode };
+	enum space_cause was = blockstore_set_cause(fs->store, d->cause);
 	policy_of(fs)->write(fs, &where, d->atime, NULL, NULL);
+	blockstore_set_cause(fs->store, was);
 	fs->counters.atime_updates++;
 	fs_release(fs);
 }

@@ -14,7 +14,9 @@
  * Invariants (blockstore_check):
  *  S1 metadata_used == live_blocks * nodesize == sum of tree_bytes;
  *  S2 an address is in at most one of: live, pinned, free;
- *  S3 every chunk's used is within its length; raw allocated <= device size.
+ *  S3 every chunk's used is within its length; raw allocated <= device size;
+ *  S4 cause_bytes[c] == nodesize * live blocks whose cause is c, so the
+ *     causes sum to metadata_used.
  */
 #include "model_error.h"
 #include "blockstore.h"
@@ -48,6 +50,9 @@ struct blockstore {
 	GPtrArray *freed_blocks;   /* tree_block structs to release at commit */
 	uint64_t live_blocks;
 	uint64_t tree_bytes[TREE_CATEGORY_COUNT];
+	uint64_t cause_bytes[SPACE_CAUSE_COUNT]; /* S4 */
+	enum space_cause cause;    /* charged to the blocks allocated now */
+	uint64_t txn_cause_blocks[SPACE_CAUSE_COUNT]; /* allocated + freed this transaction, by cause */
 	uint64_t reserved;         /* bytes held by blockstore_reserve */
 	bool overcommitted;
 
@@ -83,6 +88,14 @@ const char *tree_category_name(enum tree_category category)
 		"fs", "extent", "csum", "root", "free_space", "other",
 	};
 	return category < TREE_CATEGORY_COUNT ? names[category] : "?";
+}
+
+const char *space_cause_name(enum space_cause cause)
+{
+	static const char *const names[SPACE_CAUSE_COUNT] = {
+		"mkfs", "write", "atime", "snapshot", "delete",
+	};
+	return cause < SPACE_CAUSE_COUNT ? names[cause] : "?";
 }
 
 static uint64_t raw_cost(const struct blockstore *store, bool data, uint64_t length)
@@ -289,10 +302,13 @@ static void account_block(struct blockstore *store, const struct tree_block *blo
 	if (add) {
 		store->live_blocks++;
 		store->tree_bytes[category] += nodesize;
+		store->cause_bytes[block->cause] += nodesize;
 	} else {
 		store->live_blocks--;
 		store->tree_bytes[category] -= nodesize;
+		store->cause_bytes[block->cause] -= nodesize;
 	}
+	store->txn_cause_blocks[store->cause]++;
 	if (chunk) {
 		chunk->used = add ? chunk->used + nodesize : chunk->used - nodesize;
 		chunk->changed = true;
@@ -307,6 +323,7 @@ struct tree_block *blockstore_alloc_block(struct blockstore *store, uint64_t own
 	block->owner = owner;
 	block->level = level;
 	block->generation = generation;
+	block->cause = (uint8_t)store->cause;
 	account_block(store, block, true);
 	uint64_t nodesize = store->config.nodesize;
 	store->reserved = store->reserved > nodesize ? store->reserved - nodesize : 0;
@@ -464,6 +481,33 @@ void blockstore_commit(struct blockstore *store)
 	g_array_set_size(store->pinned_data, 0);
 	for (unsigned i = 0; i < store->chunks->len; i++)
 		chunk_at(store, (int)i)->changed = false;
+	memset(store->txn_cause_blocks, 0, sizeof(store->txn_cause_blocks));
+}
+
+enum space_cause blockstore_set_cause(struct blockstore *store, enum space_cause cause)
+{
+	g_assert(cause < SPACE_CAUSE_COUNT);
+	enum space_cause was = store->cause;
+	store->cause = cause;
+	return was;
+}
+
+enum space_cause blockstore_cause(const struct blockstore *store)
+{
+	return store->cause;
+}
+
+enum space_cause blockstore_busiest_cause(const struct blockstore *store)
+{
+	enum space_cause busiest = store->cause;
+	uint64_t most = 0;
+	for (int c = 0; c < SPACE_CAUSE_COUNT; c++) {
+		if (store->txn_cause_blocks[c] > most) {
+			most = store->txn_cause_blocks[c];
+			busiest = (enum space_cause)c;
+		}
+	}
+	return busiest;
 }
 
 const struct chunk *blockstore_chunks(const struct blockstore *store, unsigned *count)
@@ -485,6 +529,7 @@ void blockstore_report(const struct blockstore *store, struct space_report *repo
 	report->global_reserve = global_reserve(store);
 	report->device_allocated = store->raw_allocated;
 	memcpy(report->tree_bytes, store->tree_bytes, sizeof(report->tree_bytes));
+	memcpy(report->cause_bytes, store->cause_bytes, sizeof(report->cause_bytes));
 }
 
 uint64_t space_report_metadata_free(const struct space_report *r, uint64_t device_size, bool metadata_dup)
@@ -532,7 +577,7 @@ static bool address_listed(GArray *addresses, GHashTable *by_address, const char
 
 bool blockstore_check(const struct blockstore *store, GHashTable *live, GError **error)
 {
-	uint64_t bytes[TREE_CATEGORY_COUNT] = { 0 };
+	uint64_t bytes[TREE_CATEGORY_COUNT] = { 0 }, cause_bytes[SPACE_CAUSE_COUNT] = { 0 };
 	g_autoptr(GHashTable) by_address = g_hash_table_new(g_int64_hash, g_int64_equal);
 	GHashTableIter iter;
 	gpointer key;
@@ -549,7 +594,14 @@ bool blockstore_check(const struct blockstore *store, GHashTable *live, GError *
 				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", address used twice", block->bytenr);
 			return false;
 		}
+		if (block->cause >= SPACE_CAUSE_COUNT) {
+			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", S4 cause %u unknown", block->bytenr,
+				    block->cause);
+			return false;
+		}
 		bytes[tree_category_of(block->owner)] += store->config.nodesize;
+		cause_bytes[block->cause] += store->config.nodesize;
 	}
 	if ((uint64_t)g_hash_table_size(live) != store->live_blocks) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
@@ -562,6 +614,15 @@ bool blockstore_check(const struct blockstore *store, GHashTable *live, GError *
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
 				    "corrupt blockstore: tree %s, %" G_GUINT64_FORMAT " bytes reachable, %"
 				    G_GUINT64_FORMAT " accounted", tree_category_name(c), bytes[c], store->tree_bytes[c]);
+			return false;
+		}
+	}
+	for (int c = 0; c < SPACE_CAUSE_COUNT; c++) {
+		if (cause_bytes[c] != store->cause_bytes[c]) {
+			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+				    "corrupt blockstore: cause %s, S4 %" G_GUINT64_FORMAT " bytes reachable, %"
+				    G_GUINT64_FORMAT " accounted", space_cause_name((enum space_cause)c), cause_bytes[c],
+				    store->cause_bytes[c]);
 			return false;
 		}
 	}

@@ -42,6 +42,25 @@ enum tree_category {
 enum tree_category tree_category_of(uint64_t tree_id);
 const char *tree_category_name(enum tree_category category);
 
+/*
+ * Why a tree block exists: the kind of operation that allocated it
+ * (docs/model.md, "Attribution"). The store charges every block to the cause
+ * in force when it was allocated (blockstore_set_cause), for as long as it
+ * lives: a copy made by an atime update stays an atime block until it is
+ * itself copied or freed. The callers decide what an operation is; the store
+ * only keeps the books.
+ */
+enum space_cause {
+	SPACE_CAUSE_MKFS,         /* the trees mkfs creates */
+	SPACE_CAUSE_WRITE,        /* namespace and data changes */
+	SPACE_CAUSE_ATIME,        /* access-time updates of reads */
+	SPACE_CAUSE_SNAPSHOT,     /* snapshot creation */
+	SPACE_CAUSE_DELETE,       /* snapshot deletion */
+	SPACE_CAUSE_COUNT
+};
+/* "mkfs", "write", "atime", "snapshot", "delete": for messages, not formats. */
+const char *space_cause_name(enum space_cause cause);
+
 struct blockstore_config {
 	uint32_t nodesize;        /* 4096..65536, a power of two */
 	uint64_t device_size;     /* bytes of the one device */
@@ -58,6 +77,7 @@ struct space_report {
 	uint64_t global_reserve;
 	uint64_t device_allocated; /* raw bytes of all chunks */
 	uint64_t tree_bytes[TREE_CATEGORY_COUNT];
+	uint64_t cause_bytes[SPACE_CAUSE_COUNT]; /* live tree blocks by cause; they sum to metadata_used (S4) */
 };
 
 struct blockstore;
@@ -76,6 +96,16 @@ uint32_t blockstore_nodesize(const struct blockstore *store);
  * new chunk can cover it. The reservation lasts until blockstore_release(). */
 int blockstore_reserve(struct blockstore *store, unsigned items);
 void blockstore_release(struct blockstore *store);
+
+/* The cause the next allocations are charged to (SPACE_CAUSE_MKFS in a new
+ * store); returns the one it replaces, so a caller can put it back. */
+enum space_cause blockstore_set_cause(struct blockstore *store, enum space_cause cause);
+enum space_cause blockstore_cause(const struct blockstore *store);
+/* The cause that allocated and freed the most tree blocks in the running
+ * transaction (the lowest on a tie; the current cause when none did): what
+ * a commit charges the writes no single operation asked for (root items,
+ * block-group items, the free-space and dev trees). */
+enum space_cause blockstore_busiest_cause(const struct blockstore *store);
 
 /* A new, empty tree block at a fresh address; cannot fail (see the contract).
  * The store owns the memory until blockstore_commit() after its free. */
@@ -135,7 +165,7 @@ bool blockstore_overcommitted(const struct blockstore *store);
 /* Count of metadata and data chunks the store allocated after mkfs. */
 unsigned blockstore_chunk_count(const struct blockstore *store, bool data);
 
-/* I-checks: bytes accounted equal the live blocks; pinned and free addresses
+/* S-checks: bytes accounted equal the live blocks, by tree and by cause; pinned and free addresses
  * are disjoint from live ones. `live` maps every reachable block (found by
  * walking the trees) to itself. Returns false and fills *error on corruption. */
 bool blockstore_check(const struct blockstore *store, GHashTable *live, GError **error);

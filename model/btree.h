@@ -127,6 +127,8 @@ struct tree_block {
 	uint32_t leaf_bytes;              /* leaf: sum of 25 + size over items */
 	uint8_t level;                    /* 0 = leaf */
 	uint8_t flags;
+	uint8_t cause;                    /* enum space_cause: the kind of op that allocated it */
+	uint8_t refs_cause;               /* refs.c: the cause its pending extent-tree record is charged to */
 	uint32_t extent_item_refs;        /* refs.c: refs in the extent item as last written */
 	union {
 		struct btree_item *items;   /* level 0: shared with copies, see below */

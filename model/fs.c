@@ -11,6 +11,11 @@
  * the order is) the two steps only the filesystem knows: rewriting the
  * ROOT_ITEM of every tree whose root block moved, and the free-space and
  * dev items of changed chunks.
+ *
+ * Attribution (docs/model.md): blocks are charged to the cause the caller
+ * set (fs_set_cause); work deferred to a commit carries the cause of the op
+ * that queued it (a delayed write, a lazytime atime, an extent-tree record),
+ * and the root items and chunk trees go to the transaction's busiest cause.
  */
 #include "model_error.h"
 #include "design.h"
@@ -206,6 +211,7 @@ struct fs *fs_new(const struct fs_config *config, GError **error)
 		fs->design->init(fs);
 	mkfs(fs);
 	fs_commit(fs);
+	blockstore_set_cause(fs->store, SPACE_CAUSE_WRITE);
 	fs->counters = (struct fs_counters){ 0 };
 	return fs;
 }
@@ -332,10 +338,14 @@ int fs_commit(struct fs *fs)
 	int stopped = fs_flush_writeback_cancellable(fs, NULL);
 	if (stopped)
 		return stopped;
+	/* What no one operation asked for goes to the busiest cause of the
+	 * transaction; each extent-tree record to its own (refs.c). */
+	enum space_cause op_cause = blockstore_set_cause(fs->store, blockstore_busiest_cause(fs->store));
 	const struct transaction_commit_steps steps = { .update_root_items = update_root_items,
 							.update_chunk_trees = update_chunk_trees,
 							.opaque = fs };
 	fs->counters.blocks_written += transaction_commit(&fs->txn, &steps);
+	blockstore_set_cause(fs->store, op_cause);
 	fs->counters.commits++;
 	fs->last_commit_ns = fs->clock_ns;
 	return blockstore_overcommitted(fs->store) ? -ENOSPC : 0;
@@ -359,6 +369,11 @@ int fs_set_clock(struct fs *fs, int64_t now_ns)
 	if (!dirty)
 		fs->last_commit_ns = MAX(fs->last_commit_ns, now_ns - fs->config.commit_interval_ns);
 	return 0;
+}
+
+void fs_set_cause(struct fs *fs, enum space_cause cause)
+{
+	blockstore_set_cause(fs->store, cause);
 }
 
 int64_t fs_clock(const struct fs *fs)

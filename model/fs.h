@@ -202,6 +202,16 @@ int fs_snapshot(struct fs *fs, const char *source, const char *dest, bool readon
 int fs_unshare_estimate(struct fs *fs, const char *source, uint64_t *bytes);
 int fs_delete_snapshot(struct fs *fs, const char *path);
 
+/* Attribution (issue 17; docs/model.md): the kind of operation the calls
+ * that follow are, so that every tree block they allocate is charged to it
+ * (space_report.cause_bytes). The caller knows what an op is: the model
+ * charges writeback, lazytime atimes and extent-tree records it defers to a
+ * commit to the cause in force when they were queued, and the root items,
+ * block-group items, free-space and dev trees a commit rewrites to the cause
+ * that allocated and freed the most blocks in the transaction. mkfs's blocks
+ * are SPACE_CAUSE_MKFS; after fs_new() the cause is SPACE_CAUSE_WRITE. */
+void fs_set_cause(struct fs *fs, enum space_cause cause);
+
 /* Moves the clock (never back); commits when the interval has passed. */
 int fs_set_clock(struct fs *fs, int64_t now_ns);
 int64_t fs_clock(const struct fs *fs);

@@ -242,7 +242,7 @@ int fs_write_reserved(struct fs *fs, struct subvolume *sv, uint64_t inode, uint6
 			blockstore_unreserve_data(fs->store, round_up_sector(offset + length) - stopped_at);
 		return ret;
 	}
-	struct pending_write w = { sv, inode, offset, length };
+	struct pending_write w = { sv, inode, offset, length, blockstore_cause(fs->store) };
 	g_array_append_val(fs->pending_writes, w);
 	if (fs->pending_writes->len >= FS_WRITEBACK_BATCH)
 		return fs_flush_writeback_cancellable(fs, NULL);
@@ -272,11 +272,13 @@ static int flush_writeback(struct fs *fs, const struct inode_location *only, boo
 		if (w->subvolume->deleted)
 			continue;
 		uint64_t stopped_at = 0;
+		enum space_cause was = blockstore_set_cause(fs->store, w->cause);
 		int ret = fs_write_range_now(fs, w->subvolume, w->inode, w->offset, w->length, cancellable,
 					     &stopped_at);
+		blockstore_set_cause(fs->store, was);
 		if (ret == -EINTR) {
 			struct pending_write rest = { w->subvolume, w->inode, stopped_at,
-						      w->offset + w->length - stopped_at };
+						      w->offset + w->length - stopped_at, w->cause };
 			g_array_append_val(fs->pending_writes, rest);
 			result = ret;
 		} else if (ret) {

@@ -36,6 +36,7 @@ struct pending_write {
 	struct subvolume *subvolume;
 	uint64_t inode;
 	uint64_t offset, length;
+	enum space_cause cause;       /* of the op that queued it: writeback is charged to it */
 };
 
 /* lazytime vfs: an atime kept in memory (I_DIRTY_TIME), model/atime_policy.c. */
@@ -45,6 +46,7 @@ struct dirty_time {
 	int64_t atime;                /* the atime stat would show, ns */
 	int64_t dirtied_ns;           /* when it was first kept (dirtied_time_when) */
 	bool written;                 /* written with another change; waits in the queue to be freed */
+	enum space_cause cause;       /* of the access that kept it: its write-out is charged to it */
 };
 
 /* An inode, wherever it lives. */

@@ -130,26 +130,31 @@ static struct refs *refs_of(const struct transaction *txn)
 	return txn->accounting;
 }
 
-static void queue_block(struct refs *refs, struct tree_block *block)
+/* A head is charged to the cause in force when it was queued (docs/model.md,
+ * "Attribution"): the extent-tree blocks that writing it copies or splits are
+ * that operation's, even when the commit writes it. */
+static void queue_block(struct transaction *txn, struct tree_block *block)
 {
 	if (block->flags & TREE_BLOCK_REFS_DIRTY)
 		return;
 	block->flags |= TREE_BLOCK_REFS_DIRTY;
-	g_ptr_array_add(refs->dirty_blocks, block);
+	block->refs_cause = (uint8_t)blockstore_cause(txn->store);
+	g_ptr_array_add(refs_of(txn)->dirty_blocks, block);
 }
 
-static void queue_data(struct refs *refs, struct data_extent *extent)
+static void queue_data(struct transaction *txn, struct data_extent *extent)
 {
 	if (extent->flags & DATA_EXTENT_DIRTY)
 		return;
 	extent->flags |= DATA_EXTENT_DIRTY;
-	g_ptr_array_add(refs->dirty_data, extent);
+	extent->refs_cause = (uint8_t)blockstore_cause(txn->store);
+	g_ptr_array_add(refs_of(txn)->dirty_data, extent);
 }
 
 void refs_block_created(struct transaction *txn, struct tree_block *block)
 {
 	block->tree_refs = 1;
-	queue_block(refs_of(txn), block);
+	queue_block(txn, block);
 }
 
 void refs_add_block(struct transaction *txn, struct tree_block *block, bool shared)
@@ -158,7 +163,7 @@ void refs_add_block(struct transaction *txn, struct tree_block *block, bool shar
 		block->shared_refs++;
 	else
 		block->tree_refs++;
-	queue_block(refs_of(txn), block);
+	queue_block(txn, block);
 }
 
 /* One reference less; at zero the block is freed. `release_children` says
@@ -169,7 +174,7 @@ static void drop_block_ref(struct transaction *txn, struct tree_block *block, bo
 	uint32_t *count = shared ? &block->shared_refs : &block->tree_refs;
 	g_assert(*count > 0);
 	(*count)--;
-	queue_block(refs_of(txn), block);
+	queue_block(txn, block);
 	if (tree_block_refs(block))
 		return;
 	if (release_children && block->nritems)
@@ -223,7 +228,7 @@ void refs_update_for_cow(struct transaction *txn, uint64_t root_id, struct tree_
 		if (buf->owner == root_id && !full) {
 			refs_inc_children(txn, buf, true);
 			buf->flags |= TREE_BLOCK_FULL_BACKREF;
-			queue_block(refs_of(txn), buf);
+			queue_block(txn, buf);
 		} else {
 			refs_inc_children(txn, cow, false);
 		}
@@ -271,7 +276,7 @@ struct data_extent *refs_data_extent_new(struct transaction *txn, uint64_t byten
 	extent->num_bytes = num_bytes;
 	extent->data_refs = 1;
 	g_hash_table_insert(refs_of(txn)->live_data, &extent->bytenr, extent);
-	queue_data(refs_of(txn), extent);
+	queue_data(txn, extent);
 	return extent;
 }
 
@@ -281,7 +286,7 @@ void refs_data_add(struct transaction *txn, struct data_extent *extent, bool sha
 		extent->shared_refs++;
 	else
 		extent->data_refs++;
-	queue_data(refs_of(txn), extent);
+	queue_data(txn, extent);
 }
 
 void refs_data_drop(struct transaction *txn, struct data_extent *extent, bool shared)
@@ -289,7 +294,7 @@ void refs_data_drop(struct transaction *txn, struct data_extent *extent, bool sh
 	uint32_t *count = shared ? &extent->shared_refs : &extent->data_refs;
 	g_assert(*count > 0);
 	(*count)--;
-	queue_data(refs_of(txn), extent);
+	queue_data(txn, extent);
 	if (data_extent_refs(extent))
 		return;
 	extent->flags |= DATA_EXTENT_FREED;
@@ -366,9 +371,11 @@ static void write_block_record(struct refs *refs, struct transaction *txn, struc
 	block->flags &= ~TREE_BLOCK_REFS_DIRTY;
 	if (!block->extent_item_refs && !new_refs)
 		return;
+	enum space_cause was = blockstore_set_cause(txn->store, (enum space_cause)block->refs_cause);
 	write_extent_items(refs, txn, &key, block->extent_item_refs, old_keyed, new_refs, size, keyed,
 			   BTRFS_TREE_BLOCK_REF_KEY, 0);
 	block->extent_item_refs = new_refs;
+	blockstore_set_cause(txn->store, was);
 }
 
 static void write_data_record(struct refs *refs, struct transaction *txn, struct data_extent *extent)
@@ -380,10 +387,12 @@ static void write_data_record(struct refs *refs, struct transaction *txn, struct
 	extent->flags &= ~DATA_EXTENT_DIRTY;
 	if (!extent->item_refs && !new_refs)
 		return;
+	enum space_cause was = blockstore_set_cause(txn->store, (enum space_cause)extent->refs_cause);
 	write_extent_items(refs, txn, &key, extent->item_refs, extent->keyed_items, new_refs, size, keyed,
 			   BTRFS_EXTENT_DATA_REF_KEY, BTRFS_KEYED_DATA_REF_SIZE);
 	extent->item_refs = new_refs;
 	extent->keyed_items = new_refs ? keyed : 0;
+	blockstore_set_cause(txn->store, was);
 }
 
 static int compare_block_address(gconstpointer a, gconstpointer b)

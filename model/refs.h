@@ -56,6 +56,7 @@ struct data_extent {
 	uint32_t item_refs;           /* refs in the extent tree as last written */
 	uint32_t keyed_items;         /* keyed backref items as last written */
 	uint8_t flags;
+	uint8_t refs_cause;           /* enum space_cause its pending extent-tree record is charged to */
 };
 
 static inline uint32_t data_extent_refs(const struct data_extent *extent)

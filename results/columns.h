@@ -83,7 +83,23 @@
 	X(ATIME_STALE, "atime_stale", U64, COUNT, \
 	  "atime updates the snapshot-aware policy held back because the inode's leaf was shared") \
 	X(UNSHARE_ESTIMATE, "unshare_estimate", U64, BYTES, \
-	  "the last snapshot's warning: metadata one full read of its source would unshare")
+	  "the last snapshot's warning: metadata one full read of its source would unshare") \
+	RESULTS_ATTRIBUTION_COLUMNS(X)
+
+/* Attribution (docs/model.md): metadata_used split by the kind of op that
+ * allocated each live tree block; the five sum to metadata_used on every
+ * row.  A block stays charged to its op until it is copied or freed. */
+#define RESULTS_ATTRIBUTION_COLUMNS(X) \
+	X(METADATA_BY_MKFS, "metadata_by_mkfs", U64, BYTES, \
+	  "bytes of live tree blocks mkfs made that nothing has copied since. The metadata_by_* columns split metadata_used (they sum to it on every row) by the kind of op that allocated each live tree block; a commit's work for an op (its delayed writeback, the extent-tree records of its reference changes) is the op's, and the root items, block-group and free-space-tree items a commit rewrites go to the kind of op that allocated and freed the most blocks in that transaction (docs/model.md, Attribution)") \
+	X(METADATA_BY_WRITE, "metadata_by_write", U64, BYTES, \
+	  "bytes of live tree blocks allocated by namespace and data changes (create, write, truncate, rename, link, unlink, rmdir, settime, ...): the blocks they copied or split, their delayed writeback's, and the extent-tree blocks their reference changes copied") \
+	X(METADATA_BY_ATIME, "metadata_by_atime", U64, BYTES, \
+	  "bytes of live tree blocks allocated by the atime updates of reads (read, readdir; lazytime atimes when written out): leaves, the nodes above them, and the extent-tree blocks their reference changes copied") \
+	X(METADATA_BY_SNAPSHOT, "metadata_by_snapshot", U64, BYTES, \
+	  "bytes of live tree blocks allocated by snapshot creation: the copied root, root-tree items and their extent-tree records") \
+	X(METADATA_BY_DELETE, "metadata_by_delete", U64, BYTES, \
+	  "bytes of live tree blocks allocated by snapshot deletion: the extent-tree and root-tree blocks copied to drop its references and items")
 
 /* The long format: one row per subvolume per mark, like 'btrfs qgroup show'. */
 #define RESULTS_SUBVOL_COLUMNS(X) \

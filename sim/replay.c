@@ -8,6 +8,11 @@
  *   snapshot/delete-snapshot -> fs_snapshot/fs_delete_snapshot,
  *   clock -> fs_set_clock (commits every commit interval), sync -> fs_sync,
  *   mark -> fs_sync then a row, remount -> new atime options.
+ * Each op is also a cause for the model's attribution (fs_set_cause, the
+ * metadata_by_* columns): read and readdir are atime, snapshot is snapshot,
+ * delete-snapshot is delete, and every other op is write (namespace and
+ * data changes; settime too, an explicit utimensat; the ops that only
+ * commit, whose work the model charges to what queued it).
  * A read whose atime update met ENOSPC fails in the model's counters but is
  * not an error of the trace; any other refused op stops the run with the
  * trace's file and line, unless keep_going.
@@ -53,10 +58,27 @@ static int apply_remount(struct fs *fs, const char *options)
 	return 0;
 }
 
+/* The kind of operation an op is, for attribution (see the top). */
+static enum space_cause op_cause(enum trace_op_kind kind)
+{
+	switch (kind) {
+	case TRACE_READ:
+	case TRACE_READDIR:
+		return SPACE_CAUSE_ATIME;
+	case TRACE_SNAPSHOT:
+		return SPACE_CAUSE_SNAPSHOT;
+	case TRACE_DELETE_SNAPSHOT:
+		return SPACE_CAUSE_DELETE;
+	default:
+		return SPACE_CAUSE_WRITE;
+	}
+}
+
 /* Applies one op; returns 0 or a negative errno. */
 static int apply_op(struct fs *fs, const struct trace_op *op)
 {
 	struct fs_attributes a;
+	fs_set_cause(fs, op_cause(op->kind));
 	switch (op->kind) {
 	case TRACE_MKDIR:
 		op_attributes(op, &a);

@@ -21,6 +21,24 @@ uint64_t rows_free_bytes(const struct space_report *s, const struct fs_config *c
 	return space_report_metadata_free(s, config->device_size, !config->metadata_single);
 }
 
+/* The model's causes, in the order of RESULTS_ATTRIBUTION_COLUMNS. */
+G_STATIC_ASSERT(RESULTS_COL_METADATA_BY_DELETE - RESULTS_COL_METADATA_BY_MKFS + 1 == SPACE_CAUSE_COUNT);
+static void fill_attribution(const struct space_report *s, ResultsRow *row)
+{
+	static const struct {
+		ResultsColumn column;
+		enum space_cause cause;
+	} map[] = {
+		{ RESULTS_COL_METADATA_BY_MKFS, SPACE_CAUSE_MKFS },
+		{ RESULTS_COL_METADATA_BY_WRITE, SPACE_CAUSE_WRITE },
+		{ RESULTS_COL_METADATA_BY_ATIME, SPACE_CAUSE_ATIME },
+		{ RESULTS_COL_METADATA_BY_SNAPSHOT, SPACE_CAUSE_SNAPSHOT },
+		{ RESULTS_COL_METADATA_BY_DELETE, SPACE_CAUSE_DELETE },
+	};
+	for (unsigned i = 0; i < G_N_ELEMENTS(map); i++)
+		row->cells[map[i].column] = results_cell_u64(s->cause_bytes[map[i].cause]);
+}
+
 void rows_fill(const struct replay_row *r, const struct fs_config *config, ResultsRow *row)
 {
 	const struct space_report *s = &r->report.space;
@@ -50,6 +68,7 @@ void rows_fill(const struct replay_row *r, const struct fs_config *config, Resul
 	row->cells[RESULTS_COL_ATIME_DROPPED] = results_cell_u64(c->atime_dropped);
 	row->cells[RESULTS_COL_ATIME_STALE] = results_cell_u64(c->atime_stale);
 	row->cells[RESULTS_COL_UNSHARE_ESTIMATE] = results_cell_u64(c->unshare_estimate);
+	fill_attribution(s, row);
 }
 
 struct run_sink {

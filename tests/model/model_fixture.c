@@ -164,6 +164,27 @@ void fixture_assert_fs_ok(struct fs *fs, const char *what)
 	fail_msg("fs_check failed after %s: %s", what, error->message);
 }
 
+void fixture_assert_fs_corrupt(struct fs *fs, const char *want)
+{
+	g_autoptr(GError) error = NULL;
+	if (fs_check(fs, &error))
+		fail_msg("fs_check passed; want \"%s...\"", want);
+	print_message("# %s\n", error->message);
+	if (!g_str_has_prefix(error->message, want))
+		fail_msg("fs_check reported \"%s\"; want \"%s...\"", error->message, want);
+}
+
+void fixture_make_files(struct fs *fs, unsigned files)
+{
+	struct fs_attributes dir = fixture_attributes(0755, INT64_MIN, INT64_MIN);
+	assert_int_equal(fs_mkdir(fs, "/d", &dir), 0);
+	for (unsigned i = 0; i < files; i++) {
+		g_autofree char *path = g_strdup_printf("/d/file-%03u", i);
+		struct fs_attributes a = fixture_attributes(0644, INT64_MIN, INT64_MIN);
+		assert_int_equal(fs_create(fs, path, i % 3 ? 9000 + i : 100, &a), 0);
+	}
+}
+
 struct fs_attributes fixture_attributes(uint32_t mode, int64_t atime, int64_t mtime)
 {
 	struct fs_attributes attributes;

@@ -83,6 +83,13 @@ void fixture_counters(const struct fs *fs, struct fs_counters *counters);
 /* fs_check; on failure prints `what`, the error and fs_dump to stderr and
  * fails the test. */
 void fixture_assert_fs_ok(struct fs *fs, const char *what);
+/* fs_check fails and its report starts with `want` ("corrupt <type>: ..."),
+ * printed as a TAP comment; for the tests that break an invariant. */
+void fixture_assert_fs_corrupt(struct fs *fs, const char *want);
+
+/* /d and in it `files` files /d/file-000...: two of three with 9000+ bytes of
+ * data in an extent, one of three 100 bytes inline. */
+void fixture_make_files(struct fs *fs, unsigned files);
 
 /* Attributes with fixed atime and mtime (ctime "now"). */
 struct fs_attributes fixture_attributes(uint32_t mode, int64_t atime, int64_t mtime);

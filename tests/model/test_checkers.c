@@ -27,13 +27,7 @@ static struct fs *populated(const char *design)
 	config.design = fs_design_find(design);
 	assert_non_null(config.design);
 	struct fs *fs = fixture_fs_new_config(&config);
-	struct fs_attributes dir = fixture_attributes(0755, INT64_MIN, INT64_MIN);
-	assert_int_equal(fs_mkdir(fs, "/d", &dir), 0);
-	for (unsigned i = 0; i < FILES; i++) {
-		g_autofree char *path = g_strdup_printf("/d/file-%03u", i);
-		struct fs_attributes a = fixture_attributes(0644, INT64_MIN, INT64_MIN);
-		assert_int_equal(fs_create(fs, path, i % 3 ? 9000 + i : 100, &a), 0);
-	}
+	fixture_make_files(fs, FILES);
 	assert_int_equal(fs_snapshot(fs, "/", "/snap", false), 0);
 	for (unsigned i = 0; i < FILES; i += 4) {
 		g_autofree char *path = g_strdup_printf("/snap/d/file-%03u", i);
@@ -44,17 +38,6 @@ static struct fs *populated(const char *design)
 	assert_int_equal(fs_sync(fs), 0);
 	fixture_assert_fs_ok(fs, "building the test filesystem");
 	return fs;
-}
-
-/* fs_check() fails and its report starts with `want`. */
-static void assert_corrupt(struct fs *fs, const char *want)
-{
-	g_autoptr(GError) error = NULL;
-	if (fs_check(fs, &error))
-		fail_msg("fs_check passed; want \"%s...\"", want);
-	print_message("# %s\n", error->message);
-	if (!g_str_has_prefix(error->message, want))
-		fail_msg("fs_check reported \"%s\"; want \"%s...\"", error->message, want);
 }
 
 static char *expected(const char *type, uint64_t id, const char *reason)
@@ -98,7 +81,7 @@ static void test_extent_tree_check_fails_when_a_live_block_loses_its_metadata_it
 	struct btree_key key = metadata_key(block);
 	assert_true(btree_delete_item(&fs->extent_tree, &fs->txn, &key));
 	g_autofree char *want = expected("metadata item", block->bytenr, "ET2 missing, 1 refs written");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -110,7 +93,7 @@ static void test_extent_tree_check_fails_when_a_metadata_item_counts_one_ref_too
 	assert_non_null(btree_resize_item(&fs->extent_tree, &fs->txn, &key,
 					  BTRFS_EXTENT_ITEM_SIZE + 2 * BTRFS_INLINE_REF_SIZE));
 	g_autofree char *want = expected("metadata item", block->bytenr, "ET2 size, 42 (its 1 refs take 33)");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -126,7 +109,7 @@ static void test_extent_tree_check_fails_when_a_written_ref_count_is_not_the_blo
 	block->extent_item_refs = 2;
 	g_autofree char *want = expected("metadata item", block->bytenr,
 					 "ET3 refs written with no head pending, 2 (the block has 1)");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -137,7 +120,7 @@ static void test_extent_tree_check_fails_on_a_keyed_tree_block_ref_past_the_inli
 	struct btree_key key = { block->bytenr, 1, BTRFS_TREE_BLOCK_REF_KEY };
 	btree_insert_item(&fs->extent_tree, &fs->txn, &key, 0, NULL);
 	g_autofree char *want = expected("tree block ref", block->bytenr, "ET2 number 1 past the 0 keyed refs written");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -148,7 +131,7 @@ static void test_extent_tree_check_fails_when_a_data_extent_loses_its_extent_ite
 	struct btree_key key = { extent->bytenr, extent->num_bytes, BTRFS_EXTENT_ITEM_KEY };
 	assert_true(btree_delete_item(&fs->extent_tree, &fs->txn, &key));
 	g_autofree char *want = expected("extent item", extent->bytenr, "ET2 missing");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -162,7 +145,7 @@ static void test_extent_tree_check_fails_when_an_extent_item_has_a_data_ref_too_
 	uint32_t size = btree_path_item(&path)->size;
 	assert_non_null(btree_resize_item(&fs->extent_tree, &fs->txn, &key, size + BTRFS_INLINE_DATA_REF_SIZE));
 	g_autofree char *want = expected("extent item", extent->bytenr, "ET3 size");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -172,7 +155,7 @@ static void test_extent_tree_check_fails_on_an_item_of_no_block_or_extent(void *
 	struct btree_key key = { 4096, 0, BTRFS_METADATA_ITEM_KEY };
 	btree_insert_item(&fs->extent_tree, &fs->txn, &key, BTRFS_EXTENT_ITEM_SIZE + BTRFS_INLINE_REF_SIZE, NULL);
 	g_autofree char *want = expected("metadata item", 4096, "ET1 no tree block at this address");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -187,7 +170,7 @@ static void test_extent_tree_check_fails_when_a_block_group_item_says_other_used
 	struct btree_key key = { chunk->start, chunk->length, BTRFS_BLOCK_GROUP_ITEM_KEY };
 	btree_lookup_for_write(&fs->extent_tree, &fs->txn, &key)->payload.value += 4096;
 	g_autofree char *want = expected("block group item", chunk->start, "ET4 used");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -199,7 +182,7 @@ static void test_root_tree_check_fails_when_a_snapshot_loses_its_root_backref(vo
 	struct btree_key key = { BTRFS_FIRST_FREE_OBJECTID, FS_TOP_SUBVOLUME, BTRFS_ROOT_BACKREF_KEY };
 	assert_true(btree_delete_item(&fs->root_tree, &fs->txn, &key));
 	g_autofree char *want = expected("root backref", BTRFS_FIRST_FREE_OBJECTID, "RT2 missing for a live subvolume");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -209,7 +192,7 @@ static void test_root_tree_check_fails_when_a_root_ref_and_its_backref_differ(vo
 	struct btree_key key = { FS_TOP_SUBVOLUME, BTRFS_FIRST_FREE_OBJECTID, BTRFS_ROOT_REF_KEY };
 	assert_non_null(btree_resize_item(&fs->root_tree, &fs->txn, &key, BTRFS_ROOT_REF_SIZE + 9));
 	g_autofree char *want = expected("root ref", BTRFS_FIRST_FREE_OBJECTID, "RT2 size 27, its backref's 22");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -219,7 +202,7 @@ static void test_root_tree_check_fails_when_a_live_tree_has_no_root_item(void **
 	struct btree_key key = { BTRFS_CSUM_TREE_OBJECTID, 0, BTRFS_ROOT_ITEM_KEY };
 	assert_true(btree_delete_item(&fs->root_tree, &fs->txn, &key));
 	g_autofree char *want = expected("root item", BTRFS_CSUM_TREE_OBJECTID, "RT1 missing for a live tree");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -231,7 +214,7 @@ static void test_root_tree_check_fails_on_a_root_item_of_a_deleted_snapshot(void
 	struct btree_key key = { BTRFS_FIRST_FREE_OBJECTID, 0, BTRFS_ROOT_ITEM_KEY };
 	btree_insert_item(&fs->root_tree, &fs->txn, &key, BTRFS_ROOT_ITEM_SIZE, NULL);
 	g_autofree char *want = expected("root item", BTRFS_FIRST_FREE_OBJECTID, "RT1 no such live tree");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -241,7 +224,7 @@ static void test_root_tree_check_fails_when_the_uuid_tree_forgets_a_snapshot(voi
 	struct btree_key key = { 0x5eed + BTRFS_FIRST_FREE_OBJECTID, BTRFS_FIRST_FREE_OBJECTID, BTRFS_UUID_KEY_SUBVOL };
 	assert_true(btree_delete_item(&fs->uuid_tree, &fs->txn, &key));
 	g_autofree char *want = expected("uuid item", BTRFS_FIRST_FREE_OBJECTID, "RT4 missing for a live subvolume");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -260,7 +243,7 @@ static void test_csum_tree_check_fails_when_data_loses_its_checksums(void **stat
 	assert_int_equal(btree_visit_range(&fs->csum_tree, &first, &last, first_csum, &key), 1);
 	assert_true(btree_delete_item(&fs->csum_tree, &fs->txn, &key));
 	g_autofree char *want = expected("csum item", key.offset, "CS2 data sectors without checksums");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -271,7 +254,7 @@ static void test_csum_tree_check_fails_on_checksums_of_no_data_extent(void **sta
 	struct btree_key key = { BTRFS_EXTENT_CSUM_OBJECTID, far, BTRFS_EXTENT_CSUM_KEY };
 	btree_insert_item(&fs->csum_tree, &fs->txn, &key, 2 * BTRFS_CSUM_SIZE, NULL);
 	g_autofree char *want = expected("csum item", far, "CS2 checksums of no live data extent, to 3221233664");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -286,7 +269,7 @@ static void test_free_space_tree_check_fails_when_a_group_says_other_free_bytes(
 	struct btree_key key = { chunk->start, chunk->length, BTRFS_FREE_SPACE_EXTENT_KEY };
 	btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &key)->payload.value -= 4096;
 	g_autofree char *want = expected("free space extent", chunk->start, "FS2 free bytes");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -298,7 +281,7 @@ static void test_free_space_tree_check_fails_when_a_group_loses_its_info(void **
 	struct btree_key key = { chunk->start, chunk->length, BTRFS_FREE_SPACE_INFO_KEY };
 	assert_true(btree_delete_item(&fs->free_space_tree, &fs->txn, &key));
 	g_autofree char *want = expected("free space item", chunk->start, "FS1 key (199");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -310,7 +293,7 @@ static void test_btrfs_design_check_fails_on_a_snapshot_id_in_a_subvolume_tree(v
 	struct btree_key key = { 100000, 0, BTRFS_INODE_ITEM_KEY, 3 };
 	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
 	g_autofree char *want = expected("key", 100000, "DB2 snapshot 3 in tree 5");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -324,7 +307,7 @@ static void test_keyed_design_check_fails_on_a_version_at_an_unknown_snapshot(vo
 	struct btree_key key = { 100000, 0, BTRFS_INODE_ITEM_KEY, 99 };
 	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
 	g_autofree char *want = expected("key", 100000, "K5 unknown snapshot, 99");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -336,7 +319,7 @@ static void test_keyed_design_check_fails_on_a_version_no_live_subvolume_can_see
 	struct btree_key key = { 100000, 0, BTRFS_INODE_ITEM_KEY, KEYED_SNAPSHOT_ID };
 	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
 	g_autofree char *want = expected("key", 100000, "K5 a version no live subvolume can see, at snapshot 3");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -346,7 +329,7 @@ static void test_keyed_design_check_fails_on_a_whiteout_that_hides_nothing(void 
 	struct btree_key key = { 100000, 0, BTRFS_INODE_ITEM_KEY, KEYED_TOP_ID };
 	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, 0, NULL)->whiteout = true;
 	g_autofree char *want = expected("whiteout", 100000, "K6 hides nothing, at snapshot 2");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
@@ -360,7 +343,7 @@ static void test_keyed_design_check_fails_on_a_whiteout_with_bytes(void **state)
 	assert_false(btree_lookup(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &key, &path));
 	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, 8, NULL)->whiteout = true;
 	g_autofree char *want = expected("whiteout", FS_ROOT_DIR_INODE, "K6 size, 8");
-	assert_corrupt(fs, want);
+	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
 
