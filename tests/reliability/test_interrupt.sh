@@ -69,25 +69,31 @@ check "a second run with the same arguments exits 0" "[ $? = 0 ]"
 check "and rewrites the CSV from the start, equal to the uninterrupted run" \
   "cmp -s '$work/INT.csv' '$work/full.csv'"
 
-# A signal during one long op (issue 21.2): the commit that writes back a
-# 64 TiB file takes about 20 s here, and the model asks between its 128 MiB
-# extents whether to stop (fs_config.cancelled). The create itself is quick
-# (delayed allocation): the sync starts within 0.3 s. The file is that big so
-# that the signal, 1.5 s in, lands inside the sync even on a machine many
-# times faster than this one (a 4 TiB file took 1.3 s here and so ended
-# before the signal on a faster CI machine). The run must stop during that
-# line, not after it, well within a second (the model's own stop is one
+# A signal during one long op (issue 21.2): the sync that writes back a
+# 16 TiB file takes seconds (about 25 s here; longer under ASan), and the
+# model asks between its 128 MiB extents whether to stop
+# (fs_config.cancelled). The create before it is quick (delayed allocation)
+# and --every 1 writes its row without a commit, so once that row is in the
+# CSV the run is inside the sync: the signal goes 0.3 s later. (A fixed
+# sleep failed both ways: a 4 TiB sync ended before it on a fast CI machine,
+# and under ASan a 64 TiB create outlasted it.) The run must stop during the
+# sync line, not after it, well within a second (the model's own stop is one
 # extent; the rest is freeing the model and renaming the CSV).
-printf 'cowsim-trace 1\ncreate /big size=64T\nsync\nmark done\n' >"$work/long.trace"
-"$cowsim" run "$work/long.trace" --device-size 200T --quiet --csv "$work/long.csv" 2>"$work/long.err" &
+printf 'cowsim-trace 1\ncreate /big size=16T\nsync\nmark done\n' >"$work/long.trace"
+"$cowsim" run "$work/long.trace" --device-size 60T --every 1 --quiet --csv "$work/long.csv" 2>"$work/long.err" &
 pid=$!
-sleep 1.5
+for k in $(seq 400); do # the create's row: at most 20 s
+  tmp=$(ls "$work/long.csv".tmp-* 2>/dev/null | head -n 1)
+  [ -n "$tmp" ] && [ "$(wc -l <"$tmp")" -ge 2 ] && break
+  sleep 0.05
+done
+sleep 0.3
 start=$(date +%s%N)
 kill -s INT "$pid"
 wait "$pid"
 status=$?
 ms=$((($(date +%s%N) - start) / 1000000))
-note "SIGINT 1.5 s into the 64 TiB writeback: exit $status after $ms ms"
+note "SIGINT 0.3 s into the 16 TiB writeback: exit $status after $ms ms"
 check "SIGINT during a long op exits 130" "[ $status = 130 ]" "status $status: $(cat "$work/long.err")"
 check "stderr names the op's line: long.trace:3: sync: interrupted during this line" \
   "grep -q 'long.trace:3: sync .*interrupted during this line' '$work/long.err'" "$(cat "$work/long.err")"
