@@ -6,19 +6,16 @@
  * csum, uuid, free-space and data-reloc trees: 8 blocks, 131072 bytes of
  * Metadata used at 16 KiB; the chunk tree lives in the system chunk.
  *
- * A commit (btrfs_commit_transaction) here:
- *   1. writes back queued file data (delalloc);
- *   2. rewrites the ROOT_ITEM of every tree whose root block moved;
- *   3. runs the reference changes into the extent tree (refs_commit);
- *   4. updates the free-space tree and the dev tree for changed chunks;
- *   repeating 2-4 until nothing changes, since each step copies blocks of
- *   the trees the others write; then
- *   5. unpins the freed addresses and starts the next transaction.
+ * A commit (btrfs_commit_transaction) here writes back queued file data
+ * (delalloc), then hands transaction_commit() (model/transaction.c, where
+ * the order is) the two steps only the filesystem knows: rewriting the
+ * ROOT_ITEM of every tree whose root block moved, and the free-space and
+ * dev items of changed chunks.
  *
  * Attribution (docs/model.md): blocks are charged to the cause the caller
  * set (fs_set_cause); work deferred to a commit carries the cause of the op
  * that queued it (a delayed write, a lazytime atime, an extent-tree record),
- * and steps 2 and 4 go to the transaction's busiest cause.
+ * and the root items and chunk trees go to the transaction's busiest cause.
  */
 #include "model_error.h"
 #include "design.h"
@@ -91,7 +88,7 @@ void fs_release(struct fs *fs)
 	fs->counters.operations++;
 	/* btrfs's preemptive flusher runs delayed refs between operations
 	 * (model/refs.c, refs_throttle). */
-	refs_throttle(fs->refs, &fs->txn);
+	fs->txn.ops->throttle(&fs->txn);
 }
 
 /* The trees btrfs keeps outside the subvolumes, for walking them all. */
@@ -272,8 +269,9 @@ static bool update_root_item(struct fs *fs, struct btree *tree)
 	return true;
 }
 
-static bool update_root_items(struct fs *fs)
+static bool update_root_items(void *opaque)
 {
+	struct fs *fs = opaque;
 	bool changed = false;
 	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
 		struct subvolume *sv = fs->subvolumes->pdata[i];
@@ -298,8 +296,9 @@ static bool update_root_items(struct fs *fs)
  * approximation that undercounts items on a fragmented group). New chunks
  * also get their DEV_EXTENT items (two for DUP metadata).
  */
-static bool update_chunk_trees(struct fs *fs)
+static bool update_chunk_trees(void *opaque)
 {
+	struct fs *fs = opaque;
 	unsigned count;
 	const struct chunk *chunks = blockstore_chunks(fs->store, &count);
 	bool changed = false;
@@ -342,20 +341,11 @@ int fs_commit(struct fs *fs)
 	/* What no one operation asked for goes to the busiest cause of the
 	 * transaction; each extent-tree record to its own (refs.c). */
 	enum space_cause op_cause = blockstore_set_cause(fs->store, blockstore_busiest_cause(fs->store));
-	bool changed;
-	do {
-		changed = update_root_items(fs);
-		refs_commit(fs->refs, &fs->txn);
-		changed |= update_chunk_trees(fs);
-		changed |= refs_pending(fs->refs);
-	} while (changed);
+	const struct transaction_commit_steps steps = { .update_root_items = update_root_items,
+							.update_chunk_trees = update_chunk_trees,
+							.opaque = fs };
+	fs->counters.blocks_written += transaction_commit(&fs->txn, &steps);
 	blockstore_set_cause(fs->store, op_cause);
-	fs->counters.blocks_written += fs->txn.blocks_dirty;
-	fs->txn.blocks_dirty = 0;
-	btree_commit_blocks(&fs->txn);
-	blockstore_commit(fs->store);
-	btree_commit_finish(&fs->txn);
-	fs->txn.transid++;
 	fs->counters.commits++;
 	fs->last_commit_ns = fs->clock_ns;
 	return blockstore_overcommitted(fs->store) ? -ENOSPC : 0;

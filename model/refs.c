@@ -245,10 +245,28 @@ static void unlink_block(struct transaction *txn, struct tree_block *block)
 	refs_drop_block(txn, block, false);
 }
 
+static void throttle(struct transaction *txn)
+{
+	refs_throttle(refs_of(txn), txn);
+}
+
+static void run_queued(struct transaction *txn)
+{
+	refs_commit(refs_of(txn), txn);
+}
+
+static bool pending(const struct transaction *txn)
+{
+	return refs_pending(refs_of(txn));
+}
+
 const struct transaction_ops refs_transaction_ops = {
 	.block_allocated = refs_block_created,
 	.block_cowed = refs_update_for_cow,
 	.block_unlinked = unlink_block,
+	.throttle = throttle,
+	.run_queued = run_queued,
+	.pending = pending,
 };
 
 struct data_extent *refs_data_extent_new(struct transaction *txn, uint64_t bytenr, uint64_t num_bytes)

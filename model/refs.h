@@ -75,7 +75,8 @@ void refs_free(struct refs *refs);
 
 /* The transaction's accounting in the designs that count references
  * (transaction.h): block_allocated is refs_block_created, block_cowed
- * refs_update_for_cow, block_unlinked refs_drop_block(, false). Set
+ * refs_update_for_cow, block_unlinked refs_drop_block(, false), throttle
+ * refs_throttle, run_queued refs_commit, pending refs_pending. Set
  * txn->ops to it and txn->accounting to the struct refs. */
 extern const struct transaction_ops refs_transaction_ops;
 

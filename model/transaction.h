@@ -8,7 +8,8 @@
  *
  * The accounting is a table of hooks (struct transaction_ops): btree.c
  * reports what it does to blocks through them and knows nothing else about
- * how space is counted. The btrfs-like and keyed designs use refcounts and
+ * how space is counted, and transaction_commit() runs what the accounting
+ * queued through them. The btrfs-like and keyed designs use refcounts and
  * the extent tree (refs_transaction_ops, model/refs.c); a design that counts
  * space otherwise (birth times, dead lists) brings its own table and needs
  * no edit to btree.c or refs.c.
@@ -46,6 +47,17 @@ struct transaction_ops {
 	 * (its items or pointers moved into a sibling): its reference from the
 	 * tree goes; the hook frees it when that was the last. */
 	void (*block_unlinked)(struct transaction *txn, struct tree_block *block);
+
+	/* Between two operations: write some of the queued changes into the
+	 * accounting's trees now, as btrfs's preemptive flusher runs delayed
+	 * refs during the transaction. */
+	void (*throttle)(struct transaction *txn);
+	/* At a commit: write everything queued (btrfs_run_delayed_refs with
+	 * count 0). Writing copies blocks, which the hooks above queue again:
+	 * it repeats until nothing is queued. */
+	void (*run_queued)(struct transaction *txn);
+	/* Something is queued that run_queued() would write. */
+	bool (*pending)(const struct transaction *txn);
 };
 
 struct transaction_stats {
@@ -63,5 +75,36 @@ struct transaction {
 	uint64_t blocks_dirty;        /* blocks with generation == transid */
 	GPtrArray *written;           /* those blocks, for btree_commit_blocks(); NULL: not kept */
 };
+
+/*
+ * The trees a commit rewrites above the accounting (fs.c: ROOT_ITEMs, the
+ * free-space and dev trees). Each returns whether it changed a tree, which
+ * may have queued accounting changes. A NULL step, or NULL steps, do
+ * nothing (the test fixture has no root tree).
+ */
+struct transaction_commit_steps {
+	bool (*update_root_items)(void *opaque);
+	bool (*update_chunk_trees)(void *opaque);
+	void *opaque;
+};
+
+/*
+ * Commits the running transaction, in the order of
+ * btrfs_commit_transaction():
+ *
+ *   +-> 1. update_root_items   a root that moved gets its ROOT_ITEM rewritten
+ *   |   2. ops->run_queued     the accounting's queue into its trees
+ *   |   3. update_chunk_trees  free-space and dev items of changed chunks
+ *   +-- until 1 and 3 changed nothing and ops->pending() is false (each step
+ *       copies blocks of trees the others write)
+ *       4. the blocks written are trimmed (btree_commit_blocks), the freed
+ *          addresses unpinned (blockstore_commit), inline atimes folded
+ *          (btree_commit_finish)
+ *       5. transaction transid + 1 starts.
+ *
+ * Returns the tree blocks the transaction wrote. Cannot fail; the caller
+ * asks the store whether it overcommitted.
+ */
+uint64_t transaction_commit(struct transaction *txn, const struct transaction_commit_steps *steps);
 
 #endif

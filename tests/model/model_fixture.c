@@ -60,12 +60,7 @@ void tree_fixture_free(struct tree_fixture *f)
 
 void tree_fixture_commit(struct tree_fixture *f)
 {
-	refs_commit(f->refs, &f->txn);
-	f->txn.blocks_dirty = 0;
-	btree_commit_blocks(&f->txn);
-	blockstore_commit(f->store);
-	btree_commit_finish(&f->txn);
-	f->txn.transid++;
+	transaction_commit(&f->txn, NULL); /* no root tree, no chunk trees */
 }
 
 struct btree *tree_fixture_clone_root(struct tree_fixture *f, uint64_t id)

@@ -53,7 +53,7 @@ static void test_design_every_registered_design_fills_every_method(void **state)
 /* --- the transaction's hooks ----------------------------------------------- */
 
 struct hook_counts {
-	uint64_t allocated, cowed, unlinked;
+	uint64_t allocated, cowed, unlinked, runs;
 };
 static struct hook_counts counts;
 
@@ -75,10 +75,29 @@ static void count_unlinked(struct transaction *txn, struct tree_block *block)
 	refs_transaction_ops.block_unlinked(txn, block);
 }
 
+static void pass_throttle(struct transaction *txn)
+{
+	refs_transaction_ops.throttle(txn);
+}
+
+static void count_run_queued(struct transaction *txn)
+{
+	counts.runs++;
+	refs_transaction_ops.run_queued(txn);
+}
+
+static bool pass_pending(const struct transaction *txn)
+{
+	return refs_transaction_ops.pending(txn);
+}
+
 static const struct transaction_ops counting_ops = {
 	.block_allocated = count_allocated,
 	.block_cowed = count_cowed,
 	.block_unlinked = count_unlinked,
+	.throttle = pass_throttle,
+	.run_queued = count_run_queued,
+	.pending = pass_pending,
 };
 
 static void test_btree_tells_the_transaction_hooks_of_every_block_it_allocates_copies_and_unlinks(void **state)
@@ -108,6 +127,9 @@ static void test_btree_tells_the_transaction_hooks_of_every_block_it_allocates_c
 	assert_true(f->txn.stats.blocks_cowed > cowed);
 	assert_int_equal(counts.cowed, f->txn.stats.blocks_cowed);
 	assert_true(counts.unlinked > 0);
+	/* The fixture commits through transaction_commit(), which runs the
+	 * accounting's queue through its hook, once per commit here. */
+	assert_int_equal(counts.runs, 2);
 	tree_fixture_free(f);
 }
 
