@@ -136,6 +136,9 @@ struct fs_design_ops {
 
 	/* Per live subvolume exclusive and shared bytes (fs_subvolume_usage). */
 	GArray *(*usage)(const struct fs *fs);
+	/* What deleting the live subvolumes `set` together would free
+	 * (fs_delete_estimate). NULL: the design cannot tell. */
+	void (*reclaim)(const struct fs *fs, struct subvolume *const *set, unsigned n, struct fs_reclaim *out);
 	/* The design's own invariants (its file's header lists them), on top
 	 * of what fs_check() checks for every tree. false with *error set at
 	 * the first violation. */
@@ -157,6 +160,10 @@ bool fs_leaf_is_private(const struct fs *fs, const struct btree *tree, const str
 /* Usage by reachability, as qgroups count it: a block or data extent
  * reached from one subvolume's tree only is exclusive to it. */
 GArray *fs_usage_by_reachability(const struct fs *fs);
+/* Reclaim by reachability: the blocks of the set's trees and side tables and
+ * the data extents they map that no tree outside the set reaches. */
+void fs_reclaim_by_reachability(const struct fs *fs, struct subvolume *const *set, unsigned n,
+				struct fs_reclaim *out);
 
 /* The inode items of `sv` that `wanted` accepts, as stored in their items
  * (model/atime_policy.c). */

@@ -241,5 +241,6 @@ const struct fs_design_ops fs_design_btrfs = {
 	.inline_atime_estimate = btrfs_inline_atime_estimate,
 	.side_trees = true,
 	.usage = fs_usage_by_reachability,
+	.reclaim = fs_reclaim_by_reachability,
 	.check = btrfs_check,
 };

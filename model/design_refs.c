@@ -98,3 +98,71 @@ GArray *fs_usage_by_reachability(const struct fs *fs)
 	return usage;
 }
 
+
+/*
+ * Reclaim of a set of subvolumes: first every block and data extent reachable
+ * from a live subvolume outside the set (or its side table) is marked; then
+ * the set's trees are walked and what is unmarked is summed once. Below a
+ * marked block everything is marked, so the walk stops there.
+ */
+struct reclaim_walk {
+	GHashTable *outside;          /* blocks and extents reached from outside the set */
+	GHashTable *counted;          /* those summed already */
+	struct fs_reclaim *out;       /* NULL while marking */
+	uint32_t nodesize;
+};
+
+/* True the first time `thing` is met in this pass: while marking, not marked
+ * yet; while summing, neither marked nor summed yet. */
+static bool reclaim_first_visit(struct reclaim_walk *w, const void *thing)
+{
+	if (!w->out)
+		return g_hash_table_add(w->outside, (gpointer)thing);
+	return !g_hash_table_contains(w->outside, thing) && g_hash_table_add(w->counted, (gpointer)thing);
+}
+
+static void reclaim_walk_tree(struct reclaim_walk *w, const struct tree_block *block)
+{
+	if (!block || !reclaim_first_visit(w, block))
+		return;
+	if (w->out)
+		w->out->metadata_bytes += w->nodesize;
+	for (uint32_t i = 0; i < block->nritems; i++) {
+		if (block->level) {
+			reclaim_walk_tree(w, block->children[i].block);
+			continue;
+		}
+		const struct btree_item *item = &block->items[i];
+		const struct data_extent *extent = item->payload.file_extent.extent;
+		if (item->key.type == BTRFS_EXTENT_DATA_KEY && extent && reclaim_first_visit(w, extent) && w->out)
+			w->out->data_bytes += extent->num_bytes;
+	}
+}
+
+static bool in_set(struct subvolume *const *set, unsigned n, const struct subvolume *sv)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (set[i] == sv)
+			return true;
+	return false;
+}
+
+void fs_reclaim_by_reachability(const struct fs *fs, struct subvolume *const *set, unsigned n,
+				struct fs_reclaim *out)
+{
+	g_autoptr(GHashTable) outside = g_hash_table_new(NULL, NULL);
+	g_autoptr(GHashTable) counted = g_hash_table_new(NULL, NULL);
+	struct reclaim_walk w = { .outside = outside, .counted = counted,
+				  .nodesize = blockstore_nodesize(fs->store) };
+	*out = (struct fs_reclaim){ 0 };
+	for (int pass = 0; pass < 2; pass++) {
+		w.out = pass ? out : NULL;
+		for (unsigned i = 0; i < fs->subvolumes->len; i++) {
+			const struct subvolume *sv = fs->subvolumes->pdata[i];
+			if (sv->deleted || in_set(set, n, sv) != (pass == 1))
+				continue;
+			reclaim_walk_tree(&w, sv->tree->root);
+			reclaim_walk_tree(&w, sv->atime_tree.root);
+		}
+	}
+}

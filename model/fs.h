@@ -203,6 +203,20 @@ int fs_snapshot(struct fs *fs, const char *source, const char *dest, bool readon
  * atime items would change, and the nodes above them). 0 or -errno. */
 int fs_unshare_estimate(struct fs *fs, const char *source, uint64_t *bytes);
 int fs_delete_snapshot(struct fs *fs, const char *path);
+/* What deleting the subvolumes at `paths` (n of them) together would free,
+ * as `zfs destroy -nv` reports it: the bytes of tree blocks (their trees and
+ * side tables) and of data extents that they reach and no other live
+ * subvolume does, each counted once, so not the sum of their exclusive
+ * bytes. Blocks the deletion itself copies (the parent's directory entry,
+ * the root and extent trees' items) are its cost, not counted. 0, or what
+ * fs_delete_snapshot() would refuse with (-ENOENT, -EINVAL, -EROFS; -ENOTEMPTY
+ * when one holds a subvolume outside the set), or -EOPNOTSUPP when the design
+ * cannot tell (keyed: one tree for all). Changes nothing. */
+struct fs_reclaim {
+	uint64_t metadata_bytes;
+	uint64_t data_bytes;
+};
+int fs_delete_estimate(struct fs *fs, const char *const *paths, unsigned n, struct fs_reclaim *out);
 
 /* Attribution (issue 17; docs/model.md): the kind of operation the calls
  * that follow are, so that every tree block they allocate is charged to it

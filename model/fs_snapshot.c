@@ -78,6 +78,8 @@ int fs_snapshot(struct fs *fs, const char *source, const char *dest, bool readon
 		return -EINVAL; /* only a subvolume can be snapshotted */
 	if ((ret = fs_resolve_parent(fs, dest, &at)))
 		return ret;
+	if (fs_is_placeholder(&at.dir))
+		return -ENOTTY; /* the snapshot ioctl on a placeholder: simple_dir_operations has none */
 	if (at.dir.subvolume->readonly)
 		return -EROFS;
 	if (fs_dir_lookup(at.dir.subvolume, at.dir.inode, at.name, at.name_len))
@@ -107,26 +109,40 @@ int fs_snapshot(struct fs *fs, const char *source, const char *dest, bool readon
  * blocks only it held are freed top-down and release their children, shared
  * ones just lose one reference. The model drops at once what btrfs's cleaner
  * thread drops after the commit. */
-int fs_delete_snapshot(struct fs *fs, const char *path)
+/* The subvolume whose link `path` is, and that link's place, as
+ * fs_delete_snapshot() takes it: 0 or -ENOENT, -EINVAL (not a subvolume's
+ * link), -EROFS (in a read-only one). */
+static int resolve_subvolume_link(struct fs *fs, const char *path, struct name_location *at,
+				  struct subvolume **out)
 {
-	struct name_location at;
-	int ret = fs_resolve_parent(fs, path, &at);
+	int ret = fs_resolve_parent(fs, path, at);
 	if (ret)
 		return ret;
-	const struct btree_item *entry = fs_dir_lookup(at.dir.subvolume, at.dir.inode, at.name, at.name_len);
+	const struct btree_item *entry = fs_dir_lookup(at->dir.subvolume, at->dir.inode, at->name, at->name_len);
 	if (!entry)
 		return -ENOENT;
 	if (!entry->payload.dir.location_is_root)
 		return -EINVAL;
-	if (at.dir.subvolume->readonly)
+	if (at->dir.subvolume->readonly)
 		return -EROFS;
 	struct subvolume *snap = fs_subvolume(fs, entry->payload.dir.location);
 	if (!snap || snap->deleted)
 		return -ENOENT;
 	/* A snapshot's placeholder where a nested subvolume was is no link to
 	 * it: "not a subvolume", as btrfs says of its empty directory. */
-	if (!fs_is_subvolume_link(fs, at.dir.subvolume, snap))
+	if (!fs_is_subvolume_link(fs, at->dir.subvolume, snap))
 		return -EINVAL;
+	*out = snap;
+	return 0;
+}
+
+int fs_delete_snapshot(struct fs *fs, const char *path)
+{
+	struct name_location at;
+	struct subvolume *snap;
+	int ret = resolve_subvolume_link(fs, path, &at, &snap);
+	if (ret)
+		return ret;
 	/* btrfs's may_destroy_subvol(): a subvolume holding another is not
 	 * deleted (its tree would go, the nested one's link with it). */
 	if (fs_holds_a_subvolume(fs, snap))
@@ -146,6 +162,44 @@ int fs_delete_snapshot(struct fs *fs, const char *path)
 }
 
 /* --- who owns what (qgroups): the design says --------------------------- */
+
+/* Does a member of SET hold the link of a live subvolume outside it? */
+static bool set_holds_an_outsider(const struct fs *fs, struct subvolume *const *set, unsigned n)
+{
+	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
+		const struct subvolume *other = fs->subvolumes->pdata[i];
+		bool inside = false, held = false;
+		for (unsigned k = 0; k < n && !other->deleted; k++) {
+			inside |= set[k] == other;
+			held |= set[k] != other && fs_is_subvolume_link(fs, set[k], other);
+		}
+		if (held && !inside)
+			return true;
+	}
+	return false;
+}
+
+int fs_delete_estimate(struct fs *fs, const char *const *paths, unsigned n, struct fs_reclaim *out)
+{
+	*out = (struct fs_reclaim){ 0 };
+	g_autoptr(GPtrArray) set = g_ptr_array_new();
+	for (unsigned i = 0; i < n; i++) {
+		struct name_location at;
+		struct subvolume *sv;
+		int ret = resolve_subvolume_link(fs, paths[i], &at, &sv);
+		if (ret)
+			return ret;
+		if (!g_ptr_array_find(set, sv, NULL))
+			g_ptr_array_add(set, sv);
+	}
+	struct subvolume *const *members = (struct subvolume *const *)set->pdata;
+	if (set_holds_an_outsider(fs, members, set->len))
+		return -ENOTEMPTY;
+	if (!fs->design->reclaim)
+		return -EOPNOTSUPP;
+	fs->design->reclaim(fs, members, set->len, out);
+	return 0;
+}
 
 GArray *fs_subvolume_usage(const struct fs *fs)
 {

@@ -27,5 +27,6 @@ int cmd_draw(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_columns(int argc, char **argv);
+int cmd_whatif(int argc, char **argv);
 
 #endif

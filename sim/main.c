@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ "draw", cmd_draw, "draw the modeled trees block by block at a mark (text, dot, svg)" },
 	{ "record", cmd_record, "run a command under strace and write the trace of what it did (docs/recording.md)" },
 	{ "report", cmd_report, "turn a compare or sweep folder into one self-contained HTML page" },
+	{ "whatif", cmd_whatif, "what deleting a set of snapshots together would free (as zfs destroy -nv)" },
 	{ "columns", cmd_columns, "name, unit and meaning of every column of the CSV files (--json for programs)" },
 };
 
