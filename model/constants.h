@@ -153,6 +153,10 @@ enum btrfs_key_type {
 #define BTRFS_UUID_TREE_OBJECTID 9ull
 #define BTRFS_FREE_SPACE_TREE_OBJECTID 10ull
 #define BTRFS_FIRST_FREE_OBJECTID 256ull
+/* The inode number of the empty directory btrfs shows where a directory
+ * entry names a subvolume that is not linked there (a snapshot's copy of a
+ * nested subvolume's entry): fs/btrfs/inode.c new_simple_dir(). */
+#define BTRFS_EMPTY_SUBVOL_DIR_OBJECTID 2ull
 #define BTRFS_DATA_RELOC_TREE_OBJECTID ((uint64_t)-9)
 #define BTRFS_EXTENT_CSUM_OBJECTID ((uint64_t)-10)
 /* The side-table policy's atime trees (not in btrfs): one per subvolume,

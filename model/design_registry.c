@@ -35,3 +35,8 @@ const char *fs_design_name(const struct fs_design_ops *design)
 {
 	return (design ? design : fs_designs[0])->name;
 }
+
+const char *fs_design_summary(const struct fs_design_ops *design)
+{
+	return (design ? design : fs_designs[0])->summary;
+}

@@ -400,6 +400,8 @@ int fs_read(struct fs *fs, const char *path, bool *atime_updated)
 	int ret = fs_resolve_near(fs, path, &where, &near);
 	if (ret)
 		return ret;
+	if (fs_is_placeholder(&where))
+		return -EISDIR;
 	const struct btree_item *item = fs_inode_item_near(where.subvolume, where.inode, &near);
 	if (fs_mode_is_dir(item->payload.inode.mode))
 		return -EISDIR;
@@ -413,6 +415,12 @@ int fs_readdir(struct fs *fs, const char *path, bool *atime_updated)
 	int ret = fs_resolve_near(fs, path, &where, &near);
 	if (ret)
 		return ret;
+	if (fs_is_placeholder(&where)) { /* listed empty; its atime lives in memory only */
+		if (atime_updated)
+			*atime_updated = false;
+		fs->counters.atime_skipped++;
+		return 0;
+	}
 	const struct btree_item *item = fs_inode_item_near(where.subvolume, where.inode, &near);
 	if (!fs_mode_is_dir(item->payload.inode.mode))
 		return -ENOTDIR;

@@ -83,6 +83,8 @@ const struct fs_design_ops *fs_design_find(const char *name);
 const struct fs_design_ops *fs_design_at(unsigned i);
 /* Its name; NULL is the default design. */
 const char *fs_design_name(const struct fs_design_ops *design);
+/* One line: how it shares metadata ("a tree per subvolume, ..."). */
+const char *fs_design_summary(const struct fs_design_ops *design);
 
 /* What a lazytime mount does (model/atime.c says why btrfs ignores it). */
 enum fs_lazytime {

@@ -322,6 +322,8 @@ static int resolve_regular(struct fs *fs, const char *path, struct inode_locatio
 	int ret = fs_resolve(fs, path, where);
 	if (ret)
 		return ret;
+	if (fs_is_placeholder(where))
+		return -EISDIR;
 	const struct btree_item *item = fs_inode_item(where->subvolume, where->inode);
 	if (fs_mode_is_dir(item->payload.inode.mode))
 		return -EISDIR;
@@ -388,7 +390,7 @@ int fs_fsync(struct fs *fs, const char *path)
 {
 	struct inode_location where;
 	int ret = fs_resolve(fs, path, &where);
-	if (ret)
+	if (ret || fs_is_placeholder(&where)) /* simple_dir_operations: noop_fsync */
 		return ret;
 	ret = fs_flush_writeback_cancellable(fs, &where);
 	fs_dirty_time_write_inode(fs, &where); /* vfs_fsync_range: I_DIRTY_TIME -> I_DIRTY_SYNC */

@@ -15,6 +15,14 @@
 #define FS_TOP_SUBVOLUME BTRFS_FS_TREE_OBJECTID
 #define FS_ROOT_DIR_INODE BTRFS_FIRST_FREE_OBJECTID
 
+/* A placeholder: the empty, read-only directory a snapshot shows where its
+ * source held a nested subvolume (or where a deleted one was linked). It is
+ * an inode_location {the subvolume holding the entry, FS_PLACEHOLDER_INODE}
+ * with no item in any tree: btrfs makes it in memory only (new_simple_dir()
+ * with simple_dir_inode_operations), so nothing done to it writes metadata
+ * and nothing can be created in it. */
+#define FS_PLACEHOLDER_INODE BTRFS_EMPTY_SUBVOL_DIR_OBJECTID
+
 /* btrfs dir item file types (BTRFS_FT_*). */
 enum { FT_REG_FILE = 1, FT_DIR = 2, FT_SYMLINK = 7 };
 
@@ -54,6 +62,11 @@ struct inode_location {
 	struct subvolume *subvolume;
 	uint64_t inode;
 };
+
+static inline bool fs_is_placeholder(const struct inode_location *where)
+{
+	return where->inode == FS_PLACEHOLDER_INODE;
+}
 
 /* The last path prefix a walk resolved (fs_namespace.c, N1): a walk of a
  * path that starts with these bytes resumes at `dir`. */

@@ -172,9 +172,13 @@ static int step_into(struct fs *fs, struct inode_location *at, const char *name,
 	if (!entry)
 		return -ENOENT;
 	if (entry->payload.dir.location_is_root) {
+		/* btrfs_lookup_dentry(): an entry whose subvolume is not linked
+		 * here (no ROOT_BACKREF from this subvolume) is a placeholder. */
 		struct subvolume *next = fs_subvolume(fs, entry->payload.dir.location);
-		if (!next || next->deleted)
-			return -ENOENT;
+		if (!next || next->deleted || !fs_is_subvolume_link(fs, at->subvolume, next)) {
+			at->inode = FS_PLACEHOLDER_INODE;
+			return 0;
+		}
 		at->subvolume = next;
 		at->inode = FS_ROOT_DIR_INODE;
 	} else {
@@ -270,11 +274,13 @@ int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out
 	int ret = walk(fs, path, slash, &out->dir, &near);
 	if (ret)
 		return ret;
-	const struct btree_item *dir = fs_inode_item_near(out->dir.subvolume, out->dir.inode, &near);
-	if (!dir)
-		return -ENOENT;
-	if (!fs_mode_is_dir(dir->payload.inode.mode))
-		return -ENOTDIR;
+	if (!fs_is_placeholder(&out->dir)) {
+		const struct btree_item *dir = fs_inode_item_near(out->dir.subvolume, out->dir.inode, &near);
+		if (!dir)
+			return -ENOENT;
+		if (!fs_mode_is_dir(dir->payload.inode.mode))
+			return -ENOTDIR;
+	}
 	out->name = path + slash;
 	out->name_len = (uint16_t)length;
 	return 0;
@@ -398,12 +404,16 @@ static int64_t time_or_now(int64_t t, int64_t now)
 }
 
 /* Common checks for a new name: the parent exists, is writable, and the
- * name is free. */
+ * name is free. A placeholder takes no names: the VFS finds no mkdir,
+ * symlink, link or rename in simple_dir_inode_operations (EPERM; a create
+ * is EACCES, see fs_create()). */
 static int prepare_new_name(struct fs *fs, const char *path, struct name_location *at)
 {
 	int ret = fs_resolve_parent(fs, path, at);
 	if (ret)
 		return ret;
+	if (fs_is_placeholder(&at->dir))
+		return -EPERM;
 	if (at->dir.subvolume->readonly)
 		return -EROFS;
 	if (fs_dir_lookup(at->dir.subvolume, at->dir.inode, at->name, at->name_len))
@@ -450,6 +460,8 @@ int fs_create(struct fs *fs, const char *path, uint64_t size, const struct fs_at
 		return -EFBIG; /* MAX_LFS_FILESIZE, as fs_write() and fs_truncate() */
 	struct name_location at;
 	int ret = prepare_new_name(fs, path, &at);
+	if (ret == -EPERM && fs_is_placeholder(&at.dir))
+		return -EACCES; /* open(O_CREAT): lookup_open() finds no ->create */
 	if (ret || (ret = fs_reserve(fs, 6)))
 		return ret;
 	/* The data's room first: a create that fails leaves no inode behind. */
@@ -490,6 +502,8 @@ int fs_link(struct fs *fs, const char *existing, const char *path)
 	int ret = fs_resolve(fs, existing, &target);
 	if (ret || (ret = prepare_new_name(fs, path, &at)))
 		return ret;
+	if (fs_is_placeholder(&target))
+		return -EPERM; /* a directory */
 	const struct btree_item *inode = fs_inode_item(target.subvolume, target.inode);
 	if (fs_mode_is_dir(inode->payload.inode.mode))
 		return -EPERM;
@@ -633,24 +647,76 @@ static bool is_inside(const struct subvolume *sv, uint64_t dir, uint64_t ancesto
 	return false;
 }
 
+/* Is this entry a subvolume linked here, not a placeholder? */
+static bool entry_is_link(struct fs *fs, const struct subvolume *dir_sv, const struct btree_item *entry)
+{
+	if (!entry->payload.dir.location_is_root)
+		return false;
+	struct subvolume *sv = fs_subvolume(fs, entry->payload.dir.location);
+	return sv && !sv->deleted && fs_is_subvolume_link(fs, dir_sv, sv);
+}
+
+static bool entry_is_dir(const struct btree_item *entry)
+{
+	return entry->payload.dir.file_type == FT_DIR || entry->payload.dir.location_is_root;
+}
+
+/* rename(2)'s refusals, in the order the VFS and btrfs_rename() make them:
+ * into a placeholder (no ->rename: EPERM), a directory over a non-directory
+ * and back, across subvolumes (EXDEV), a placeholder moved or a subvolume
+ * replaced (ENOTEMPTY, btrfs_rename()), a full directory replaced, a
+ * directory moved below itself. */
+static int rename_refused(struct fs *fs, const struct name_location *src, const struct name_location *dst,
+			  const struct btree_item *entry, const struct btree_item *existing)
+{
+	if (fs_is_placeholder(&dst->dir))
+		return -EPERM;
+	bool is_dir = entry_is_dir(entry);
+	if (existing && entry_is_dir(existing) != is_dir)
+		return is_dir ? -ENOTDIR : -EISDIR;
+	if (src->dir.subvolume != dst->dir.subvolume)
+		return -EXDEV;
+	bool is_link = entry_is_link(fs, src->dir.subvolume, entry);
+	if (entry->payload.dir.location_is_root && !is_link)
+		return -ENOTEMPTY; /* the placeholder itself */
+	if (existing && existing->payload.dir.location_is_root)
+		return entry_is_link(fs, dst->dir.subvolume, existing) ? -ENOTEMPTY : 0;
+	if (existing && existing->payload.dir.file_type == FT_DIR &&
+	    !dir_is_empty(dst->dir.subvolume, existing->payload.dir.location))
+		return -ENOTEMPTY; /* rename(2) replaces an empty directory only */
+	if (!is_link && is_dir && is_inside(dst->dir.subvolume, dst->dir.inode, entry->payload.dir.location))
+		return -EINVAL; /* a directory cannot move below itself */
+	return 0;
+}
+
+/* The name a rename replaces goes: a placeholder's entry only, an empty
+ * directory with its inode, a file's name as unlink(2) drops it. */
+static void drop_replaced(struct fs *fs, const struct name_location *dst, const struct btree_item *existing)
+{
+	uint64_t replaced = existing->payload.dir.location;
+	if (existing->payload.dir.location_is_root) {
+		fs_remove_dir_entry(fs, dst);
+	} else if (existing->payload.dir.file_type == FT_DIR) {
+		fs_remove_dir_entry(fs, dst);
+		fs_delete_inode_items(fs, dst->dir.subvolume, replaced);
+	} else {
+		unlink_name(fs, dst, replaced);
+	}
+}
+
 /* A subvolume's link moves within its parent subvolume, as btrfs_rename()
- * allows: the directory entry moves, and the root tree's ROOT_REF and
- * ROOT_BACKREF take the new name. Onto an existing name, and a snapshot's
- * placeholder, stay EXDEV (not modeled). */
+ * allows, into another directory of it too, and over an empty directory:
+ * the directory entry moves, and the root tree's ROOT_REF and ROOT_BACKREF
+ * take the new name. */
 static int rename_subvolume(struct fs *fs, const struct name_location *src, const struct name_location *dst,
-			    const struct btree_item *entry)
+			    const struct btree_item *entry, const struct btree_item *existing)
 {
 	struct subvolume *sv = fs_subvolume(fs, entry->payload.dir.location);
-	if (!sv || sv->deleted || !fs_is_subvolume_link(fs, src->dir.subvolume, sv))
-		return -EXDEV;
-	const struct btree_item *existing = fs_dir_lookup(dst->dir.subvolume, dst->dir.inode, dst->name, dst->name_len);
-	if (existing && existing->payload.dir.location_is_root && existing->payload.dir.location == sv->id)
-		return 0;
-	if (existing)
-		return -EXDEV;
 	int ret = fs_reserve(fs, 6);
 	if (ret)
 		return ret;
+	if (existing)
+		drop_replaced(fs, dst, existing);
 	fs_remove_dir_entry(fs, src);
 	fs_add_dir_entry(fs, dst, sv->id, true, FT_DIR);
 	fs_subvolume_link_renamed(fs, dst->dir.subvolume, sv, dst->name_len);
@@ -665,37 +731,24 @@ int fs_rename(struct fs *fs, const char *from, const char *to)
 	int ret = resolve_existing(fs, from, &src, &entry);
 	if (ret || (ret = fs_resolve_parent(fs, to, &dst)))
 		return ret;
-	if (src.dir.subvolume == dst.dir.subvolume && entry->payload.dir.location_is_root)
-		return rename_subvolume(fs, &src, &dst, entry);
-	if (src.dir.subvolume != dst.dir.subvolume || entry->payload.dir.location_is_root)
-		return -EXDEV;
+	const struct btree_item *existing =
+		fs_is_placeholder(&dst.dir) ? NULL : fs_dir_lookup(dst.dir.subvolume, dst.dir.inode, dst.name, dst.name_len);
+	if (existing && existing->payload.dir.location == entry->payload.dir.location &&
+	    existing->payload.dir.location_is_root == entry->payload.dir.location_is_root)
+		return 0; /* two names of one inode: rename(2) does nothing */
+	if ((ret = rename_refused(fs, &src, &dst, entry, existing)))
+		return ret;
+	if (entry->payload.dir.location_is_root)
+		return rename_subvolume(fs, &src, &dst, entry, existing);
 	uint64_t inode = entry->payload.dir.location;
 	uint8_t type = entry->payload.dir.file_type;
-	const struct btree_item *existing = fs_dir_lookup(dst.dir.subvolume, dst.dir.inode, dst.name, dst.name_len);
-	if (existing && existing->payload.dir.location == inode)
-		return 0;
-	bool over_dir = existing && existing->payload.dir.file_type == FT_DIR;
-	if (existing && over_dir != (type == FT_DIR))
-		return over_dir ? -EISDIR : -ENOTDIR;
-	if (existing && existing->payload.dir.location_is_root)
-		return -EXDEV;
-	uint64_t replaced = existing ? existing->payload.dir.location : 0;
-	/* rename(2) replaces an empty directory, never a full one. */
-	if (over_dir && !dir_is_empty(dst.dir.subvolume, replaced))
-		return -ENOTEMPTY;
-	if (type == FT_DIR && is_inside(dst.dir.subvolume, dst.dir.inode, inode))
-		return -EINVAL; /* a directory cannot move below itself */
 	if (!inode_ref_has_room(fs, dst.dir.subvolume, inode, dst.dir.inode, dst.name_len,
 				src.dir.inode == dst.dir.inode ? src.name_len : 0))
 		return -EMLINK;
 	if ((ret = fs_reserve(fs, 10)))
 		return ret;
-	if (over_dir) {
-		fs_remove_dir_entry(fs, &dst);
-		fs_delete_inode_items(fs, dst.dir.subvolume, replaced);
-	} else if (existing) {
-		unlink_name(fs, &dst, replaced);
-	}
+	if (existing)
+		drop_replaced(fs, &dst, existing);
 	fs_remove_dir_entry(fs, &src);
 	remove_inode_ref(fs, src.dir.subvolume, inode, src.dir.inode, src.name_len);
 	add_inode_ref(fs, dst.dir.subvolume, inode, dst.dir.inode, dst.name_len);
@@ -718,6 +771,8 @@ int fs_settime(struct fs *fs, const char *path, int64_t atime, int64_t mtime)
 	int ret = fs_resolve(fs, path, &where);
 	if (ret)
 		return ret;
+	if (fs_is_placeholder(&where))
+		return 0; /* simple_setattr(): the times change in memory only */
 	if (where.subvolume->readonly)
 		return -EROFS;
 	if ((ret = fs_reserve(fs, 1)))

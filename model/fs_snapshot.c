@@ -78,6 +78,8 @@ int fs_snapshot(struct fs *fs, const char *source, const char *dest, bool readon
 		return -EINVAL; /* only a subvolume can be snapshotted */
 	if ((ret = fs_resolve_parent(fs, dest, &at)))
 		return ret;
+	if (fs_is_placeholder(&at.dir))
+		return -ENOTTY; /* the snapshot ioctl on a placeholder: simple_dir_operations has none */
 	if (at.dir.subvolume->readonly)
 		return -EROFS;
 	if (fs_dir_lookup(at.dir.subvolume, at.dir.inode, at.name, at.name_len))

@@ -190,7 +190,7 @@ static char *tree_title(const struct fs_walk_block *b, unsigned kind)
 				       b->tree_id == FS_TOP_SUBVOLUME_ID ? "fs" : "snapshot", b->tree_id,
 				       b->tree_path, ro);
 	if (kind == KIND_FS)
-		return g_strdup_printf("keyed fs tree %" PRIu64 " (every subvolume)", b->tree_id);
+		return g_strdup_printf("shared fs tree %" PRIu64 " (every subvolume)", b->tree_id);
 	if (kind == KIND_ATIME)
 		return g_strdup_printf("atime side table %" PRIu64 " (%s%s)", b->tree_id, b->tree_path, ro);
 	for (size_t i = 0; i < G_N_ELEMENTS(kind_names); i++)

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,34 @@ bool options_parse_size(const char *what, const char *text, uint64_t *bytes, GEr
 	return true;
 }
 
+/* The --policy and --design help, listed from the model's registries so that
+ * a new policy or design shows up without an edit here. Static: GOption
+ * keeps the pointers, and --help exits from inside the parse. */
+static const char *policy_help(void)
+{
+	static char help[512];
+	if (help[0])
+		return help;
+	int n = snprintf(help, sizeof(help), "where atime lives and when it is written (default %s; docs/policies.md): ",
+			 fs_policy_syntax(NULL));
+	for (unsigned i = 0; fs_policy_at(i) && n > 0 && (size_t)n < sizeof(help); i++)
+		n += snprintf(help + n, sizeof(help) - (size_t)n, "%s%s", i ? ", " : "", fs_policy_syntax(fs_policy_at(i)));
+	return help;
+}
+
+static const char *design_help(void)
+{
+	static char help[512];
+	if (help[0])
+		return help;
+	int n = snprintf(help, sizeof(help), "how snapshots share metadata (default %s; docs/model.md): ",
+			 fs_design_name(NULL));
+	for (unsigned i = 0; fs_design_at(i) && n > 0 && (size_t)n < sizeof(help); i++)
+		n += snprintf(help + n, sizeof(help) - (size_t)n, "%s%s, %s", i ? "; " : "", fs_design_name(fs_design_at(i)),
+			      fs_design_summary(fs_design_at(i)));
+	return help;
+}
+
 void options_add_model_entries(GOptionContext *context, struct model_option_text *t)
 {
 	const GOptionEntry entries[] = {
@@ -58,12 +87,8 @@ void options_add_model_entries(GOptionContext *context, struct model_option_text
 		  "metadata profile: dup (default on one device) or single", "PROFILE" },
 		{ "mount", 'm', 0, G_OPTION_ARG_STRING, &t->mount,
 		  "mount options: strictatime|relatime|noatime, [,nodiratime][,lazytime] (default relatime)", "OPTS" },
-		{ "policy", 'p', 0, G_OPTION_ARG_STRING, &t->policy,
-		  "where atime lives and when it is written: inline (btrfs, default), side-table, "
-		  "threshold:PCT%, snapshot-aware, hybrid (docs/policies.md)", "NAME" },
-		{ "design", 0, 0, G_OPTION_ARG_STRING, &t->design,
-		  "how snapshots share metadata: btrfs (clone the root, Rodeh; default) or keyed "
-		  "(one tree, keys versioned by snapshot id, as bcachefs)", "NAME" },
+		{ "policy", 'p', 0, G_OPTION_ARG_STRING, &t->policy, policy_help(), "NAME" },
+		{ "design", 0, 0, G_OPTION_ARG_STRING, &t->design, design_help(), "NAME" },
 		{ "lazytime", 0, 0, G_OPTION_ARG_STRING, &t->lazytime,
 		  "what a lazytime mount does: btrfs (written into the transaction at once, as btrfs "
 		  "does; default) or vfs (kept in memory until the inode's next change, fsync, sync or "

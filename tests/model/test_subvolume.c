@@ -6,10 +6,14 @@
  *   - rmdir of an empty subvolume deletes it (Linux 4.18), of a full one is
  *     ENOTEMPTY;
  *   - the placeholder a snapshot shows where a nested subvolume was is no
- *     link to it: deleting it as a subvolume is EINVAL, rmdir removes the
- *     placeholder only, and the nested subvolume stays;
+ *     link to it: an empty directory with nothing on disk, in which nothing
+ *     can be made (EPERM, EACCES for a create, ENOTTY for a snapshot), that
+ *     is no subvolume (EINVAL), cannot be renamed (ENOTEMPTY), and whose
+ *     use writes no metadata; rmdir removes the placeholder only, and the
+ *     nested subvolume stays;
  *   - a subvolume can be renamed within its parent subvolume, into another
- *     directory of it too; into another subvolume it is EXDEV.
+ *     directory of it too, and over an empty directory; into another
+ *     subvolume it is EXDEV, and nothing replaces a subvolume (ENOTEMPTY).
  * fs_check runs after every step.
  */
 #include "model_fixture.h"
@@ -98,6 +102,22 @@ static void placeholder(struct fs *fs)
 	fixture_assert_fs_ok(fs, "snapshot of /a");
 	assert_int_equal(fs_delete_snapshot(fs, "/c/b"), -EINVAL);
 	assert_int_equal(fs_stat(fs, "/a/b/d"), 0);
+	/* An empty directory with nothing on disk, measured on btrfs. */
+	struct fs_attributes d = dir_attributes();
+	uint64_t used = fixture_metadata_used(fs);
+	assert_int_equal(fs_stat(fs, "/c/b"), 0);
+	assert_int_equal(fs_readdir(fs, "/c/b", NULL), 0);
+	assert_int_equal(fs_stat(fs, "/c/b/d"), -ENOENT);
+	assert_int_equal(fs_mkdir(fs, "/c/b/n", &d), -EPERM);
+	assert_int_equal(fs_create(fs, "/c/b/n", 0, &d), -EACCES);
+	assert_int_equal(fs_snapshot(fs, "/a", "/c/b/s", false), -ENOTTY);
+	assert_int_equal(fs_snapshot(fs, "/c/b", "/s", false), -EINVAL); /* not a subvolume */
+	assert_int_equal(fs_settime(fs, "/c/b", 1000000000ll * 1000000000, INT64_MIN), 0);
+	assert_int_equal(fs_read(fs, "/c/b", NULL), -EISDIR);
+	assert_int_equal(fs_rename(fs, "/c/b", "/c/b2"), -ENOTEMPTY);
+	fixture_assert_fs_ok(fs, "the placeholder used");
+	assert_int_equal(fixture_metadata_used(fs), used);
+	assert_int_equal(fs_stat(fs, "/a/b/d"), 0);
 	assert_int_equal(fs_rmdir(fs, "/c/b"), 0);
 	assert_int_equal(fs_stat(fs, "/c/b"), -ENOENT);
 	assert_int_equal(fs_stat(fs, "/a/b/d"), 0);
@@ -125,6 +145,11 @@ static void rename_subvolume(struct fs *fs)
 	assert_int_equal(fs_stat(fs, "/x/a3/d"), 0);
 	assert_int_equal(fs_rename(fs, "/x/a3/b", "/x/a3/renamed-b"), 0); /* within /a3, b's parent */
 	assert_int_equal(fs_rename(fs, "/x/a3/renamed-b", "/b-out"), -EXDEV); /* into another subvolume */
+	assert_int_equal(fs_mkdir(fs, "/x/a3/empty", &d), 0);
+	assert_int_equal(fs_rename(fs, "/x/a3/empty", "/x/a3/renamed-b"), -ENOTEMPTY); /* over a subvolume */
+	assert_int_equal(fs_rename(fs, "/x/a3/renamed-b", "/x/a3/empty"), 0); /* a subvolume over an empty dir */
+	assert_int_equal(fs_stat(fs, "/x/a3/empty/d"), 0);
+	assert_int_equal(fs_rename(fs, "/x/a3/empty", "/x/a3/renamed-b"), 0);
 	fixture_assert_fs_ok(fs, "renamed into a directory");
 	assert_int_equal(fs_delete_snapshot(fs, "/x/a3"), -ENOTEMPTY);
 	assert_int_equal(fs_delete_snapshot(fs, "/x/a3/renamed-b"), 0);

@@ -35,6 +35,9 @@ real_step() {
     *"Not a Btrfs subvolume"*|*"Invalid argument"*) echo EINVAL ;;
     *"No such file"*) echo ENOENT ;;
     *"Operation not permitted"*) echo EPERM ;;
+    *"Permission denied"*) echo EACCES ;;
+    *"Is a directory"*) echo EISDIR ;;
+    *"Inappropriate ioctl"*) echo ENOTTY ;;
     *) echo "other: $out" ;;
   esac
 }
@@ -59,6 +62,38 @@ real=(
   "$(real_step mv -T "$m/s" "$m/x/s2")"
   "$(real_step stat "$m/x/s2/d")"
   "$(real_step stat "$m/s")"
+  # A placeholder (issue 21.4): /r/q where /p held the nested subvolume /p/q
+  # is an empty directory of the snapshot, no alias of /p/q.
+  "$(real_step btrfs subvolume create "$m/p")"
+  "$(real_step btrfs subvolume create "$m/p/q")"
+  "$(real_step touch "$m/p/q/g")"
+  "$(real_step touch "$m/p/f")"
+  "$(real_step btrfs subvolume snapshot "$m/p" "$m/r")"
+  "$(real_step stat "$m/r/q")"
+  "$(real_step ls "$m/r/q")"
+  "$(real_step stat "$m/r/q/g")"
+  "$(real_step touch "$m/r/q/n")"
+  "$(real_step mkdir "$m/r/q/n")"
+  "$(real_step ln "$m/r/f" "$m/r/q/f2")"
+  "$(real_step ln -s x "$m/r/q/l")"
+  "$(real_step python3 -c "import os; os.rename('$m/r/f', '$m/r/q/f3')")"
+  "$(real_step btrfs subvolume snapshot "$m/p" "$m/r/q/s")"
+  "$(real_step sh -c "echo x >'$m/r/q'")"
+  "$(real_step btrfs subvolume snapshot "$m/r/q" "$m/s3")"
+  "$(real_step python3 -c "import os; os.rename('$m/r/q', '$m/r/q2')")"
+  "$(real_step touch -a -d @1000000000 "$m/r/q")"
+  "$(real_step mkdir "$m/r/dd")"
+  "$(real_step python3 -c "import os; os.rename('$m/r/dd', '$m/r/q')")"
+  "$(real_step stat "$m/r/q")"
+  "$(real_step mkdir "$m/p/nd")"
+  "$(real_step python3 -c "import os; os.rename('$m/p/nd', '$m/p/q')")"
+  "$(real_step python3 -c "import os; os.rename('$m/p/q', '$m/p/nd')")"
+  "$(real_step stat "$m/p/nd/g")"
+  "$(real_step btrfs subvolume snapshot "$m/p" "$m/t")"
+  "$(real_step rm "$m/p/nd/g")"
+  "$(real_step btrfs subvolume delete "$m/p/nd")"
+  "$(real_step stat "$m/t/nd")"
+  "$(real_step rmdir "$m/t/nd")"
 )
 
 # The model's side: the same steps as a trace, one run per step with
@@ -69,6 +104,12 @@ steps=(
   "snapshot /e /a" "snapshot /e /a/b" "mkdir /a/b/d" "delete-snapshot /a" "snapshot /a /c"
   "delete-snapshot /c/b" "rmdir /c/b" "stat /a/b/d" "rmdir /a/b" "rmdir /a/b/d" "rmdir /a/b" "rmdir /a"
   "stat /a" "snapshot /e /s" "mkdir /s/d" "mkdir /x" "rename /s /x/s2" "stat /x/s2/d" "stat /s"
+  "snapshot /e /p" "snapshot /e /p/q" "create /p/q/g size=0" "create /p/f size=0" "snapshot /p /r"
+  "stat /r/q" "readdir /r/q" "stat /r/q/g" "create /r/q/n size=0" "mkdir /r/q/n" "link /r/f /r/q/f2"
+  "symlink x /r/q/l" "rename /r/f /r/q/f3" "snapshot /p /r/q/s" "write /r/q 0 2" "snapshot /r/q /s3"
+  "rename /r/q /r/q2" "settime /r/q atime=1000000000" "mkdir /r/dd" "rename /r/dd /r/q" "stat /r/q"
+  "mkdir /p/nd" "rename /p/nd /p/q" "rename /p/q /p/nd" "stat /p/nd/g" "snapshot /p /t" "unlink /p/nd/g"
+  "delete-snapshot /p/nd" "stat /t/nd" "rmdir /t/nd"
 )
 model=()
 prefix='cowsim-trace 1
@@ -84,6 +125,9 @@ for s in "${steps[@]}"; do
          *"Invalid argument"*) model+=(EINVAL) ;;
          *"No such file"*) model+=(ENOENT) ;;
          *"Operation not permitted"*) model+=(EPERM) ;;
+         *"Permission denied"*) model+=(EACCES) ;;
+         *"Is a directory"*) model+=(EISDIR) ;;
+         *"Inappropriate ioctl"*) model+=(ENOTTY) ;;
          *) model+=("other: $err") ;;
        esac ;;
   esac

@@ -51,7 +51,7 @@ done
 "$cowsim" draw "$work/seed.trace" --policy side-table --at after_grep --trees atime > "$work/side.txt"
 check "--policy side-table draws the atime side tables" "grep -q '^atime side table' '$work/side.txt'"
 "$cowsim" draw "$work/seed.trace" --design keyed --trees fs > "$work/keyed.txt"
-check "the keyed design draws its one shared fs tree" "[ \$(grep -c '^keyed fs tree' '$work/keyed.txt') = 1 ]"
+check "the keyed design draws its one shared fs tree" "[ \$(grep -c '^shared fs tree' '$work/keyed.txt') = 1 ]"
 "$cowsim" draw "$work/seed.trace" --trees fs > "$work/end.txt"
 check "without --at it draws the end of the trace" "grep -q '^# .* at the end: ' '$work/end.txt'"
 
