@@ -429,13 +429,18 @@ int fs_readdir(struct fs *fs, const char *path, bool *atime_updated)
 
 /* --- reports and checks -------------------------------------------------- */
 
+void fs_counters(const struct fs *fs, struct fs_counters *counters)
+{
+	*counters = fs->counters;
+	counters->blocks_cowed = fs->txn.stats.blocks_cowed;
+	counters->blocks_allocated = fs->txn.stats.blocks_allocated;
+	counters->blocks_freed = fs->txn.stats.blocks_freed;
+}
+
 void fs_report(const struct fs *fs, struct fs_report *report)
 {
 	blockstore_report(fs->store, &report->space);
-	report->counters = fs->counters;
-	report->counters.blocks_cowed = fs->txn.stats.blocks_cowed;
-	report->counters.blocks_allocated = fs->txn.stats.blocks_allocated;
-	report->counters.blocks_freed = fs->txn.stats.blocks_freed;
+	fs_counters(fs, &report->counters);
 	report->clock_ns = fs->clock_ns;
 	report->transid = fs->txn.transid;
 }

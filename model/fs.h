@@ -236,6 +236,8 @@ void fs_set_atime_options(struct fs *fs, const struct atime_options *options);
 const struct atime_options *fs_atime_options(const struct fs *fs);
 
 void fs_report(const struct fs *fs, struct fs_report *report);
+/* fs_report()'s counters alone: cheap enough to read after every op. */
+void fs_counters(const struct fs *fs, struct fs_counters *counters);
 /* Per subvolume exclusive and shared bytes, as qgroups count them. The caller
  * frees the array with fs_subvolume_usage_free(). */
 GArray *fs_subvolume_usage(const struct fs *fs);

@@ -95,6 +95,7 @@ struct run_args {
 	gboolean keep_going;
 	gboolean quiet;
 	gboolean wide;
+	gboolean find_min_device;
 	char **rest;
 };
 
@@ -104,14 +105,20 @@ static const struct cli_doc run_doc = {
 	.summary = "Replays TRACE (a cowsim trace, '-' for stdin; docs/trace-format.md) on the\n"
 		   "modeled filesystem and writes a CSV row at every 'mark' line (and every --every\n"
 		   "ops), with a summary table of the marks (docs/columns.md describes the columns).",
-	.notes = "With -o - the CSV goes to stdout and the table, progress and warnings to stderr.",
+	.notes = "With -o - the CSV goes to stdout and the table, progress and warnings to stderr.\n"
+		 "The summary names the trace line and simulated time of the first op that met ENOSPC\n"
+		 "and of the first atime update lost to it, when there was one. --find-min-device\n"
+		 "assumes a device that holds the run is not followed by a larger one that does not\n"
+		 "(chunk sizes follow the device size, so check the answer's neighbours if it matters).",
 	.examples = "  cowsim gen seed-experiment --from-dir /usr/include --snapshots 10 -o t.trace\n"
 		    "  cowsim run t.trace --nodesize 16K -m relatime -o out.csv\n"
+		    "  cowsim run t.trace -m strictatime --find-min-device\n"
 		    "  cowsim gen synthetic --files 1000 | cowsim run - -o - --quiet | head",
 	.exits = "  0  done\n"
 		 "  1  a model invariant broke (a bug in cowsim)\n"
 		 "  2  bad arguments, a malformed trace, the modeled device full (ENOSPC) or an\n"
-		 "     output that cannot be written; the message names the file, line and field\n"
+		 "     output that cannot be written; the message names the file, line and field;\n"
+		 "     with --find-min-device, a run that meets ENOSPC on --device-size already\n"
 		 "  130/143  interrupted (SIGINT/SIGTERM); rows already written are kept whole",
 	.model_options = true,
 };
@@ -135,6 +142,9 @@ static int parse_run_args(int argc, char **argv, struct run_args *a, struct fs_c
 		{ "wide", 'w', 0, G_OPTION_ARG_NONE, &a->wide, "the summary table with every column (default: fits 100 columns)",
 		  NULL },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "no summary table, no progress, no warnings", NULL },
+		{ "find-min-device", 0, 0, G_OPTION_ARG_NONE, &a->find_min_device,
+		  "write no rows: find by bisection the smallest device (to 1 MiB, at most --device-size) "
+		  "on which the run never meets ENOSPC", NULL },
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, NULL },
 		{ NULL },
 	};
@@ -149,6 +159,11 @@ static int parse_run_args(int argc, char **argv, struct run_args *a, struct fs_c
 	}
 	if (a->every < 0 || a->check_every < 0) {
 		fprintf(stderr, "cowsim run: --every and --check-every take a count of ops, 0 or more\n");
+		return EXIT_BAD_INPUT;
+	}
+	if (a->find_min_device && (a->csv || a->subvol_csv || a->every)) {
+		fprintf(stderr, "cowsim run: --find-min-device replays the trace many times and writes no rows: "
+			"drop --output, --subvolume-csv and --every\n");
 		return EXIT_BAD_INPUT;
 	}
 	if (cli_is_stdio(a->csv) && cli_is_stdio(a->subvol_csv)) {
@@ -186,6 +201,25 @@ static int exit_status_of(enum replay_status status)
 	return EXIT_RUN_FAILED;
 }
 
+/* Where the run first met ENOSPC and first lost an atime update, when it
+ * did: the op's trace line and the simulated time (issue 17). */
+static void print_events(FILE *out, const struct replay_outcome *outcome)
+{
+	const struct {
+		const char *what;
+		const struct replay_event *event;
+	} events[] = {
+		{ "first ENOSPC", &outcome->first_enospc },
+		{ "first lost atime update", &outcome->first_atime_lost },
+	};
+	for (unsigned i = 0; i < G_N_ELEMENTS(events); i++) {
+		char text[512];
+		replay_format_event(events[i].event, text, sizeof(text));
+		if (events[i].event->seen)
+			fprintf(out, "%s: %s\n", events[i].what, text);
+	}
+}
+
 /* The table of the marks, for people: on stderr when the CSV takes stdout
  * (U1), at most 100 columns wide unless --wide; a failed run that reached no
  * mark prints its error only, not an empty table. */
@@ -193,14 +227,17 @@ static void print_summary(const struct run_args *a, const ResultsTable *summary,
 			  const struct replay_outcome *outcome)
 {
 	FILE *out = cli_is_stdio(a->csv) || cli_is_stdio(a->subvol_csv) ? stderr : stdout;
-	if (status != REPLAY_DONE && results_table_n_rows(summary) == 0)
+	if (status != REPLAY_DONE && results_table_n_rows(summary) == 0) {
+		print_events(out, outcome);
 		return;
+	}
 	g_autoptr(GError) print_error = NULL;
 	results_table_print_width(summary, out, a->wide ? 0 : 100, &print_error);
 	if (status == REPLAY_DONE)
 		fprintf(out, "%" PRIu64 " ops, %" PRIu64 " commits, %" PRIu64 " blocks copied, final metadata %" PRIu64
 			" bytes\n", outcome->ops, outcome->final.counters.commits, outcome->final.counters.blocks_cowed,
 			outcome->final.space.metadata_used);
+	print_events(out, outcome);
 }
 
 static int run_with_sink(struct run_args *a, struct replay_options *options, struct run_sink *sink)
@@ -240,6 +277,98 @@ static int run_with_sink(struct run_args *a, struct replay_options *options, str
 	return exit_status_of(status);
 }
 
+static bool ignore_row(void *opaque, const struct replay_row *row, GError **error)
+{
+	(void)opaque, (void)row, (void)error;
+	return true;
+}
+
+/* One replay on a device of `device` bytes, stopped at the first ENOSPC: true
+ * when it met ENOSPC or the device cannot even hold mkfs's chunks (the trace
+ * ran whole on a larger one, so a refusal before the first op is fs_new's).
+ * *status is REPLAY_DONE or REPLAY_ENOSPC, anything else an error to report. */
+static bool probe_fills(const char *trace, const struct replay_options *base, uint64_t device,
+			struct replay_outcome *outcome, enum replay_status *status, GError **error)
+{
+	struct replay_options options = *base;
+	options.fs.device_size = device;
+	options.stop_at_enospc = true;
+	options.row_every = 0;
+	options.progress = false;
+	options.warn_snapshots = false;
+	*status = replay_run(trace, &options, ignore_row, NULL, outcome, error);
+	if (*status == REPLAY_BAD_INPUT && outcome->ops == 0 && device < base->fs.device_size) {
+		g_clear_error(error);
+		*status = REPLAY_ENOSPC;
+	}
+	return *status == REPLAY_ENOSPC;
+}
+
+#define MIN_DEVICE_STEP (1ull << 20)
+
+static void print_min_device(uint64_t fits, uint64_t fills, const struct replay_outcome *at_fills, unsigned probes)
+{
+	printf("smallest device on which the run never meets ENOSPC: %" PRIu64 " bytes (%" PRIu64 " MiB; %u replays, "
+	       "to 1 MiB)\n", fits, fits >> 20, probes);
+	if (!fills) {
+		printf("(no smaller device was tried: 1 MiB is the step)\n");
+		return;
+	}
+	char text[512];
+	replay_format_event(&at_fills->first_enospc, text, sizeof(text));
+	printf("on %" PRIu64 " bytes (%" PRIu64 " MiB) it does: first ENOSPC: %s\n", fills, fills >> 20,
+	       at_fills->first_enospc.seen ? text : "mkfs (the device cannot hold its first chunks)");
+	if (at_fills->first_atime_lost.seen) {
+		replay_format_event(&at_fills->first_atime_lost, text, sizeof(text));
+		printf("  first lost atime update: %s\n", text);
+	}
+}
+
+/* --find-min-device: bisection between a device that fills (0 bytes, at
+ * first) and one that holds the run (--device-size, checked first). */
+static int find_min_device(struct run_args *a, const struct replay_options *options)
+{
+	const char *trace = a->rest[0];
+	g_autoptr(GError) error = NULL;
+	struct replay_outcome outcome, at_fills = { 0 };
+	enum replay_status status;
+	uint64_t fits = options->fs.device_size, fills = 0;
+	unsigned probes = 1;
+	if (probe_fills(trace, options, fits, &outcome, &status, &error)) {
+		char text[512];
+		replay_format_event(&outcome.first_enospc, text, sizeof(text));
+		fprintf(stderr, "cowsim run: --find-min-device: the run meets ENOSPC on the --device-size of %" PRIu64
+			" bytes already (first ENOSPC: %s): give a larger --device-size\n", fits, text);
+		return EXIT_BAD_INPUT;
+	}
+	while (status == REPLAY_DONE && fits - fills > MIN_DEVICE_STEP) {
+		uint64_t mid = (fills + (fits - fills) / 2) & ~(MIN_DEVICE_STEP - 1);
+		if (mid <= fills)
+			mid = fills + MIN_DEVICE_STEP;
+		g_clear_error(&error);
+		bool full = probe_fills(trace, options, mid, &outcome, &status, &error);
+		probes++;
+		if (status != REPLAY_DONE && status != REPLAY_ENOSPC)
+			break;
+		if (!a->quiet)
+			fprintf(stderr, "cowsim run: --find-min-device: %" PRIu64 " MiB %s\n", mid >> 20,
+				full ? "meets ENOSPC" : "holds the run");
+		if (full) {
+			fills = mid;
+			at_fills = outcome;
+		} else {
+			fits = mid;
+		}
+		status = REPLAY_DONE;
+	}
+	if (status != REPLAY_DONE) {
+		fprintf(stderr, "cowsim run: --find-min-device: %s\n", error ? error->message : "failed");
+		return exit_status_of(status);
+	}
+	print_min_device(fits, fills, &at_fills, probes);
+	return EXIT_OK;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_args args = { 0 };
@@ -259,6 +388,11 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGINT, &action, NULL);
 	sigaction(SIGTERM, &action, NULL);
 
+	if (args.find_min_device) {
+		status = find_min_device(&args, &options);
+		free_run_args(&args);
+		return status;
+	}
 	g_autoptr(ResultsTable) summary = results_table_new();
 	results_table_add_main_columns(summary, args.wide ? wide_columns : narrow_columns, G_N_ELEMENTS(wide_columns));
 	struct run_sink sink = { .summary = summary, .config = &options.fs };

@@ -29,7 +29,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -123,14 +122,6 @@ static int delete_all(struct fs *fs, struct whatif_state *st)
 	return fs_sync(fs);
 }
 
-static void format_time(int64_t clock_ns, char *out, size_t size)
-{
-	time_t t = (time_t)(clock_ns / 1000000000);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(out, size, "%Y-%m-%d %H:%M:%S UTC", &tm);
-}
-
 static bool whatif_row(void *opaque, const struct replay_row *r, GError **error)
 {
 	(void)error;
@@ -148,7 +139,7 @@ static bool whatif_row(void *opaque, const struct replay_row *r, GError **error)
 		return true;
 	}
 	char when[64];
-	format_time(fs_clock(r->fs), when, sizeof(when));
+	replay_format_clock(fs_clock(r->fs), when, sizeof(when));
 	printf("at mark %s (op %" PRIu64 ", simulated %s):\n", r->label, r->op_index, when);
 	print_usage_table(r->fs, st);
 	uint64_t total = reclaim.metadata_bytes + reclaim.data_bytes;

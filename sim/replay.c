@@ -206,6 +206,47 @@ static enum replay_status fail(GError **error, enum replay_status status, const 
 	return status;
 }
 
+void replay_format_clock(int64_t clock_ns, char *out, size_t size)
+{
+	time_t t = (time_t)(clock_ns / 1000000000);
+	struct tm tm;
+	if (!gmtime_r(&t, &tm) || !strftime(out, size, "%Y-%m-%d %H:%M:%S UTC", &tm))
+		g_snprintf(out, size, "%" PRId64 " ns", clock_ns);
+}
+
+void replay_format_event(const struct replay_event *e, char *out, size_t size)
+{
+	if (!e->seen) {
+		g_strlcpy(out, "none", size);
+		return;
+	}
+	char when[64];
+	replay_format_clock(e->clock_ns, when, sizeof(when));
+	g_snprintf(out, size, "trace line %" PRIu64 " (%s), op_index %" PRIu64 ", time_s %.6f (%s)", e->line, e->op,
+		   e->op_index, (double)e->clock_ns / 1e9, when);
+}
+
+static void note_first(struct replay_event *event, uint64_t count, struct run_state *st, const struct trace_op *op,
+		       uint64_t index)
+{
+	if (event->seen || !count)
+		return;
+	*event = (struct replay_event){ .seen = true, .op_index = index, .line = op->line,
+					.op = trace_op_kind_name(op->kind), .clock_ns = fs_clock(st->fs) };
+}
+
+/* The first ENOSPC and the first lost atime update (replay_outcome). */
+static void note_events(struct run_state *st, const struct trace_op *op, uint64_t index,
+			struct replay_outcome *outcome)
+{
+	if (outcome->first_enospc.seen && outcome->first_atime_lost.seen)
+		return;
+	struct fs_counters c;
+	fs_counters(st->fs, &c);
+	note_first(&outcome->first_enospc, c.enospc_events, st, op, index);
+	note_first(&outcome->first_atime_lost, c.atime_enospc, st, op, index);
+}
+
 /* After an op: the checker, and what to do with a refused op. */
 static enum replay_status after_op(struct run_state *st, struct trace_reader *reader, const struct trace_op *op,
 				   int ret, struct replay_outcome *outcome, GError **error)
@@ -279,8 +320,14 @@ static enum replay_status replay_loop(struct run_state *st, struct trace_reader 
 		if (op.kind == TRACE_SNAPSHOT && !ret && o->warn_snapshots)
 			warn_snapshot(st, reader, &op);
 		uint64_t index = outcome->ops++;
+		note_events(st, &op, index, outcome);
 		if ((status = after_op(st, reader, &op, ret, outcome, error)) != REPLAY_DONE)
 			break;
+		if (o->stop_at_enospc && outcome->first_enospc.seen) {
+			status = fail(error, REPLAY_ENOSPC, "%s:%" PRIu64 ": %s: met ENOSPC (stopping there)",
+				      trace_reader_name(reader), op.line, trace_op_kind_name(op.kind));
+			break;
+		}
 		bool periodic = o->row_every && outcome->ops % o->row_every == 0;
 		if ((op.kind == TRACE_MARK || periodic) &&
 		    !emit_row(st, index, op.kind == TRACE_MARK ? op.path2 : NULL, error)) {

@@ -42,6 +42,10 @@ struct replay_options {
 				       * with this label; NULL: run the whole trace */
 	bool row_at_end;              /* after the last op, sync and hand the sink one more row
 				       * (label NULL), as a mark would; not when stopped at a mark */
+	/* Added for `cowsim run --find-min-device` (issue 17): end the run
+	 * (REPLAY_ENOSPC) after the first op that met ENOSPC, even one the
+	 * model does not refuse (a read whose atime update was lost). */
+	bool stop_at_enospc;
 };
 
 enum replay_status {
@@ -53,14 +57,34 @@ enum replay_status {
 	REPLAY_SINK_FAILED = 5,       /* the sink refused a row (for example a full disk) */
 };
 
+/* Where something first happened in a run; seen false when it never did. */
+struct replay_event {
+	bool seen;
+	uint64_t op_index;            /* 0-based, as the CSV's op_index */
+	uint64_t line;                /* the trace line of that op */
+	const char *op;               /* its keyword ("read"), static */
+	int64_t clock_ns;             /* the simulated clock after it */
+};
+
 struct replay_outcome {
 	enum replay_status status;
 	uint64_t ops;                 /* ops applied */
 	uint64_t line;                /* trace line where it stopped */
 	uint64_t failed_ops;          /* ops the model refused (with keep_going) */
 	bool stopped_at_mark;         /* the run ended at options->stop_at_mark */
+	struct replay_event first_enospc;      /* the first op after which ENOSPC had been met
+						* (counters.enospc_events: an op refused, an atime
+						* update or a writeback that could not get space) */
+	struct replay_event first_atime_lost;  /* the first op after which an atime update had
+						* been lost to ENOSPC (counters.atime_enospc) */
 	struct fs_report final;
 };
+
+/* "2012-12-01 10:00:00 UTC": a simulated clock for people. */
+void replay_format_clock(int64_t clock_ns, char *out, size_t size);
+/* "trace line 1234 (read), op_index 1233, time_s 1354356000.000000
+ * (2012-12-01 10:00:00 UTC)", or "none" when the event was not seen. */
+void replay_format_event(const struct replay_event *event, char *out, size_t size);
 
 /* Replays `trace_path` ("-" for stdin). *error explains any status but DONE,
  * naming the trace file and line. */
