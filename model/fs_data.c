@@ -307,7 +307,7 @@ static bool collect_key(const struct btree_item *item, void *opaque)
 /* Every item of an inode goes; its extents lose their references. */
 void fs_delete_inode_items(struct fs *fs, struct subvolume *sv, uint64_t inode)
 {
-	fs->names_removed++; /* fs_namespace.c N1 */
+	fs->names_removed++; /* fs_namespace.c NS1 */
 	fs_drop_extents(fs, sv, inode, 0, UINT64_MAX);
 	g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(struct btree_key));
 	struct btree_key first = BTRFS_KEY(inode, 0, 0);

@@ -19,7 +19,7 @@
  * another, so the walk keeps a memo of the last prefix it resolved, in bytes
  * ("/usr/include/linux/"), and the next walk of a path with that prefix
  * starts from where it led (a byte comparison, no hashing):
- *  N1 the memo is used only while fs->names_removed is what it was when the
+ *  NS1 the memo is used only while fs->names_removed is what it was when the
  *     memo was made. A resolution can change only when a name goes away
  *     (an entry removed, which rename and unlink do, an inode deleted, a
  *     subvolume deleted); every such change counts in names_removed
@@ -187,7 +187,7 @@ static int step_into(struct fs *fs, struct inode_location *at, const char *name,
 	return 0;
 }
 
-/* N1: does the memo hold a prefix of path[0, end)? */
+/* NS1: does the memo hold a prefix of path[0, end)? */
 static bool memo_applies(const struct fs *fs, const char *path, size_t end)
 {
 	const struct walk_memo *m = &fs->walk_memo;
@@ -337,7 +337,7 @@ int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t loc
 
 void fs_remove_dir_entry(struct fs *fs, const struct name_location *at)
 {
-	fs->names_removed++; /* N1 */
+	fs->names_removed++; /* NS1 */
 	struct subvolume *sv = at->dir.subvolume;
 	const struct btree_item *entry = fs_dir_lookup(sv, at->dir.inode, at->name, at->name_len);
 	g_assert(entry);

@@ -154,7 +154,7 @@ int fs_delete_snapshot(struct fs *fs, const char *path)
 	/* Queued data of the snapshot's inodes is dropped with it. */
 	fs_flush_writeback(fs, NULL);
 	snap->deleted = true;
-	fs->names_removed++; /* fs_namespace.c N1 */
+	fs->names_removed++; /* fs_namespace.c NS1 */
 	fs->design->snapshot_delete(fs, snap);
 	fs_atime_snapshot_delete(fs, snap);
 	fs_release(fs);

@@ -67,13 +67,13 @@ struct pending_head {
 };
 
 /*
- * The pending heads (RF1-RF3):
- *   RF1 outside run_batch(), every block and extent with its DIRTY flag set is in exactly
+ * The pending heads (RF4-RF6):
+ *   RF4 outside run_batch(), every block and extent with its DIRTY flag set is in exactly
  *       one of dirty_blocks, dirty_data, heads_ahead and heads_behind;
- *   RF2 addresses are unique among pending heads: a freed block's or extent's address is
+ *   RF5 addresses are unique among pending heads: a freed block's or extent's address is
  *       pinned until the commit, and data and metadata chunks do not overlap.  So the order
  *       of the queues never matters: every reader sorts them by address first;
- *   RF3 outside run_batch(), heads_ahead holds the heads refs_throttle() took in at or
+ *   RF6 outside run_batch(), heads_ahead holds the heads refs_throttle() took in at or
  *       above run_cursor and heads_behind those below it, each a binary min-heap by
  *       address.  Read from the cursor, wrapping at the end, heads_ahead then
  *       heads_behind is the address order btrfs_select_ref_head() walks.
@@ -85,8 +85,8 @@ struct refs {
 	GPtrArray *dirty_blocks;       /* struct tree_block *, TREE_BLOCK_REFS_DIRTY set */
 	GPtrArray *dirty_data;         /* struct data_extent *, DATA_EXTENT_DIRTY set */
 	GArray *heads_ahead;           /* struct pending_head, min-heap: taken in by
-					  refs_throttle(), at or above run_cursor (RF3) */
-	GArray *heads_behind;          /* the same below run_cursor (RF3) */
+					  refs_throttle(), at or above run_cursor (RF6) */
+	GArray *heads_behind;          /* the same below run_cursor (RF6) */
 	GPtrArray *freed_data;         /* extents to release after the commit */
 	GHashTable *live_data;         /* bytenr -> struct data_extent *, the live extents */
 	GArray *chunk_used_written;    /* uint64 per chunk: used as in its BLOCK_GROUP_ITEM */
@@ -459,7 +459,7 @@ uint32_t refs_throttle_heads(uint32_t nodesize)
 	return (uint32_t)MAX(REFS_PREEMPT_FLOOR_BYTES / per_head, 4u);
 }
 
-/* Binary min-heaps by address (RF3): a batch costs its own heads and the ones queued since
+/* Binary min-heaps by address (RF6): a batch costs its own heads and the ones queued since
  * the last, each O(log n), where a sorted array paid a memmove of the whole remainder. */
 static void heap_push(GArray *heap, struct pending_head h)
 {
@@ -482,7 +482,7 @@ static struct pending_head heap_pop(GArray *heap)
 	for (unsigned child = 1; child < n; child = 2 * i + 1) {
 		if (child + 1 < n && a[child + 1].bytenr < a[child].bytenr)
 			child++;
-		if (a[child].bytenr > last.bytenr) /* never equal: RF2 */
+		if (a[child].bytenr > last.bytenr) /* never equal: RF5 */
 			break;
 		a[i] = a[child];
 		i = child;
@@ -492,7 +492,7 @@ static struct pending_head heap_pop(GArray *heap)
 	return top;
 }
 
-/* Push a head on the side of the cursor it sorts on (RF3). */
+/* Push a head on the side of the cursor it sorts on (RF6). */
 static void take_in(struct refs *refs, struct pending_head h)
 {
 	heap_push(h.bytenr >= refs->run_cursor ? refs->heads_ahead : refs->heads_behind, h);
@@ -516,7 +516,7 @@ static void merge_queued(struct refs *refs)
 /* The next head from the cursor, wrapping at the end, as btrfs_select_ref_head() walks
  * delayed_refs->run_delayed_start: the lowest ahead, else (everything ahead ran) the lowest
  * behind, which is then the lowest of all.  The caller keeps the cursor past what it takes,
- * so after a wrap the heads behind sort ahead of it and the swap keeps RF3. */
+ * so after a wrap the heads behind sort ahead of it and the swap keeps RF6. */
 static struct pending_head next_head(struct refs *refs)
 {
 	if (!refs->heads_ahead->len) {
@@ -548,7 +548,7 @@ static unsigned run_batch(struct refs *refs, struct transaction *txn, unsigned c
 	return count;
 }
 
-/* Give the heads in HEAP back to the queues (their order there does not matter, RF2). */
+/* Give the heads in HEAP back to the queues (their order there does not matter, RF5). */
 static void requeue(struct refs *refs, GArray *heap)
 {
 	for (unsigned i = 0; i < heap->len; i++) {
@@ -561,7 +561,7 @@ static void requeue(struct refs *refs, GArray *heap)
 	g_array_set_size(heap, 0);
 }
 
-/* The pending heads stay ordered across batches and across calls (RF3), and only the few each
+/* The pending heads stay ordered across batches and across calls (RF6), and only the few each
  * batch or operation queues are pushed in.  Sorting all of them again per batch made a
  * snapshot deletion (tens of thousands of heads, run 64 at a time) quadratic; keeping them in
  * one sorted array still cost a memmove and a merge over all of them per batch. */

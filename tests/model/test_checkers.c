@@ -1,6 +1,6 @@
 /*
  * tests/model/test_checkers.c - the checkers of the derived trees
- * (model/derived_check.h) and the designs' own (DB2, K5-K6) pass on a
+ * (model/derived_check.h) and the designs' own (DB2, DK5-DK6) pass on a
  * healthy filesystem and fail, with the report
  * "corrupt <type>: <id>, <reason>[, <value>]", when one invariant is broken
  * on purpose: an item deleted, a refcount bumped, a backref dropped.
@@ -306,7 +306,7 @@ static void test_keyed_design_check_fails_on_a_version_at_an_unknown_snapshot(vo
 	struct fs *fs = populated("keyed");
 	struct btree_key key = BTREE_VERSIONED_KEY(100000, BTRFS_INODE_ITEM_KEY, 0, 99);
 	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
-	g_autofree char *want = expected("key", 100000, "K5 unknown snapshot, 99");
+	g_autofree char *want = expected("key", 100000, "DK5 unknown snapshot, 99");
 	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
@@ -318,7 +318,7 @@ static void test_keyed_design_check_fails_on_a_version_no_live_subvolume_can_see
 	fixture_assert_fs_ok(fs, "keyed snapshot deleted");
 	struct btree_key key = BTREE_VERSIONED_KEY(100000, BTRFS_INODE_ITEM_KEY, 0, KEYED_SNAPSHOT_ID);
 	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
-	g_autofree char *want = expected("key", 100000, "K5 a version no live subvolume can see, at snapshot 3");
+	g_autofree char *want = expected("key", 100000, "DK5 a version no live subvolume can see, at snapshot 3");
 	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
@@ -328,7 +328,7 @@ static void test_keyed_design_check_fails_on_a_whiteout_that_hides_nothing(void 
 	struct fs *fs = populated("keyed");
 	struct btree_key key = BTREE_VERSIONED_KEY(100000, BTRFS_INODE_ITEM_KEY, 0, KEYED_TOP_ID);
 	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, 0, NULL)->whiteout = true;
-	g_autofree char *want = expected("whiteout", 100000, "K6 hides nothing, at snapshot 2");
+	g_autofree char *want = expected("whiteout", 100000, "DK6 hides nothing, at snapshot 2");
 	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
@@ -342,7 +342,7 @@ static void test_keyed_design_check_fails_on_a_whiteout_with_bytes(void **state)
 	struct btree_path path;
 	assert_false(btree_lookup(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &key, &path));
 	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, 8, NULL)->whiteout = true;
-	g_autofree char *want = expected("whiteout", FS_ROOT_DIR_INODE, "K6 size, 8");
+	g_autofree char *want = expected("whiteout", FS_ROOT_DIR_INODE, "DK6 size, 8");
 	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }

@@ -445,7 +445,7 @@ static void test_hybrid_inline_write_removes_the_inodes_side_table_item(void **s
 	int64_t side;
 	assert_true(atime_side_table_read(top_of(fs), ino, &side));
 	/* A change to the inode copies its leaf in this transaction: the next
-	 * update is private, goes inline, and the side item goes (H1). */
+	 * update is private, goes inline, and the side item goes (HY1). */
 	assert_int_equal(fs_write(fs, HYBRID_FILE, 0, 200), 0);
 	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + SECOND_NS), 0);
 	assert_int_equal(fs_read(fs, HYBRID_FILE, NULL), 0);
