@@ -330,7 +330,7 @@ static bool count_wanted(const struct btree_item *item, void *opaque)
 uint64_t fs_count_wanted_inodes(const struct fs *fs, const struct subvolume *sv, fs_atime_wanted_fn wanted)
 {
 	struct inode_count c = { fs, sv, wanted, 0 };
-	struct btree_key first = { 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, 255 };
+	struct btree_key first = BTRFS_KEY(0, 0, 0), last = BTRFS_KEY(UINT64_MAX, UINT8_MAX, UINT64_MAX);
 	subvol_visit_range(sv, &first, &last, count_wanted, &c);
 	return c.count;
 }

@@ -53,6 +53,18 @@ struct btree_key {
 	uint32_t snapshot;
 };
 
+/* Keys are built in btrfs's order, (objectid, type, offset) as print-tree
+ * shows them, whatever the struct's layout; every field is named, so no key
+ * is left half-initialized. BTRFS_KEY has snapshot id 0 (every key outside
+ * the keyed design); BTREE_VERSIONED_KEY is the keyed design's. */
+#define BTREE_VERSIONED_KEY(objectid_, type_, offset_, snapshot_)                              \
+	((struct btree_key){ .objectid = (objectid_), .type = (type_), .offset = (offset_), \
+			     .snapshot = (snapshot_) })
+#define BTRFS_KEY(objectid_, type_, offset_) BTREE_VERSIONED_KEY(objectid_, type_, offset_, 0)
+/* The first and the last key of any tree, snapshot ids included. */
+#define BTREE_KEY_MIN BTREE_VERSIONED_KEY(0, 0, 0, 0)
+#define BTREE_KEY_MAX BTREE_VERSIONED_KEY(UINT64_MAX, UINT8_MAX, UINT64_MAX, UINT32_MAX)
+
 static inline int btree_key_compare(const struct btree_key *a, const struct btree_key *b)
 {
 	if (a->objectid != b->objectid)

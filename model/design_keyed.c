@@ -259,7 +259,7 @@ static void keyed_write_inode_atime_near(struct fs *fs, struct subvolume *sv, ui
 					 struct btree_path *near)
 {
 	(void)near;
-	struct btree_key key = { inode, 0, BTRFS_INODE_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
 	keyed_lookup_for_write(fs, sv, &key)->payload.inode.atime = atime;
 }
 
@@ -407,7 +407,7 @@ static void keyed_snapshot_delete(struct fs *fs, struct subvolume *sv)
 	}
 	g_autoptr(GArray) bases = g_array_new(FALSE, FALSE, sizeof(struct btree_key));
 	struct chain_keys c = { chain, bases };
-	struct btree_key first = { 0, 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, 255, UINT32_MAX };
+	struct btree_key first = BTREE_KEY_MIN, last = BTREE_KEY_MAX;
 	btree_visit_range(sv->tree, &first, &last, collect_chain_key, &c);
 	for (unsigned i = 0; i < bases->len; i++)
 		prune_key_versions(fs, sv->tree, &g_array_index(bases, struct btree_key, i), live_ids);

@@ -351,11 +351,11 @@ static void write_extent_items(struct refs *refs, struct transaction *txn, const
 	if (!new_refs)
 		keyed = 0;
 	for (uint32_t i = keyed; i < old_keyed; i++) {
-		struct btree_key k = { key->objectid, i + 1, keyed_type };
+		struct btree_key k = BTRFS_KEY(key->objectid, keyed_type, i + 1);
 		btree_delete_item(tree, txn, &k);
 	}
 	for (uint32_t i = old_keyed; i < keyed; i++) {
-		struct btree_key k = { key->objectid, i + 1, keyed_type };
+		struct btree_key k = BTRFS_KEY(key->objectid, keyed_type, i + 1);
 		btree_insert_item(tree, txn, &k, keyed_size, NULL);
 	}
 }
@@ -367,7 +367,7 @@ static void write_block_record(struct refs *refs, struct transaction *txn, struc
 	uint32_t old_keyed, keyed;
 	refs_metadata_item_size(nodesize, block->extent_item_refs, &old_keyed);
 	uint32_t size = refs_metadata_item_size(nodesize, new_refs, &keyed);
-	struct btree_key key = { block->bytenr, block->level, BTRFS_METADATA_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(block->bytenr, BTRFS_METADATA_ITEM_KEY, block->level);
 	block->flags &= ~TREE_BLOCK_REFS_DIRTY;
 	if (!block->extent_item_refs && !new_refs)
 		return;
@@ -383,7 +383,7 @@ static void write_data_record(struct refs *refs, struct transaction *txn, struct
 	uint32_t nodesize = blockstore_nodesize(txn->store);
 	uint32_t new_refs = data_extent_refs(extent), keyed;
 	uint32_t size = refs_data_item_size(nodesize, extent->data_refs, extent->shared_refs, &keyed);
-	struct btree_key key = { extent->bytenr, extent->num_bytes, BTRFS_EXTENT_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(extent->bytenr, BTRFS_EXTENT_ITEM_KEY, extent->num_bytes);
 	extent->flags &= ~DATA_EXTENT_DIRTY;
 	if (!extent->item_refs && !new_refs)
 		return;
@@ -415,7 +415,7 @@ static bool write_block_group_items(struct refs *refs, struct transaction *txn)
 	const struct chunk *chunks = blockstore_chunks(txn->store, &count);
 	bool wrote = false;
 	for (unsigned i = 0; i < count; i++) {
-		struct btree_key key = { chunks[i].start, chunks[i].length, BTRFS_BLOCK_GROUP_ITEM_KEY };
+		struct btree_key key = BTRFS_KEY(chunks[i].start, BTRFS_BLOCK_GROUP_ITEM_KEY, chunks[i].length);
 		/* The item says the chunk's used bytes (extent_tree_check ET4). */
 		union item_payload used_payload = { .value = chunks[i].used };
 		if (i >= refs->chunk_used_written->len) {

@@ -514,7 +514,7 @@ static void test_btree_commit_gives_back_the_slots_kept_for_growth(void **state)
 
 static struct btree_key inode_key(uint64_t inode)
 {
-	return (struct btree_key){ inode, 0, BTRFS_INODE_ITEM_KEY };
+	return BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
 }
 
 /* 2000 inode items, atime = 1000 + inode, committed: about 95 leaves of 4 KiB. */

@@ -61,7 +61,7 @@ static bool find_extent(const struct btree_item *item, void *opaque)
 static struct data_extent *some_data_extent(struct fs *fs)
 {
 	struct first_extent f = { NULL };
-	struct btree_key first = { 0, 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, UINT8_MAX, UINT32_MAX };
+	struct btree_key first = BTREE_KEY_MIN, last = BTREE_KEY_MAX;
 	btree_visit_range(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &first, &last, find_extent, &f);
 	assert_non_null(f.extent);
 	return f.extent;
@@ -69,7 +69,7 @@ static struct data_extent *some_data_extent(struct fs *fs)
 
 static struct btree_key metadata_key(const struct tree_block *block)
 {
-	return (struct btree_key){ block->bytenr, block->level, BTRFS_METADATA_ITEM_KEY };
+	return BTRFS_KEY(block->bytenr, BTRFS_METADATA_ITEM_KEY, block->level);
 }
 
 /* --- extent tree ------------------------------------------------------------ */
@@ -117,7 +117,7 @@ static void test_extent_tree_check_fails_on_a_keyed_tree_block_ref_past_the_inli
 {
 	struct fs *fs = populated("btrfs");
 	const struct tree_block *block = fs->csum_tree.root;
-	struct btree_key key = { block->bytenr, 1, BTRFS_TREE_BLOCK_REF_KEY };
+	struct btree_key key = BTRFS_KEY(block->bytenr, BTRFS_TREE_BLOCK_REF_KEY, 1);
 	btree_insert_item(&fs->extent_tree, &fs->txn, &key, 0, NULL);
 	g_autofree char *want = expected("tree block ref", block->bytenr, "ET2 number 1 past the 0 keyed refs written");
 	fixture_assert_fs_corrupt(fs, want);
@@ -128,7 +128,7 @@ static void test_extent_tree_check_fails_when_a_data_extent_loses_its_extent_ite
 {
 	struct fs *fs = populated("btrfs");
 	const struct data_extent *extent = some_data_extent(fs);
-	struct btree_key key = { extent->bytenr, extent->num_bytes, BTRFS_EXTENT_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(extent->bytenr, BTRFS_EXTENT_ITEM_KEY, extent->num_bytes);
 	assert_true(btree_delete_item(&fs->extent_tree, &fs->txn, &key));
 	g_autofree char *want = expected("extent item", extent->bytenr, "ET2 missing");
 	fixture_assert_fs_corrupt(fs, want);
@@ -139,7 +139,7 @@ static void test_extent_tree_check_fails_when_an_extent_item_has_a_data_ref_too_
 {
 	struct fs *fs = populated("btrfs");
 	const struct data_extent *extent = some_data_extent(fs);
-	struct btree_key key = { extent->bytenr, extent->num_bytes, BTRFS_EXTENT_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(extent->bytenr, BTRFS_EXTENT_ITEM_KEY, extent->num_bytes);
 	struct btree_path path;
 	assert_true(btree_lookup(&fs->extent_tree, &key, &path));
 	uint32_t size = btree_path_item(&path)->size;
@@ -152,7 +152,7 @@ static void test_extent_tree_check_fails_when_an_extent_item_has_a_data_ref_too_
 static void test_extent_tree_check_fails_on_an_item_of_no_block_or_extent(void **state)
 {
 	struct fs *fs = populated("btrfs");
-	struct btree_key key = { 4096, 0, BTRFS_METADATA_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(4096, BTRFS_METADATA_ITEM_KEY, 0);
 	btree_insert_item(&fs->extent_tree, &fs->txn, &key, BTRFS_EXTENT_ITEM_SIZE + BTRFS_INLINE_REF_SIZE, NULL);
 	g_autofree char *want = expected("metadata item", 4096, "ET1 no tree block at this address");
 	fixture_assert_fs_corrupt(fs, want);
@@ -167,7 +167,7 @@ static void test_extent_tree_check_fails_when_a_block_group_item_says_other_used
 	unsigned count;
 	const struct chunk *chunk = &blockstore_chunks(fs->store, &count)[1];
 	assert_true(chunk->data);
-	struct btree_key key = { chunk->start, chunk->length, BTRFS_BLOCK_GROUP_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(chunk->start, BTRFS_BLOCK_GROUP_ITEM_KEY, chunk->length);
 	btree_lookup_for_write(&fs->extent_tree, &fs->txn, &key)->payload.value += 4096;
 	g_autofree char *want = expected("block group item", chunk->start, "ET4 used");
 	fixture_assert_fs_corrupt(fs, want);
@@ -179,7 +179,7 @@ static void test_extent_tree_check_fails_when_a_block_group_item_says_other_used
 static void test_root_tree_check_fails_when_a_snapshot_loses_its_root_backref(void **state)
 {
 	struct fs *fs = populated("btrfs");
-	struct btree_key key = { BTRFS_FIRST_FREE_OBJECTID, FS_TOP_SUBVOLUME, BTRFS_ROOT_BACKREF_KEY };
+	struct btree_key key = BTRFS_KEY(BTRFS_FIRST_FREE_OBJECTID, BTRFS_ROOT_BACKREF_KEY, FS_TOP_SUBVOLUME);
 	assert_true(btree_delete_item(&fs->root_tree, &fs->txn, &key));
 	g_autofree char *want = expected("root backref", BTRFS_FIRST_FREE_OBJECTID, "RT2 missing for a live subvolume");
 	fixture_assert_fs_corrupt(fs, want);
@@ -189,7 +189,7 @@ static void test_root_tree_check_fails_when_a_snapshot_loses_its_root_backref(vo
 static void test_root_tree_check_fails_when_a_root_ref_and_its_backref_differ(void **state)
 {
 	struct fs *fs = populated("btrfs");
-	struct btree_key key = { FS_TOP_SUBVOLUME, BTRFS_FIRST_FREE_OBJECTID, BTRFS_ROOT_REF_KEY };
+	struct btree_key key = BTRFS_KEY(FS_TOP_SUBVOLUME, BTRFS_ROOT_REF_KEY, BTRFS_FIRST_FREE_OBJECTID);
 	assert_non_null(btree_resize_item(&fs->root_tree, &fs->txn, &key, BTRFS_ROOT_REF_SIZE + 9));
 	g_autofree char *want = expected("root ref", BTRFS_FIRST_FREE_OBJECTID, "RT2 size 27, its backref's 22");
 	fixture_assert_fs_corrupt(fs, want);
@@ -199,7 +199,7 @@ static void test_root_tree_check_fails_when_a_root_ref_and_its_backref_differ(vo
 static void test_root_tree_check_fails_when_a_live_tree_has_no_root_item(void **state)
 {
 	struct fs *fs = populated("btrfs");
-	struct btree_key key = { BTRFS_CSUM_TREE_OBJECTID, 0, BTRFS_ROOT_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(BTRFS_CSUM_TREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, 0);
 	assert_true(btree_delete_item(&fs->root_tree, &fs->txn, &key));
 	g_autofree char *want = expected("root item", BTRFS_CSUM_TREE_OBJECTID, "RT1 missing for a live tree");
 	fixture_assert_fs_corrupt(fs, want);
@@ -211,7 +211,7 @@ static void test_root_tree_check_fails_on_a_root_item_of_a_deleted_snapshot(void
 	struct fs *fs = populated("btrfs");
 	assert_int_equal(fs_delete_snapshot(fs, "/snap"), 0);
 	fixture_assert_fs_ok(fs, "snapshot deleted");
-	struct btree_key key = { BTRFS_FIRST_FREE_OBJECTID, 0, BTRFS_ROOT_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(BTRFS_FIRST_FREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, 0);
 	btree_insert_item(&fs->root_tree, &fs->txn, &key, BTRFS_ROOT_ITEM_SIZE, NULL);
 	g_autofree char *want = expected("root item", BTRFS_FIRST_FREE_OBJECTID, "RT1 no such live tree");
 	fixture_assert_fs_corrupt(fs, want);
@@ -221,7 +221,7 @@ static void test_root_tree_check_fails_on_a_root_item_of_a_deleted_snapshot(void
 static void test_root_tree_check_fails_when_the_uuid_tree_forgets_a_snapshot(void **state)
 {
 	struct fs *fs = populated("btrfs");
-	struct btree_key key = { 0x5eed + BTRFS_FIRST_FREE_OBJECTID, BTRFS_FIRST_FREE_OBJECTID, BTRFS_UUID_KEY_SUBVOL };
+	struct btree_key key = BTRFS_KEY(0x5eed + BTRFS_FIRST_FREE_OBJECTID, BTRFS_UUID_KEY_SUBVOL, BTRFS_FIRST_FREE_OBJECTID);
 	assert_true(btree_delete_item(&fs->uuid_tree, &fs->txn, &key));
 	g_autofree char *want = expected("uuid item", BTRFS_FIRST_FREE_OBJECTID, "RT4 missing for a live subvolume");
 	fixture_assert_fs_corrupt(fs, want);
@@ -239,7 +239,7 @@ static bool first_csum(const struct btree_item *item, void *opaque)
 static void test_csum_tree_check_fails_when_data_loses_its_checksums(void **state)
 {
 	struct fs *fs = populated("btrfs");
-	struct btree_key first = { 0, 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, UINT8_MAX, UINT32_MAX }, key;
+	struct btree_key first = BTREE_KEY_MIN, last = BTREE_KEY_MAX, key;
 	assert_int_equal(btree_visit_range(&fs->csum_tree, &first, &last, first_csum, &key), 1);
 	assert_true(btree_delete_item(&fs->csum_tree, &fs->txn, &key));
 	g_autofree char *want = expected("csum item", key.offset, "CS2 data sectors without checksums");
@@ -251,7 +251,7 @@ static void test_csum_tree_check_fails_on_checksums_of_no_data_extent(void **sta
 {
 	struct fs *fs = populated("btrfs");
 	uint64_t far = 3ull << 30;
-	struct btree_key key = { BTRFS_EXTENT_CSUM_OBJECTID, far, BTRFS_EXTENT_CSUM_KEY };
+	struct btree_key key = BTRFS_KEY(BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, far);
 	btree_insert_item(&fs->csum_tree, &fs->txn, &key, 2 * BTRFS_CSUM_SIZE, NULL);
 	g_autofree char *want = expected("csum item", far, "CS2 checksums of no live data extent, to 3221233664");
 	fixture_assert_fs_corrupt(fs, want);
@@ -266,7 +266,7 @@ static void test_free_space_tree_check_fails_when_a_group_says_other_free_bytes(
 	unsigned count;
 	const struct chunk *chunk = &blockstore_chunks(fs->store, &count)[1];
 	assert_true(chunk->data); /* unchanged by the change to the free-space tree (FS2) */
-	struct btree_key key = { chunk->start, chunk->length, BTRFS_FREE_SPACE_EXTENT_KEY };
+	struct btree_key key = BTRFS_KEY(chunk->start, BTRFS_FREE_SPACE_EXTENT_KEY, chunk->length);
 	btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &key)->payload.value -= 4096;
 	g_autofree char *want = expected("free space extent", chunk->start, "FS2 free bytes");
 	fixture_assert_fs_corrupt(fs, want);
@@ -278,7 +278,7 @@ static void test_free_space_tree_check_fails_when_a_group_loses_its_info(void **
 	struct fs *fs = populated("btrfs");
 	unsigned count;
 	const struct chunk *chunk = &blockstore_chunks(fs->store, &count)[0];
-	struct btree_key key = { chunk->start, chunk->length, BTRFS_FREE_SPACE_INFO_KEY };
+	struct btree_key key = BTRFS_KEY(chunk->start, BTRFS_FREE_SPACE_INFO_KEY, chunk->length);
 	assert_true(btree_delete_item(&fs->free_space_tree, &fs->txn, &key));
 	g_autofree char *want = expected("free space item", chunk->start, "FS1 key (199");
 	fixture_assert_fs_corrupt(fs, want);
@@ -290,7 +290,7 @@ static void test_free_space_tree_check_fails_when_a_group_loses_its_info(void **
 static void test_btrfs_design_check_fails_on_a_snapshot_id_in_a_subvolume_tree(void **state)
 {
 	struct fs *fs = populated("btrfs");
-	struct btree_key key = { 100000, 0, BTRFS_INODE_ITEM_KEY, 3 };
+	struct btree_key key = BTREE_VERSIONED_KEY(100000, BTRFS_INODE_ITEM_KEY, 0, 3);
 	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
 	g_autofree char *want = expected("key", 100000, "DB2 snapshot 3 in tree 5");
 	fixture_assert_fs_corrupt(fs, want);
@@ -304,7 +304,7 @@ enum { KEYED_TOP_ID = 2, KEYED_SNAPSHOT_ID = 3 };
 static void test_keyed_design_check_fails_on_a_version_at_an_unknown_snapshot(void **state)
 {
 	struct fs *fs = populated("keyed");
-	struct btree_key key = { 100000, 0, BTRFS_INODE_ITEM_KEY, 99 };
+	struct btree_key key = BTREE_VERSIONED_KEY(100000, BTRFS_INODE_ITEM_KEY, 0, 99);
 	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
 	g_autofree char *want = expected("key", 100000, "K5 unknown snapshot, 99");
 	fixture_assert_fs_corrupt(fs, want);
@@ -316,7 +316,7 @@ static void test_keyed_design_check_fails_on_a_version_no_live_subvolume_can_see
 	struct fs *fs = populated("keyed");
 	assert_int_equal(fs_delete_snapshot(fs, "/snap"), 0);
 	fixture_assert_fs_ok(fs, "keyed snapshot deleted");
-	struct btree_key key = { 100000, 0, BTRFS_INODE_ITEM_KEY, KEYED_SNAPSHOT_ID };
+	struct btree_key key = BTREE_VERSIONED_KEY(100000, BTRFS_INODE_ITEM_KEY, 0, KEYED_SNAPSHOT_ID);
 	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
 	g_autofree char *want = expected("key", 100000, "K5 a version no live subvolume can see, at snapshot 3");
 	fixture_assert_fs_corrupt(fs, want);
@@ -326,7 +326,7 @@ static void test_keyed_design_check_fails_on_a_version_no_live_subvolume_can_see
 static void test_keyed_design_check_fails_on_a_whiteout_that_hides_nothing(void **state)
 {
 	struct fs *fs = populated("keyed");
-	struct btree_key key = { 100000, 0, BTRFS_INODE_ITEM_KEY, KEYED_TOP_ID };
+	struct btree_key key = BTREE_VERSIONED_KEY(100000, BTRFS_INODE_ITEM_KEY, 0, KEYED_TOP_ID);
 	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, 0, NULL)->whiteout = true;
 	g_autofree char *want = expected("whiteout", 100000, "K6 hides nothing, at snapshot 2");
 	fixture_assert_fs_corrupt(fs, want);
@@ -338,7 +338,7 @@ static void test_keyed_design_check_fails_on_a_whiteout_with_bytes(void **state)
 	/* A whiteout over the root directory's INODE_REF, which only id 1
 	 * wrote (at mkfs): it hides something, but carries bytes. */
 	struct fs *fs = populated("keyed");
-	struct btree_key key = { FS_ROOT_DIR_INODE, FS_ROOT_DIR_INODE, BTRFS_INODE_REF_KEY, KEYED_TOP_ID };
+	struct btree_key key = BTREE_VERSIONED_KEY(FS_ROOT_DIR_INODE, BTRFS_INODE_REF_KEY, FS_ROOT_DIR_INODE, KEYED_TOP_ID);
 	struct btree_path path;
 	assert_false(btree_lookup(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &key, &path));
 	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, 8, NULL)->whiteout = true;

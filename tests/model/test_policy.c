@@ -393,7 +393,7 @@ static uint64_t inode_of(struct fs *fs, const char *path)
  * overlay while the leaf shares its item array: btree.h). */
 static int64_t inline_atime(struct fs *fs, uint64_t ino)
 {
-	struct btree_key key = { ino, 0, BTRFS_INODE_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(ino, BTRFS_INODE_ITEM_KEY, 0);
 	struct btree_path path;
 	assert_true(btree_lookup(top_of(fs)->tree, &key, &path));
 	return btree_path_inode_atime(&path);
