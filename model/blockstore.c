@@ -568,7 +568,7 @@ static bool address_listed(GArray *addresses, GHashTable *by_address, const char
 		uint64_t bytenr = g_array_index(addresses, uint64_t, i);
 		if (g_hash_table_contains(by_address, &g_array_index(addresses, uint64_t, i))) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", reachable but %s", bytenr, what);
+				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", BS2 reachable but %s", bytenr, what);
 			return true;
 		}
 	}
@@ -586,12 +586,12 @@ bool blockstore_check(const struct blockstore *store, GHashTable *live, GError *
 		struct tree_block *block = key;
 		if (block->flags & TREE_BLOCK_FREED) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", reachable but freed", block->bytenr);
+				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", BS2 reachable but freed", block->bytenr);
 			return false;
 		}
 		if (!g_hash_table_insert(by_address, &block->bytenr, block)) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", address used twice", block->bytenr);
+				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", BS2 address used twice", block->bytenr);
 			return false;
 		}
 		if (block->cause >= SPACE_CAUSE_COUNT) {
@@ -605,14 +605,14 @@ bool blockstore_check(const struct blockstore *store, GHashTable *live, GError *
 	}
 	if ((uint64_t)g_hash_table_size(live) != store->live_blocks) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-			    "corrupt blockstore: %u blocks reachable, %" G_GUINT64_FORMAT " accounted live",
+			    "corrupt blockstore: BS1 %u blocks reachable, %" G_GUINT64_FORMAT " accounted live",
 			    g_hash_table_size(live), store->live_blocks);
 		return false;
 	}
 	for (int c = 0; c < TREE_CATEGORY_COUNT; c++) {
 		if (bytes[c] != store->tree_bytes[c]) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-				    "corrupt blockstore: tree %s, %" G_GUINT64_FORMAT " bytes reachable, %"
+				    "corrupt blockstore: tree %s, BS1 %" G_GUINT64_FORMAT " bytes reachable, %"
 				    G_GUINT64_FORMAT " accounted", tree_category_name(c), bytes[c], store->tree_bytes[c]);
 			return false;
 		}
@@ -633,7 +633,7 @@ bool blockstore_check(const struct blockstore *store, GHashTable *live, GError *
 		const struct chunk *chunk = &g_array_index(store->chunks, struct chunk, i);
 		if (chunk->used > chunk->length) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-				    "corrupt blockstore: chunk %" G_GUINT64_FORMAT ", used %" G_GUINT64_FORMAT
+				    "corrupt blockstore: chunk %" G_GUINT64_FORMAT ", BS3 used %" G_GUINT64_FORMAT
 				    " beyond its length", chunk->start, chunk->used);
 			return false;
 		}

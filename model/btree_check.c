@@ -52,7 +52,7 @@ static bool check_leaf(struct check_state *st, const struct tree_block *b, int d
 		bytes += BTRFS_ITEM_HEADER_SIZE + item->size;
 	}
 	if (bytes != b->leaf_bytes)
-		return corrupt(st, b, "leaf bytes %u, items add up to %u", b->leaf_bytes, bytes);
+		return corrupt(st, b, "BT4 leaf bytes %u, items add up to %u", b->leaf_bytes, bytes);
 	if (bytes > btrfs_leaf_data_size(st->nodesize))
 		return corrupt(st, b, "BT4 %u bytes of items in a %u-byte leaf", bytes, btrfs_leaf_data_size(st->nodesize));
 	return true;

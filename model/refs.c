@@ -670,7 +670,7 @@ static bool check_blocks(GHashTable *live, GHashTable *expected_blocks, GError *
 		if (block->tree_refs != e->tree_refs || block->shared_refs != e->shared_refs)
 			return check_fail(error,
 					  "corrupt refs: block %" G_GUINT64_FORMAT " owner %" G_GUINT64_FORMAT
-					  ", counts tree %u shared %u, references found tree %u shared %u",
+					  ", RF1 counts tree %u shared %u, references found tree %u shared %u",
 					  block->bytenr, block->owner, block->tree_refs, block->shared_refs,
 					  e->tree_refs, e->shared_refs);
 	}
@@ -680,7 +680,7 @@ static bool check_blocks(GHashTable *live, GHashTable *expected_blocks, GError *
 static bool check_data(const struct refs *refs, GHashTable *expected_data, GError **error)
 {
 	if (g_hash_table_size(expected_data) != g_hash_table_size(refs->live_data))
-		return check_fail(error, "corrupt refs: %u data extents referenced, %u live",
+		return check_fail(error, "corrupt refs: RF2 %u data extents referenced, %u live",
 				  g_hash_table_size(expected_data), g_hash_table_size(refs->live_data));
 	GHashTableIter iter;
 	gpointer key, value;
@@ -689,12 +689,12 @@ static bool check_data(const struct refs *refs, GHashTable *expected_data, GErro
 		const struct data_extent *extent = key;
 		const struct expected_refs *e = value;
 		if (extent->flags & DATA_EXTENT_FREED)
-			return check_fail(error, "corrupt refs: data extent %" G_GUINT64_FORMAT ", reachable but freed",
+			return check_fail(error, "corrupt refs: data extent %" G_GUINT64_FORMAT ", RF3 reachable but freed",
 					  extent->bytenr);
 		if (extent->data_refs != e->tree_refs || extent->shared_refs != e->shared_refs)
 			return check_fail(error,
 					  "corrupt refs: data extent %" G_GUINT64_FORMAT
-					  ", counts data %u shared %u, references found data %u shared %u",
+					  ", RF2 counts data %u shared %u, references found data %u shared %u",
 					  extent->bytenr, extent->data_refs, extent->shared_refs, e->tree_refs,
 					  e->shared_refs);
 	}
