@@ -111,16 +111,16 @@ void atime_write_inline(struct fs *fs, const struct inode_location *where, int64
  * (the inode is I_DIRTY_TIME): no reservation, no block copied, the read
  * cannot fail. The atime reaches the tree (inode item or side table, per the
  * policy, with its own reservation) when
- *   W1. the inode changes otherwise (fs_inode_item_for_write): it rides along;
- *   W2. the inode is fsynced (fs_fsync);
- *   W3. the filesystem is synced (fs_sync, every trace `sync` and `mark`);
- *   W4. the clock reaches dirtied_ns + LINUX_DIRTYTIME_EXPIRE_NS (12 h after
+ *   LW1. the inode changes otherwise (fs_inode_item_for_write): it rides along;
+ *   LW2. the inode is fsynced (fs_fsync);
+ *   LW3. the filesystem is synced (fs_sync, every trace `sync` and `mark`);
+ *   LW4. the clock reaches dirtied_ns + LINUX_DIRTYTIME_EXPIRE_NS (12 h after
  *       it was first kept; later accesses do not move dirtied_ns).
  * A commit alone (the commit interval, a snapshot) writes none of them:
  * model/atime.c gives the kernel's code for each rule. Invariants:
- *   L1. an entry is in dirty_times iff it is in the queue and !written;
- *   L2. the queue is in dirtied_ns order (the clock never goes back);
- *   L3. the atime of an entry is the one current_atime() returns.
+ *   LZ1. an entry is in dirty_times iff it is in the queue and !written;
+ *   LZ2. the queue is in dirtied_ns order (the clock never goes back);
+ *   LZ3. the atime of an entry is the one current_atime() returns.
  * An atime whose subvolume or inode is gone by write-out is forgotten. */
 
 static bool lazytime_vfs(const struct fs *fs)
@@ -166,7 +166,7 @@ static void keep_dirty_time(struct fs *fs, const struct inode_location *where)
 	fs->counters.atime_lazy++;
 }
 
-/* Writes one kept atime (W2-W4) with a reservation of its own; marks it
+/* Writes one kept atime (LW2-LW4) with a reservation of its own; marks it
  * written. */
 static void write_dirty_time(struct fs *fs, struct dirty_time *d)
 {
@@ -330,7 +330,7 @@ static bool count_wanted(const struct btree_item *item, void *opaque)
 uint64_t fs_count_wanted_inodes(const struct fs *fs, const struct subvolume *sv, fs_atime_wanted_fn wanted)
 {
 	struct inode_count c = { fs, sv, wanted, 0 };
-	struct btree_key first = { 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, 255 };
+	struct btree_key first = BTRFS_KEY(0, 0, 0), last = BTRFS_KEY(UINT64_MAX, UINT8_MAX, UINT64_MAX);
 	subvol_visit_range(sv, &first, &last, count_wanted, &c);
 	return c.count;
 }

@@ -9,13 +9,13 @@
  *
  * Metadata addresses come from the lowest free slot of an existing chunk,
  * else from the bump pointer of the newest metadata chunk, else a new chunk.
- * Freed addresses wait in `pinned` until blockstore_commit() (S2).
+ * Freed addresses wait in `pinned` until blockstore_commit() (BS2).
  *
  * Invariants (blockstore_check):
- *  S1 metadata_used == live_blocks * nodesize == sum of tree_bytes;
- *  S2 an address is in at most one of: live, pinned, free;
- *  S3 every chunk's used is within its length; raw allocated <= device size;
- *  S4 cause_bytes[c] == nodesize * live blocks whose cause is c, so the
+ *  BS1 metadata_used == live_blocks * nodesize == sum of tree_bytes;
+ *  BS2 an address is in at most one of: live, pinned, free;
+ *  BS3 every chunk's used is within its length; raw allocated <= device size;
+ *  BS4 cause_bytes[c] == nodesize * live blocks whose cause is c, so the
  *     causes sum to metadata_used.
  */
 #include "model_error.h"
@@ -50,7 +50,7 @@ struct blockstore {
 	GPtrArray *freed_blocks;   /* tree_block structs to release at commit */
 	uint64_t live_blocks;
 	uint64_t tree_bytes[TREE_CATEGORY_COUNT];
-	uint64_t cause_bytes[SPACE_CAUSE_COUNT]; /* S4 */
+	uint64_t cause_bytes[SPACE_CAUSE_COUNT]; /* BS4 */
 	enum space_cause cause;    /* charged to the blocks allocated now */
 	uint64_t txn_cause_blocks[SPACE_CAUSE_COUNT]; /* allocated + freed this transaction, by cause */
 	uint64_t reserved;         /* bytes held by blockstore_reserve */
@@ -568,7 +568,7 @@ static bool address_listed(GArray *addresses, GHashTable *by_address, const char
 		uint64_t bytenr = g_array_index(addresses, uint64_t, i);
 		if (g_hash_table_contains(by_address, &g_array_index(addresses, uint64_t, i))) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", reachable but %s", bytenr, what);
+				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", BS2 reachable but %s", bytenr, what);
 			return true;
 		}
 	}
@@ -586,17 +586,17 @@ bool blockstore_check(const struct blockstore *store, GHashTable *live, GError *
 		struct tree_block *block = key;
 		if (block->flags & TREE_BLOCK_FREED) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", reachable but freed", block->bytenr);
+				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", BS2 reachable but freed", block->bytenr);
 			return false;
 		}
 		if (!g_hash_table_insert(by_address, &block->bytenr, block)) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", address used twice", block->bytenr);
+				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", BS2 address used twice", block->bytenr);
 			return false;
 		}
 		if (block->cause >= SPACE_CAUSE_COUNT) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", S4 cause %u unknown", block->bytenr,
+				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", BS4 cause %u unknown", block->bytenr,
 				    block->cause);
 			return false;
 		}
@@ -605,14 +605,14 @@ bool blockstore_check(const struct blockstore *store, GHashTable *live, GError *
 	}
 	if ((uint64_t)g_hash_table_size(live) != store->live_blocks) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-			    "corrupt blockstore: %u blocks reachable, %" G_GUINT64_FORMAT " accounted live",
+			    "corrupt blockstore: BS1 %u blocks reachable, %" G_GUINT64_FORMAT " accounted live",
 			    g_hash_table_size(live), store->live_blocks);
 		return false;
 	}
 	for (int c = 0; c < TREE_CATEGORY_COUNT; c++) {
 		if (bytes[c] != store->tree_bytes[c]) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-				    "corrupt blockstore: tree %s, %" G_GUINT64_FORMAT " bytes reachable, %"
+				    "corrupt blockstore: tree %s, BS1 %" G_GUINT64_FORMAT " bytes reachable, %"
 				    G_GUINT64_FORMAT " accounted", tree_category_name(c), bytes[c], store->tree_bytes[c]);
 			return false;
 		}
@@ -620,7 +620,7 @@ bool blockstore_check(const struct blockstore *store, GHashTable *live, GError *
 	for (int c = 0; c < SPACE_CAUSE_COUNT; c++) {
 		if (cause_bytes[c] != store->cause_bytes[c]) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-				    "corrupt blockstore: cause %s, S4 %" G_GUINT64_FORMAT " bytes reachable, %"
+				    "corrupt blockstore: cause %s, BS4 %" G_GUINT64_FORMAT " bytes reachable, %"
 				    G_GUINT64_FORMAT " accounted", space_cause_name((enum space_cause)c), cause_bytes[c],
 				    store->cause_bytes[c]);
 			return false;
@@ -633,7 +633,7 @@ bool blockstore_check(const struct blockstore *store, GHashTable *live, GError *
 		const struct chunk *chunk = &g_array_index(store->chunks, struct chunk, i);
 		if (chunk->used > chunk->length) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-				    "corrupt blockstore: chunk %" G_GUINT64_FORMAT ", used %" G_GUINT64_FORMAT
+				    "corrupt blockstore: chunk %" G_GUINT64_FORMAT ", BS3 used %" G_GUINT64_FORMAT
 				    " beyond its length", chunk->start, chunk->used);
 			return false;
 		}

@@ -77,7 +77,7 @@ struct space_report {
 	uint64_t global_reserve;
 	uint64_t device_allocated; /* raw bytes of all chunks */
 	uint64_t tree_bytes[TREE_CATEGORY_COUNT];
-	uint64_t cause_bytes[SPACE_CAUSE_COUNT]; /* live tree blocks by cause; they sum to metadata_used (S4) */
+	uint64_t cause_bytes[SPACE_CAUSE_COUNT]; /* live tree blocks by cause; they sum to metadata_used (BS4) */
 };
 
 struct blockstore;

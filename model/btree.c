@@ -84,9 +84,9 @@ static const struct btree_key *block_first_key(const struct tree_block *block)
  *             v                    |
  *     [refs 2 | item 0 | item 1 | ...]
  *
- * S1 refs counts the blocks whose items point into the array, released or
+ * BT6 refs counts the blocks whose items point into the array, released or
  *    not; only an array with refs 1 is changed, and only by its leaf.
- * S2 only a leaf has an overlay, and only while refs > 1 or until its next
+ * BT7 only a leaf has an overlay, and only while refs > 1 or until its next
  *    change (leaf_make_private) or its commit (btree_commit_finish). It holds
  *    the atime t_i of the inode item at slot s_i for every inode item of the
  *    leaf, slots increasing; they never move, because moving items needs a
@@ -112,7 +112,7 @@ static size_t overlay_size(uint32_t count)
 	return sizeof(struct atime_overlay) + count * (sizeof(int64_t) + sizeof(uint16_t));
 }
 
-/* The overlay entry of an inode item's slot (S2: there is one). */
+/* The overlay entry of an inode item's slot (BT7: there is one). */
 static uint32_t overlay_index(const struct atime_overlay *overlay, uint32_t slot)
 {
 	const uint16_t *slots = overlay_slots(overlay);
@@ -185,8 +185,8 @@ static void leaf_fold_atimes(struct tree_block *leaf)
 	leaf->atimes = NULL;
 }
 
-/* Before any change to a leaf's items: an array of its own (S1), with the
- * overlay folded in (S2). */
+/* Before any change to a leaf's items: an array of its own (BT6), with the
+ * overlay folded in (BT7). */
 static void leaf_make_private(struct tree_block *leaf)
 {
 	if (leaf_items_shared(leaf)) {
@@ -242,7 +242,7 @@ bool btree_check_item_sharing(GHashTable *live, const GPtrArray *unreleased, GEr
 		const struct tree_block *block = key;
 		if (block->level && block->atimes) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-				    "corrupt node: block %" G_GUINT64_FORMAT ", S2 an atime overlay on a node", block->bytenr);
+				    "corrupt node: block %" G_GUINT64_FORMAT ", BT7 an atime overlay on a node", block->bytenr);
 			return false;
 		}
 		count_array_user(users, block);
@@ -254,7 +254,7 @@ bool btree_check_item_sharing(GHashTable *live, const GPtrArray *unreleased, GEr
 		const struct leaf_items *array = key;
 		if (array->refs != GPOINTER_TO_UINT(value)) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-				    "corrupt item array: S1 %" G_GUINT64_FORMAT " references counted, %u leaves use it",
+				    "corrupt item array: BT6 %" G_GUINT64_FORMAT " references counted, %u leaves use it",
 				    array->refs, GPOINTER_TO_UINT(value));
 			return false;
 		}
@@ -375,7 +375,7 @@ struct tree_block *btree_copy_block(struct transaction *txn, uint64_t tree_id, c
 		cow->children = g_malloc(cow->capacity * sizeof(struct btree_child));
 		memcpy(cow->children, buf->children, buf->nritems * sizeof(struct btree_child));
 	} else if (buf->items) {
-		/* Share the array (S1); the overlay's atimes are the copy's too. */
+		/* Share the array (BT6); the overlay's atimes are the copy's too. */
 		leaf_items_of(buf)->refs++;
 		cow->items = buf->items;
 		cow->capacity = buf->capacity;
@@ -937,7 +937,7 @@ bool btree_lookup(const struct btree *tree, const struct btree_key *key, struct 
 
 /*
  * Would a descent from the root pass through path->nodes[level]? Certainly
- * when the key lies between the block's first and last keys: by B1 and B2
+ * when the key lies between the block's first and last keys: by BT1 and BT2
  * every separator above it that is <= its first key leads to it, and its
  * last key is below the next sibling's first key. The root covers every key.
  */

@@ -16,12 +16,12 @@
  *   node:  | header 101 | key ptr 33 | key ptr 33 | ... |   (nodesize-101)/33 slots
  *
  * Invariants (btree_check names them):
- *  B1 keys strictly increase within a block and across the whole tree;
- *  B2 a parent's key for a child equals the child's first key;
- *  B3 all leaves are at the same depth; a node at level L points at level L-1;
- *  B4 leaf bytes never exceed nodesize - 101; node slots never exceed
+ *  BT1 keys strictly increase within a block and across the whole tree;
+ *  BT2 a parent's key for a child equals the child's first key;
+ *  BT3 all leaves are at the same depth; a node at level L points at level L-1;
+ *  BT4 leaf bytes never exceed nodesize - 101; node slots never exceed
  *     (nodesize - 101) / 33; only a root may be empty or hold one child;
- *  B5 a block's generation is at most its parent's (COW writes child first).
+ *  BT5 a block's generation is at most its parent's (COW writes child first).
  *
  * Copy-on-write: every function that changes a tree takes the running
  * transaction, walks down from the root and makes each block on the path
@@ -52,6 +52,18 @@ struct btree_key {
 	uint8_t type;
 	uint32_t snapshot;
 };
+
+/* Keys are built in btrfs's order, (objectid, type, offset) as print-tree
+ * shows them, whatever the struct's layout; every field is named, so no key
+ * is left half-initialized. BTRFS_KEY has snapshot id 0 (every key outside
+ * the keyed design); BTREE_VERSIONED_KEY is the keyed design's. */
+#define BTREE_VERSIONED_KEY(objectid_, type_, offset_, snapshot_)                              \
+	((struct btree_key){ .objectid = (objectid_), .type = (type_), .offset = (offset_), \
+			     .snapshot = (snapshot_) })
+#define BTRFS_KEY(objectid_, type_, offset_) BTREE_VERSIONED_KEY(objectid_, type_, offset_, 0)
+/* The first and the last key of any tree, snapshot ids included. */
+#define BTREE_KEY_MIN BTREE_VERSIONED_KEY(0, 0, 0, 0)
+#define BTREE_KEY_MAX BTREE_VERSIONED_KEY(UINT64_MAX, UINT8_MAX, UINT64_MAX, UINT32_MAX)
 
 static inline int btree_key_compare(const struct btree_key *a, const struct btree_key *b)
 {
@@ -267,7 +279,7 @@ void btree_commit_blocks(struct transaction *txn);
  * transaction wrote that is now its array's only user folds its overlay. */
 void btree_commit_finish(struct transaction *txn);
 
-/* The sharing invariants S1-S2 (btree.c) over every tree_block in memory:
+/* The sharing invariants BT6-BT7 (btree.c) over every tree_block in memory:
  * `live` (a set, as refs_check() fills it) and `unreleased`, the freed
  * blocks the commit has not released yet (blockstore_unreleased_blocks()). */
 bool btree_check_item_sharing(GHashTable *live, const GPtrArray *unreleased, GError **error);
@@ -279,7 +291,7 @@ void btree_release_block(struct tree_block *block);
 uint32_t btree_leaf_capacity(uint32_t nodesize);
 uint32_t btree_node_capacity(uint32_t nodesize);
 
-/* B1-B5 for one tree. Fills *error with the first violation in the form
+/* BT1-BT5 for one tree. Fills *error with the first violation in the form
  * "corrupt <what>: tree N block B, <reason>". */
 bool btree_check(const struct btree *tree, uint32_t nodesize, GError **error);
 /* Print the tree as btrfs print-tree does, for failing tests. */

@@ -2,7 +2,7 @@
  * model/btree_check.c - the tree checker, dump and statistics.
  *
  * In the manner of SQLite's checkTreePage and btrfs's tree-checker: walk the
- * whole tree once and report the first broken invariant (B1-B5 in btree.h) as
+ * whole tree once and report the first broken invariant (BT1-BT5 in btree.h) as
  * "corrupt <what>: tree T block B, <reason>".
  */
 #include "model_error.h"
@@ -16,7 +16,7 @@ struct check_state {
 	const struct btree *tree;
 	uint32_t nodesize;
 	int leaf_depth;             /* -1 until the first leaf is seen */
-	const struct btree_key *prev; /* last leaf key seen, for B1 across leaves */
+	const struct btree_key *prev; /* last leaf key seen, for BT1 across leaves */
 	GError **error;
 };
 
@@ -40,21 +40,21 @@ static bool check_leaf(struct check_state *st, const struct tree_block *b, int d
 	if (st->leaf_depth < 0)
 		st->leaf_depth = depth;
 	else if (st->leaf_depth != depth)
-		return corrupt(st, b, "B3 leaf at depth %d, others at %d", depth, st->leaf_depth);
+		return corrupt(st, b, "BT3 leaf at depth %d, others at %d", depth, st->leaf_depth);
 	if (!b->nritems && !is_root)
-		return corrupt(st, b, "B4 empty leaf below the root");
+		return corrupt(st, b, "BT4 empty leaf below the root");
 	for (uint32_t i = 0; i < b->nritems; i++) {
 		const struct btree_item *item = &b->items[i];
 		if (st->prev && btree_key_compare(st->prev, &item->key) >= 0)
-			return corrupt(st, b, "B1 key (%" PRIu64 " %u %" PRIu64 ") at slot %u not above the previous",
+			return corrupt(st, b, "BT1 key (%" PRIu64 " %u %" PRIu64 ") at slot %u not above the previous",
 				       item->key.objectid, item->key.type, item->key.offset, i);
 		st->prev = &item->key;
 		bytes += BTRFS_ITEM_HEADER_SIZE + item->size;
 	}
 	if (bytes != b->leaf_bytes)
-		return corrupt(st, b, "leaf bytes %u, items add up to %u", b->leaf_bytes, bytes);
+		return corrupt(st, b, "BT4 leaf bytes %u, items add up to %u", b->leaf_bytes, bytes);
 	if (bytes > btrfs_leaf_data_size(st->nodesize))
-		return corrupt(st, b, "B4 %u bytes of items in a %u-byte leaf", bytes, btrfs_leaf_data_size(st->nodesize));
+		return corrupt(st, b, "BT4 %u bytes of items in a %u-byte leaf", bytes, btrfs_leaf_data_size(st->nodesize));
 	return true;
 }
 
@@ -63,22 +63,22 @@ static bool check_block(struct check_state *st, const struct tree_block *b, int 
 	if (!b->level)
 		return check_leaf(st, b, depth, is_root);
 	if (b->nritems > btrfs_nodeptrs_per_block(st->nodesize))
-		return corrupt(st, b, "B4 %u pointers, at most %u fit", b->nritems, btrfs_nodeptrs_per_block(st->nodesize));
+		return corrupt(st, b, "BT4 %u pointers, at most %u fit", b->nritems, btrfs_nodeptrs_per_block(st->nodesize));
 	if (!b->nritems)
-		return corrupt(st, b, "B4 node without children");
+		return corrupt(st, b, "BT4 node without children");
 	for (uint32_t i = 0; i < b->nritems; i++) {
 		const struct tree_block *child = b->children[i].block;
 		if (child->level + 1 != b->level)
-			return corrupt(st, b, "B3 child at level %u under level %u", child->level, b->level);
+			return corrupt(st, b, "BT3 child at level %u under level %u", child->level, b->level);
 		if (child->generation > b->generation)
-			return corrupt(st, b, "B5 child generation %" PRIu64 " above the node's %" PRIu64,
+			return corrupt(st, b, "BT5 child generation %" PRIu64 " above the node's %" PRIu64,
 				       child->generation, b->generation);
 		if (i && btree_key_compare(&b->children[i - 1].key, &b->children[i].key) >= 0)
-			return corrupt(st, b, "B1 pointer keys out of order at slot %u", i);
+			return corrupt(st, b, "BT1 pointer keys out of order at slot %u", i);
 		const struct btree_key *first = child->level ? &child->children[0].key
 				       : (child->nritems ? &child->items[0].key : NULL);
 		if (first && btree_key_compare(first, &b->children[i].key) != 0)
-			return corrupt(st, b, "B2 key at slot %u is not the child's first key", i);
+			return corrupt(st, b, "BT2 key at slot %u is not the child's first key", i);
 		if (!check_block(st, child, depth + 1, false))
 			return false;
 	}

@@ -22,7 +22,7 @@ bool derived_corrupt(GError **error, const char *type, uint64_t id, const char *
 
 void derived_visit_tree(const struct btree *tree, btree_visit_fn visit, void *opaque)
 {
-	struct btree_key first = { 0, 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, UINT8_MAX, UINT32_MAX };
+	struct btree_key first = BTREE_KEY_MIN, last = BTREE_KEY_MAX;
 	btree_visit_range(tree, &first, &last, visit, opaque);
 }
 

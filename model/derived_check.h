@@ -12,7 +12,7 @@
  *   free-space tree  free_space_tree_check.c FS1-FS2
  *
  * and each design's own checker (fs_design_ops.check: design_btrfs.c DB1-DB2,
- * design_keyed.c K3-K6, the keyed design's snapshot ids, visibility and
+ * design_keyed.c DK3-DK6, the keyed design's snapshot ids, visibility and
  * whiteouts) runs after them.
  *
  * The extent and free-space trees lag the counts during a transaction (the

@@ -100,7 +100,7 @@ static struct btree_item *btrfs_lookup_for_write_near(struct fs *fs, struct subv
 static void btrfs_write_inode_atime_near(struct fs *fs, struct subvolume *sv, uint64_t inode, int64_t atime,
 					 struct btree_path *near)
 {
-	struct btree_key key = { inode, 0, BTRFS_INODE_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
 	if (!btrfs_lookup_near(sv, &key, near)) {
 		btrfs_lookup_for_write(fs, sv, &key)->payload.inode.atime = atime;
 		return;

@@ -20,17 +20,17 @@
  *
  * Every subvolume's snapshot id is at least 1; id 0 is no snapshot's.
  *
- * Invariants (checked by the fs tests): K1 at most one version of a base key
- * per snapshot id; K2 the keys of one base key are adjacent in the tree (the
+ * Invariants (checked by the fs tests): DK1 at most one version of a base key
+ * per snapshot id; DK2 the keys of one base key are adjacent in the tree (the
  * snapshot id sorts last), so a version lookup is one short range scan;
- * (keyed_check) K3 every live subvolume has its own snapshot id, at least 1
+ * (keyed_check) DK3 every live subvolume has its own snapshot id, at least 1
  * and known to the snapshot tree, and its items in the one shared tree;
- * K4 the snapshot tree: id 1 its root, every other id's parent older and its
+ * DK4 the snapshot tree: id 1 its root, every other id's parent older and its
  * depth one more than the parent's, and no id a child of a live subvolume's
  * (a snapshot moves its source to a new id, so what a live subvolume writes
- * is never shared); K5 every key of the shared tree carries a known id that
+ * is never shared); DK5 every key of the shared tree carries a known id that
  * is a live subvolume's or an ancestor of one (deleting a snapshot drops
- * what no live subvolume can see); K6 a whiteout is 0 bytes and hides
+ * what no live subvolume can see); DK6 a whiteout is 0 bytes and hides
  * something: from its id's parent, the key's visible version is no whiteout.
  */
 #include "model_error.h"
@@ -167,7 +167,7 @@ static const struct btree_item *keyed_lookup_le(const struct subvolume *sv, cons
 	}
 }
 
-/* Visiting: the raw items of one base key arrive together (K2); the
+/* Visiting: the raw items of one base key arrive together (DK2); the
  * visible one of each group is handed on. */
 struct group_visit {
 	const struct fs *fs;
@@ -259,7 +259,7 @@ static void keyed_write_inode_atime_near(struct fs *fs, struct subvolume *sv, ui
 					 struct btree_path *near)
 {
 	(void)near;
-	struct btree_key key = { inode, 0, BTRFS_INODE_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
 	keyed_lookup_for_write(fs, sv, &key)->payload.inode.atime = atime;
 }
 
@@ -407,7 +407,7 @@ static void keyed_snapshot_delete(struct fs *fs, struct subvolume *sv)
 	}
 	g_autoptr(GArray) bases = g_array_new(FALSE, FALSE, sizeof(struct btree_key));
 	struct chain_keys c = { chain, bases };
-	struct btree_key first = { 0, 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, 255, UINT32_MAX };
+	struct btree_key first = BTREE_KEY_MIN, last = BTREE_KEY_MAX;
 	btree_visit_range(sv->tree, &first, &last, collect_chain_key, &c);
 	for (unsigned i = 0; i < bases->len; i++)
 		prune_key_versions(fs, sv->tree, &g_array_index(bases, struct btree_key, i), live_ids);
@@ -468,7 +468,7 @@ static uint64_t keyed_inline_atime_estimate(const struct fs *fs, const struct su
 	return fs_count_wanted_inodes(fs, sv, wanted) * (BTRFS_ITEM_HEADER_SIZE + BTRFS_INODE_ITEM_SIZE);
 }
 
-/* K4; fills `alive` with the live subvolumes' ids and their ancestors. */
+/* DK4; fills `alive` with the live subvolumes' ids and their ancestors. */
 static bool check_snapshot_tree(const struct fs *fs, GHashTable *alive, GError **error)
 {
 	const GArray *nodes = state_of(fs)->nodes;
@@ -477,7 +477,7 @@ static bool check_snapshot_tree(const struct fs *fs, GHashTable *alive, GError *
 		const struct snapshot_node *n = node_of(fs, id);
 		uint32_t depth = n->parent ? node_of(fs, n->parent)->depth + 1 : 0;
 		if ((id == 1) != (n->parent == 0) || n->parent >= id || n->depth != depth)
-			return derived_corrupt(error, "snapshot", id, "K4 parent %u depth %u", n->parent, n->depth);
+			return derived_corrupt(error, "snapshot", id, "DK4 parent %u depth %u", n->parent, n->depth);
 		g_hash_table_add(parents, GUINT_TO_POINTER(n->parent));
 	}
 	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
@@ -486,7 +486,7 @@ static bool check_snapshot_tree(const struct fs *fs, GHashTable *alive, GError *
 			continue;
 		if (g_hash_table_contains(parents, GUINT_TO_POINTER(snapshot_of(sv))))
 			return derived_corrupt(error, "snapshot", snapshot_of(sv),
-					       "K4 a parent, the id of live subvolume %" PRIu64, sv->id);
+					       "DK4 a parent, the id of live subvolume %" PRIu64, sv->id);
 		for (uint32_t id = snapshot_of(sv); id; id = node_of(fs, id)->parent)
 			g_hash_table_add(alive, GUINT_TO_POINTER(id));
 	}
@@ -500,29 +500,29 @@ struct version_audit {
 	bool ok;
 };
 
-/* K5 and K6 for one version. */
+/* DK5 and DK6 for one version. */
 static bool audit_version(const struct btree_item *item, void *opaque)
 {
 	struct version_audit *a = opaque;
 	uint32_t id = item->key.snapshot;
 	if (!id || id >= state_of(a->fs)->nodes->len)
-		return a->ok = derived_corrupt(a->error, "key", item->key.objectid, "K5 unknown snapshot, %u", id);
+		return a->ok = derived_corrupt(a->error, "key", item->key.objectid, "DK5 unknown snapshot, %u", id);
 	if (!g_hash_table_contains(a->alive, GUINT_TO_POINTER(id)))
 		return a->ok = derived_corrupt(a->error, "key", item->key.objectid,
-					       "K5 a version no live subvolume can see, at snapshot %u", id);
+					       "DK5 a version no live subvolume can see, at snapshot %u", id);
 	if (!item->whiteout)
 		return true;
 	if (item->size)
-		return a->ok = derived_corrupt(a->error, "whiteout", item->key.objectid, "K6 size, %u", item->size);
+		return a->ok = derived_corrupt(a->error, "whiteout", item->key.objectid, "DK6 size, %u", item->size);
 	const struct btree_item *hidden =
 		version_seen_from(a->fs, &state_of(a->fs)->tree, node_of(a->fs, id)->parent, &item->key);
 	if (!hidden || hidden->whiteout)
 		return a->ok = derived_corrupt(a->error, "whiteout", item->key.objectid,
-					       "K6 hides nothing, at snapshot %u", id);
+					       "DK6 hides nothing, at snapshot %u", id);
 	return true;
 }
 
-/* K4-K6, once K3 holds. */
+/* DK4-DK6, once DK3 holds. */
 static bool check_versions(const struct fs *fs, GError **error)
 {
 	g_autoptr(GHashTable) alive = g_hash_table_new(NULL, NULL);
@@ -545,7 +545,7 @@ static bool keyed_check(const struct fs *fs, GError **error)
 		if (!id || id >= state->nodes->len || sv->tree != &state->tree ||
 		    !g_hash_table_add(ids, GUINT_TO_POINTER(id))) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-				    "K3: subvolume %" PRIu64 " has snapshot id %u (%u known), %s tree, %s", sv->id,
+				    "DK3: subvolume %" PRIu64 " has snapshot id %u (%u known), %s tree, %s", sv->id,
 				    id, state->nodes->len, sv->tree == &state->tree ? "the shared" : "another",
 				    "each live subvolume needs an id of its own in the shared tree");
 			return false;

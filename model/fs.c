@@ -108,7 +108,7 @@ static unsigned global_trees(struct fs *fs, struct btree **trees)
 static struct btree_item *insert_simple(struct fs *fs, struct btree *tree, uint64_t objectid, uint8_t type,
 					uint64_t offset, uint32_t size)
 {
-	struct btree_key key = { objectid, offset, type };
+	struct btree_key key = BTRFS_KEY(objectid, type, offset);
 	return btree_insert_item(tree, &fs->txn, &key, size, NULL);
 }
 
@@ -127,8 +127,8 @@ static void make_root_dir(struct fs *fs, struct subvolume *sv, struct btree *tre
 		{ .ref = { .count = 1 } },
 	};
 	struct btree_key keys[] = {
-		{ FS_ROOT_DIR_INODE, 0, BTRFS_INODE_ITEM_KEY },
-		{ FS_ROOT_DIR_INODE, FS_ROOT_DIR_INODE, BTRFS_INODE_REF_KEY },
+		BTRFS_KEY(FS_ROOT_DIR_INODE, BTRFS_INODE_ITEM_KEY, 0),
+		BTRFS_KEY(FS_ROOT_DIR_INODE, BTRFS_INODE_REF_KEY, FS_ROOT_DIR_INODE),
 	};
 	uint32_t sizes[] = { BTRFS_INODE_ITEM_SIZE, BTRFS_INODE_REF_SIZE + 2 };
 	for (unsigned i = 0; i < G_N_ELEMENTS(keys); i++) {
@@ -264,7 +264,7 @@ static bool update_root_item(struct fs *fs, struct btree *tree)
 	if (!tree->root_dirty)
 		return false;
 	tree->root_dirty = false;
-	struct btree_key key = { tree->id, 0, BTRFS_ROOT_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(tree->id, BTRFS_ROOT_ITEM_KEY, 0);
 	btree_lookup_for_write(&fs->root_tree, &fs->txn, &key);
 	return true;
 }
@@ -304,8 +304,8 @@ static bool update_chunk_trees(void *opaque)
 	bool changed = false;
 	for (unsigned i = 0; i < count; i++) {
 		const struct chunk *c = &chunks[i];
-		struct btree_key info = { c->start, c->length, BTRFS_FREE_SPACE_INFO_KEY };
-		struct btree_key extent = { c->start, c->length, BTRFS_FREE_SPACE_EXTENT_KEY };
+		struct btree_key info = BTRFS_KEY(c->start, BTRFS_FREE_SPACE_INFO_KEY, c->length);
+		struct btree_key extent = BTRFS_KEY(c->start, BTRFS_FREE_SPACE_EXTENT_KEY, c->length);
 		/* The extent item says the group's free bytes (free_space_tree_check FS2). */
 		union item_payload free_bytes = { .value = c->length - c->used };
 		if (i >= fs->free_space_written->len) {

@@ -50,7 +50,7 @@ static void csum_add(struct fs *fs, uint64_t bytenr, uint64_t bytes)
 {
 	uint32_t limit = max_csum_item_size(blockstore_nodesize(fs->store));
 	while (bytes) {
-		struct btree_key key = { BTRFS_EXTENT_CSUM_OBJECTID, bytenr, BTRFS_EXTENT_CSUM_KEY };
+		struct btree_key key = BTRFS_KEY(BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, bytenr);
 		const struct btree_item *prev = btree_lookup_le(&fs->csum_tree, &key);
 		if (prev && prev->key.objectid == BTRFS_EXTENT_CSUM_OBJECTID && csum_item_end(prev) == bytenr &&
 		    prev->size < limit) {
@@ -76,7 +76,7 @@ static void csum_add(struct fs *fs, uint64_t bytenr, uint64_t bytes)
 static void csum_remove(struct fs *fs, uint64_t start, uint64_t end)
 {
 	for (;;) {
-		struct btree_key probe = { BTRFS_EXTENT_CSUM_OBJECTID, end - 1, BTRFS_EXTENT_CSUM_KEY };
+		struct btree_key probe = BTRFS_KEY(BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, end - 1);
 		const struct btree_item *item = btree_lookup_le(&fs->csum_tree, &probe);
 		if (!item || item->key.objectid != BTRFS_EXTENT_CSUM_OBJECTID || csum_item_end(item) <= start)
 			return;
@@ -125,8 +125,8 @@ static bool collect_extent(const struct btree_item *item, void *opaque)
 static GArray *file_extents(struct subvolume *sv, uint64_t inode, uint64_t before)
 {
 	GArray *spans = g_array_new(FALSE, FALSE, sizeof(struct extent_span));
-	struct btree_key first = { inode, 0, BTRFS_EXTENT_DATA_KEY };
-	struct btree_key last = { inode, before ? before - 1 : 0, BTRFS_EXTENT_DATA_KEY };
+	struct btree_key first = BTRFS_KEY(inode, BTRFS_EXTENT_DATA_KEY, 0);
+	struct btree_key last = BTRFS_KEY(inode, BTRFS_EXTENT_DATA_KEY, before ? before - 1 : 0);
 	if (before)
 		subvol_visit_range(sv, &first, &last, collect_extent, spans);
 	return spans;
@@ -135,7 +135,7 @@ static GArray *file_extents(struct subvolume *sv, uint64_t inode, uint64_t befor
 static void insert_file_extent(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t offset,
 			       struct data_extent *extent, uint64_t num_bytes, uint32_t size)
 {
-	struct btree_key key = { inode, offset, BTRFS_EXTENT_DATA_KEY };
+	struct btree_key key = BTRFS_KEY(inode, BTRFS_EXTENT_DATA_KEY, offset);
 	union item_payload payload = { .file_extent = { .extent = extent, .num_bytes = num_bytes } };
 	subvol_insert(fs, sv, &key, size, &payload);
 }
@@ -307,11 +307,11 @@ static bool collect_key(const struct btree_item *item, void *opaque)
 /* Every item of an inode goes; its extents lose their references. */
 void fs_delete_inode_items(struct fs *fs, struct subvolume *sv, uint64_t inode)
 {
-	fs->names_removed++; /* fs_namespace.c N1 */
+	fs->names_removed++; /* fs_namespace.c NS1 */
 	fs_drop_extents(fs, sv, inode, 0, UINT64_MAX);
 	g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(struct btree_key));
-	struct btree_key first = { inode, 0, 0 };
-	struct btree_key last = { inode, UINT64_MAX, 255 };
+	struct btree_key first = BTRFS_KEY(inode, 0, 0);
+	struct btree_key last = BTRFS_KEY(inode, UINT8_MAX, UINT64_MAX);
 	subvol_visit_range(sv, &first, &last, collect_key, keys);
 	for (unsigned i = 0; i < keys->len; i++)
 		subvol_delete(fs, sv, &g_array_index(keys, struct btree_key, i));

@@ -68,7 +68,7 @@ static inline bool fs_is_placeholder(const struct inode_location *where)
 	return where->inode == FS_PLACEHOLDER_INODE;
 }
 
-/* The last path prefix a walk resolved (fs_namespace.c, N1): a walk of a
+/* The last path prefix a walk resolved (fs_namespace.c, NS1): a walk of a
  * path that starts with these bytes resumes at `dir`. */
 struct walk_memo {
 	uint64_t names_removed;       /* fs->names_removed when it was recorded */

@@ -19,7 +19,7 @@
  * another, so the walk keeps a memo of the last prefix it resolved, in bytes
  * ("/usr/include/linux/"), and the next walk of a path with that prefix
  * starts from where it led (a byte comparison, no hashing):
- *  N1 the memo is used only while fs->names_removed is what it was when the
+ *  NS1 the memo is used only while fs->names_removed is what it was when the
  *     memo was made. A resolution can change only when a name goes away
  *     (an entry removed, which rename and unlink do, an inode deleted, a
  *     subvolume deleted); every such change counts in names_removed
@@ -90,20 +90,20 @@ uint32_t fs_name_hash(const char *name, size_t length)
 
 const struct btree_item *fs_inode_item(const struct subvolume *subvolume, uint64_t inode)
 {
-	struct btree_key key = { inode, 0, BTRFS_INODE_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
 	return subvol_lookup(subvolume, &key);
 }
 
 const struct btree_item *fs_inode_item_near(const struct subvolume *subvolume, uint64_t inode,
 					    struct btree_path *near)
 {
-	struct btree_key key = { inode, 0, BTRFS_INODE_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
 	return subvol_lookup_near(subvolume, &key, near);
 }
 
 struct btree_item *fs_inode_item_for_write(struct fs *fs, const struct inode_location *where)
 {
-	struct btree_key key = { where->inode, 0, BTRFS_INODE_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(where->inode, BTRFS_INODE_ITEM_KEY, 0);
 	struct btree_item *item = subvol_lookup_for_write(fs, where->subvolume, &key);
 	if (item)
 		fs_dirty_time_other_change(fs, where, item); /* lazytime vfs: the atime rides along */
@@ -113,7 +113,7 @@ struct btree_item *fs_inode_item_for_write(struct fs *fs, const struct inode_loc
 struct btree_item *fs_inode_item_for_write_near(struct fs *fs, const struct inode_location *where,
 						struct btree_path *near)
 {
-	struct btree_key key = { where->inode, 0, BTRFS_INODE_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(where->inode, BTRFS_INODE_ITEM_KEY, 0);
 	struct btree_item *item = subvol_lookup_for_write_near(fs, where->subvolume, &key, near);
 	if (item)
 		fs_dirty_time_other_change(fs, where, item); /* as fs_inode_item_for_write */
@@ -142,8 +142,8 @@ static const struct btree_item *dir_lookup_near(const struct subvolume *subvolum
 					       const char *name, uint16_t name_len, struct btree_path *near)
 {
 	uint32_t hash = fs_name_hash(name, name_len);
-	struct btree_key first = { dir, hash, BTRFS_DIR_ITEM_KEY };
-	struct btree_key last = { dir, (uint64_t)hash + 8, BTRFS_DIR_ITEM_KEY };
+	struct btree_key first = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, hash);
+	struct btree_key last = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, (uint64_t)hash + 8);
 	struct dir_match m = { name, name_len, NULL };
 	subvol_visit_range_near(subvolume, &first, &last, match_name, &m, near);
 	return m.found;
@@ -187,7 +187,7 @@ static int step_into(struct fs *fs, struct inode_location *at, const char *name,
 	return 0;
 }
 
-/* N1: does the memo hold a prefix of path[0, end)? */
+/* NS1: does the memo hold a prefix of path[0, end)? */
 static bool memo_applies(const struct fs *fs, const char *path, size_t end)
 {
 	const struct walk_memo *m = &fs->walk_memo;
@@ -290,7 +290,7 @@ int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out
  * recomputes index_cnt (btrfs_set_inode_index_count); 2 in an empty one. */
 static uint64_t next_dir_index(const struct subvolume *subvolume, uint64_t dir)
 {
-	struct btree_key key = { dir, UINT64_MAX, BTRFS_DIR_INDEX_KEY };
+	struct btree_key key = BTRFS_KEY(dir, BTRFS_DIR_INDEX_KEY, UINT64_MAX);
 	const struct btree_item *last = subvol_lookup_le(subvolume, &key);
 	if (last && last->key.objectid == dir && last->key.type == BTRFS_DIR_INDEX_KEY)
 		return last->key.offset + 1;
@@ -300,7 +300,7 @@ static uint64_t next_dir_index(const struct subvolume *subvolume, uint64_t dir)
 static uint64_t free_hash_slot(const struct subvolume *subvolume, uint64_t dir, uint32_t hash)
 {
 	for (uint64_t offset = hash;; offset++) {
-		struct btree_key key = { dir, offset, BTRFS_DIR_ITEM_KEY };
+		struct btree_key key = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, offset);
 		if (!subvol_lookup(subvolume, &key))
 			return offset;
 	}
@@ -326,9 +326,9 @@ int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t loc
 		.location_is_root = location_is_root,
 	} };
 	uint32_t size = BTRFS_DIR_ITEM_SIZE + at->name_len;
-	struct btree_key item_key = { at->dir.inode, free_hash_slot(sv, at->dir.inode,
-							fs_name_hash(at->name, at->name_len)), BTRFS_DIR_ITEM_KEY };
-	struct btree_key index_key = { at->dir.inode, payload.dir.index, BTRFS_DIR_INDEX_KEY };
+	uint64_t slot = free_hash_slot(sv, at->dir.inode, fs_name_hash(at->name, at->name_len));
+	struct btree_key item_key = BTRFS_KEY(at->dir.inode, BTRFS_DIR_ITEM_KEY, slot);
+	struct btree_key index_key = BTRFS_KEY(at->dir.inode, BTRFS_DIR_INDEX_KEY, payload.dir.index);
 	subvol_insert(fs, sv, &item_key, size, &payload);
 	subvol_insert(fs, sv, &index_key, size, &payload);
 	touch_dir(fs, &at->dir, 2 * (int64_t)at->name_len);
@@ -337,12 +337,12 @@ int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t loc
 
 void fs_remove_dir_entry(struct fs *fs, const struct name_location *at)
 {
-	fs->names_removed++; /* N1 */
+	fs->names_removed++; /* NS1 */
 	struct subvolume *sv = at->dir.subvolume;
 	const struct btree_item *entry = fs_dir_lookup(sv, at->dir.inode, at->name, at->name_len);
 	g_assert(entry);
 	struct btree_key item_key = entry->key;
-	struct btree_key index_key = { at->dir.inode, entry->payload.dir.index, BTRFS_DIR_INDEX_KEY };
+	struct btree_key index_key = BTRFS_KEY(at->dir.inode, BTRFS_DIR_INDEX_KEY, entry->payload.dir.index);
 	subvol_delete(fs, sv, &item_key);
 	subvol_delete(fs, sv, &index_key);
 	touch_dir(fs, &at->dir, -2 * (int64_t)at->name_len);
@@ -351,7 +351,7 @@ void fs_remove_dir_entry(struct fs *fs, const struct name_location *at)
 /* INODE_REF (inode, 12, parent): one item per parent, 10 + name per name. */
 static void add_inode_ref(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t parent, uint16_t name_len)
 {
-	struct btree_key key = { inode, parent, BTRFS_INODE_REF_KEY };
+	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_REF_KEY, parent);
 	uint32_t bytes = BTRFS_INODE_REF_SIZE + name_len;
 	const struct btree_item *ref = subvol_lookup(sv, &key);
 	if (ref) {
@@ -374,7 +374,7 @@ static void add_inode_ref(struct fs *fs, struct subvolume *sv, uint64_t inode, u
 static bool inode_ref_has_room(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t parent,
 			       uint16_t name_len, uint16_t freed_len)
 {
-	struct btree_key key = { inode, parent, BTRFS_INODE_REF_KEY };
+	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_REF_KEY, parent);
 	const struct btree_item *ref = subvol_lookup(sv, &key);
 	uint32_t size = ref ? ref->size : 0;
 	if (ref && freed_len)
@@ -386,7 +386,7 @@ static bool inode_ref_has_room(struct fs *fs, struct subvolume *sv, uint64_t ino
 static void remove_inode_ref(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t parent,
 			     uint16_t name_len)
 {
-	struct btree_key key = { inode, parent, BTRFS_INODE_REF_KEY };
+	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_REF_KEY, parent);
 	const struct btree_item *ref = subvol_lookup(sv, &key);
 	if (!ref)
 		return;
@@ -436,7 +436,7 @@ static uint64_t new_inode(struct fs *fs, const struct name_location *at, uint32_
 		.nlink = 1,
 		.mode = mode,
 	} };
-	struct btree_key key = { inode, 0, BTRFS_INODE_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
 	subvol_insert(fs, sv, &key, BTRFS_INODE_ITEM_SIZE, &payload);
 	add_inode_ref(fs, sv, inode, at->dir.inode, at->name_len);
 	fs_add_dir_entry(fs, at, inode, false, file_type);
@@ -487,7 +487,7 @@ int fs_symlink(struct fs *fs, const char *target, const char *path, const struct
 		return ret;
 	uint64_t inode = new_inode(fs, &at, S_IFLNK | 0777, length, attributes, FT_SYMLINK);
 	/* btrfs_symlink() writes the target as an inline extent at once. */
-	struct btree_key key = { inode, 0, BTRFS_EXTENT_DATA_KEY };
+	struct btree_key key = BTRFS_KEY(inode, BTRFS_EXTENT_DATA_KEY, 0);
 	union item_payload payload = { .file_extent = { .extent = NULL, .num_bytes = length } };
 	subvol_insert(fs, at.dir.subvolume, &key,
 			  BTRFS_FILE_EXTENT_INLINE_HEADER + (uint32_t)length, &payload);
@@ -570,8 +570,8 @@ int fs_unlink(struct fs *fs, const char *path)
 
 static bool dir_is_empty(const struct subvolume *sv, uint64_t dir)
 {
-	struct btree_key first = { dir, 0, BTRFS_DIR_INDEX_KEY };
-	struct btree_key after = { dir, UINT64_MAX, BTRFS_DIR_INDEX_KEY };
+	struct btree_key first = BTRFS_KEY(dir, BTRFS_DIR_INDEX_KEY, 0);
+	struct btree_key after = BTRFS_KEY(dir, BTRFS_DIR_INDEX_KEY, UINT64_MAX);
 	const struct btree_item *last = subvol_lookup_le(sv, &after);
 	return !(last && btree_key_compare(&last->key, &first) >= 0);
 }
@@ -639,7 +639,7 @@ static bool is_inside(const struct subvolume *sv, uint64_t dir, uint64_t ancesto
 			return true;
 		if (dir == FS_ROOT_DIR_INODE)
 			return false;
-		struct btree_key first = { dir, 0, BTRFS_INODE_REF_KEY }, last = { dir, UINT64_MAX, BTRFS_INODE_REF_KEY };
+		struct btree_key first = BTRFS_KEY(dir, BTRFS_INODE_REF_KEY, 0), last = BTRFS_KEY(dir, BTRFS_INODE_REF_KEY, UINT64_MAX);
 		struct parent_find p = { FS_ROOT_DIR_INODE };
 		subvol_visit_range(sv, &first, &last, take_parent, &p);
 		dir = p.parent;

@@ -18,32 +18,32 @@
 
 static void add_root_tree_items(struct fs *fs, uint64_t id, uint64_t parent_id, uint16_t name_len)
 {
-	struct btree_key key = { id, 0, BTRFS_ROOT_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(id, BTRFS_ROOT_ITEM_KEY, 0);
 	btree_insert_item(&fs->root_tree, &fs->txn, &key, BTRFS_ROOT_ITEM_SIZE, NULL);
-	key = (struct btree_key){ id, parent_id, BTRFS_ROOT_BACKREF_KEY };
+	key = BTRFS_KEY(id, BTRFS_ROOT_BACKREF_KEY, parent_id);
 	btree_insert_item(&fs->root_tree, &fs->txn, &key, BTRFS_ROOT_REF_SIZE + name_len, NULL);
-	key = (struct btree_key){ parent_id, id, BTRFS_ROOT_REF_KEY };
+	key = BTRFS_KEY(parent_id, BTRFS_ROOT_REF_KEY, id);
 	btree_insert_item(&fs->root_tree, &fs->txn, &key, BTRFS_ROOT_REF_SIZE + name_len, NULL);
-	key = (struct btree_key){ 0x5eed + id, id, BTRFS_UUID_KEY_SUBVOL };
+	key = BTRFS_KEY(0x5eed + id, BTRFS_UUID_KEY_SUBVOL, id);
 	btree_insert_item(&fs->uuid_tree, &fs->txn, &key, BTRFS_UUID_ITEM_SIZE, NULL);
 }
 
 static void remove_root_tree_items(struct fs *fs, uint64_t id, uint64_t parent_id)
 {
 	struct btree_key keys[] = {
-		{ id, 0, BTRFS_ROOT_ITEM_KEY },
-		{ id, parent_id, BTRFS_ROOT_BACKREF_KEY },
-		{ parent_id, id, BTRFS_ROOT_REF_KEY },
+		BTRFS_KEY(id, BTRFS_ROOT_ITEM_KEY, 0),
+		BTRFS_KEY(id, BTRFS_ROOT_BACKREF_KEY, parent_id),
+		BTRFS_KEY(parent_id, BTRFS_ROOT_REF_KEY, id),
 	};
 	for (unsigned i = 0; i < G_N_ELEMENTS(keys); i++)
 		btree_delete_item(&fs->root_tree, &fs->txn, &keys[i]);
-	struct btree_key uuid = { 0x5eed + id, id, BTRFS_UUID_KEY_SUBVOL };
+	struct btree_key uuid = BTRFS_KEY(0x5eed + id, BTRFS_UUID_KEY_SUBVOL, id);
 	btree_delete_item(&fs->uuid_tree, &fs->txn, &uuid);
 }
 
 bool fs_is_subvolume_link(const struct fs *fs, const struct subvolume *parent, const struct subvolume *sv)
 {
-	struct btree_key backref = { sv->id, parent->id, BTRFS_ROOT_BACKREF_KEY };
+	struct btree_key backref = BTRFS_KEY(sv->id, BTRFS_ROOT_BACKREF_KEY, parent->id);
 	struct btree_path path;
 	return btree_lookup(&fs->root_tree, &backref, &path);
 }
@@ -51,8 +51,8 @@ bool fs_is_subvolume_link(const struct fs *fs, const struct subvolume *parent, c
 void fs_subvolume_link_renamed(struct fs *fs, const struct subvolume *parent, const struct subvolume *sv,
 				uint16_t name_len)
 {
-	struct btree_key backref = { sv->id, parent->id, BTRFS_ROOT_BACKREF_KEY };
-	struct btree_key ref = { parent->id, sv->id, BTRFS_ROOT_REF_KEY };
+	struct btree_key backref = BTRFS_KEY(sv->id, BTRFS_ROOT_BACKREF_KEY, parent->id);
+	struct btree_key ref = BTRFS_KEY(parent->id, BTRFS_ROOT_REF_KEY, sv->id);
 	btree_resize_item(&fs->root_tree, &fs->txn, &backref, BTRFS_ROOT_REF_SIZE + name_len);
 	btree_resize_item(&fs->root_tree, &fs->txn, &ref, BTRFS_ROOT_REF_SIZE + name_len);
 }
@@ -154,7 +154,7 @@ int fs_delete_snapshot(struct fs *fs, const char *path)
 	/* Queued data of the snapshot's inodes is dropped with it. */
 	fs_flush_writeback(fs, NULL);
 	snap->deleted = true;
-	fs->names_removed++; /* fs_namespace.c N1 */
+	fs->names_removed++; /* fs_namespace.c NS1 */
 	fs->design->snapshot_delete(fs, snap);
 	fs_atime_snapshot_delete(fs, snap);
 	fs_release(fs);

@@ -15,10 +15,10 @@
  *   subtree once and only add the edge.
  *
  * Invariants
- *   W1 the walk reads the trees and changes nothing (the fs is const);
- *   W2 a block's entries are in its key order, nritems of them;
- *   W3 parent is 0 exactly at a tree's root, and depth counts the edges from it;
- *   W4 a deleted snapshot's tree is not walked, and the keyed design's
+ *   FW1 the walk reads the trees and changes nothing (the fs is const);
+ *   FW2 a block's entries are in its key order, nritems of them;
+ *   FW3 parent is 0 exactly at a tree's root, and depth counts the edges from it;
+ *   FW4 a deleted snapshot's tree is not walked, and the keyed design's
  *      shared tree is walked once.
  */
 #include "fs_internal.h"

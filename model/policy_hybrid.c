@@ -7,7 +7,7 @@
  * side table instead (model/policy_side_table.c), whose 37-byte items pack
  * about ten times as many atimes per leaf.
  *
- * H1 an inode's atime is in at most one place that overrides its inode
+ * HY1 an inode's atime is in at most one place that overrides its inode
  *    item: an inline write removes the inode's side-table item, if any, so
  *    the side table never holds an atime older than the inode item's.
  *
@@ -28,7 +28,7 @@ static void hybrid_write(struct fs *fs, const struct inode_location *where, int6
 		return;
 	}
 	atime_write_inline(fs, where, atime, near, inode);
-	atime_side_table_forget(fs, sv, where->inode); /* H1 */
+	atime_side_table_forget(fs, sv, where->inode); /* HY1 */
 }
 
 static uint64_t hybrid_unshare_estimate(struct fs *fs, const struct subvolume *sv, fs_atime_wanted_fn wanted)

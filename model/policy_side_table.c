@@ -22,12 +22,12 @@ uint64_t fs_atime_tree_id(uint64_t subvolume_id)
 
 static struct btree_key side_key(uint64_t inode)
 {
-	return (struct btree_key){ inode, 0, BTRFS_INODE_ITEM_KEY };
+	return BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
 }
 
 static void insert_root_item(struct fs *fs, uint64_t tree_id)
 {
-	struct btree_key key = { tree_id, 0, BTRFS_ROOT_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(tree_id, BTRFS_ROOT_ITEM_KEY, 0);
 	btree_insert_item(&fs->root_tree, &fs->txn, &key, BTRFS_ROOT_ITEM_SIZE, NULL);
 }
 
@@ -51,7 +51,7 @@ void atime_side_table_drop(struct fs *fs, struct subvolume *snap)
 {
 	if (!snap->atime_tree.root)
 		return;
-	struct btree_key key = { snap->atime_tree.id, 0, BTRFS_ROOT_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(snap->atime_tree.id, BTRFS_ROOT_ITEM_KEY, 0);
 	btree_delete_item(&fs->root_tree, &fs->txn, &key);
 	refs_drop_block(&fs->txn, snap->atime_tree.root, false);
 	snap->atime_tree.root = NULL;

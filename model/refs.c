@@ -68,13 +68,13 @@ struct pending_head {
 };
 
 /*
- * The pending heads (RF1-RF3):
- *   RF1 outside run_batch(), every block and extent with its DIRTY flag set is in exactly
+ * The pending heads (RF4-RF6):
+ *   RF4 outside run_batch(), every block and extent with its DIRTY flag set is in exactly
  *       one of dirty_blocks, dirty_data, heads_ahead and heads_behind;
- *   RF2 addresses are unique among pending heads: a freed block's or extent's address is
+ *   RF5 addresses are unique among pending heads: a freed block's or extent's address is
  *       pinned until the commit, and data and metadata chunks do not overlap.  So the order
  *       of the queues never matters: every reader sorts them by address first;
- *   RF3 outside run_batch(), heads_ahead holds the heads refs_throttle() took in at or
+ *   RF6 outside run_batch(), heads_ahead holds the heads refs_throttle() took in at or
  *       above run_cursor and heads_behind those below it, each a binary min-heap by
  *       address.  Read from the cursor, wrapping at the end, heads_ahead then
  *       heads_behind is the address order btrfs_select_ref_head() walks.
@@ -86,8 +86,8 @@ struct refs {
 	GPtrArray *dirty_blocks;       /* struct tree_block *, TREE_BLOCK_REFS_DIRTY set */
 	GPtrArray *dirty_data;         /* struct data_extent *, DATA_EXTENT_DIRTY set */
 	GArray *heads_ahead;           /* struct pending_head, min-heap: taken in by
-					  refs_throttle(), at or above run_cursor (RF3) */
-	GArray *heads_behind;          /* the same below run_cursor (RF3) */
+					  refs_throttle(), at or above run_cursor (RF6) */
+	GArray *heads_behind;          /* the same below run_cursor (RF6) */
 	GPtrArray *freed_data;         /* extents to release after the commit */
 	struct data_extent *live_data; /* the live extents, a list through live_prev/next (owns them) */
 	uint64_t live_data_count;
@@ -383,11 +383,11 @@ static void write_extent_items(struct refs *refs, struct transaction *txn, const
 	if (!new_refs)
 		keyed = 0;
 	for (uint32_t i = keyed; i < old_keyed; i++) {
-		struct btree_key k = { key->objectid, i + 1, keyed_type };
+		struct btree_key k = BTRFS_KEY(key->objectid, keyed_type, i + 1);
 		btree_delete_item(tree, txn, &k);
 	}
 	for (uint32_t i = old_keyed; i < keyed; i++) {
-		struct btree_key k = { key->objectid, i + 1, keyed_type };
+		struct btree_key k = BTRFS_KEY(key->objectid, keyed_type, i + 1);
 		btree_insert_item(tree, txn, &k, keyed_size, NULL);
 	}
 }
@@ -399,7 +399,7 @@ static void write_block_record(struct refs *refs, struct transaction *txn, struc
 	uint32_t old_keyed, keyed;
 	refs_metadata_item_size(nodesize, block->extent_item_refs, &old_keyed);
 	uint32_t size = refs_metadata_item_size(nodesize, new_refs, &keyed);
-	struct btree_key key = { block->bytenr, block->level, BTRFS_METADATA_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(block->bytenr, BTRFS_METADATA_ITEM_KEY, block->level);
 	block->flags &= ~TREE_BLOCK_REFS_DIRTY;
 	if (!block->extent_item_refs && !new_refs)
 		return;
@@ -415,7 +415,7 @@ static void write_data_record(struct refs *refs, struct transaction *txn, struct
 	uint32_t nodesize = blockstore_nodesize(txn->store);
 	uint32_t new_refs = data_extent_refs(extent), keyed;
 	uint32_t size = refs_data_item_size(nodesize, extent->data_refs, extent->shared_refs, &keyed);
-	struct btree_key key = { extent->bytenr, extent->num_bytes, BTRFS_EXTENT_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(extent->bytenr, BTRFS_EXTENT_ITEM_KEY, extent->num_bytes);
 	extent->flags &= ~DATA_EXTENT_DIRTY;
 	if (!extent->item_refs && !new_refs)
 		return;
@@ -447,7 +447,7 @@ static bool write_block_group_items(struct refs *refs, struct transaction *txn)
 	const struct chunk *chunks = blockstore_chunks(txn->store, &count);
 	bool wrote = false;
 	for (unsigned i = 0; i < count; i++) {
-		struct btree_key key = { chunks[i].start, chunks[i].length, BTRFS_BLOCK_GROUP_ITEM_KEY };
+		struct btree_key key = BTRFS_KEY(chunks[i].start, BTRFS_BLOCK_GROUP_ITEM_KEY, chunks[i].length);
 		/* The item says the chunk's used bytes (extent_tree_check ET4). */
 		union item_payload used_payload = { .value = chunks[i].used };
 		if (i >= refs->chunk_used_written->len) {
@@ -491,7 +491,7 @@ uint32_t refs_throttle_heads(uint32_t nodesize)
 	return (uint32_t)MAX(REFS_PREEMPT_FLOOR_BYTES / per_head, 4u);
 }
 
-/* Binary min-heaps by address (RF3): a batch costs its own heads and the ones queued since
+/* Binary min-heaps by address (RF6): a batch costs its own heads and the ones queued since
  * the last, each O(log n), where a sorted array paid a memmove of the whole remainder. */
 static void heap_push(GArray *heap, struct pending_head h)
 {
@@ -514,7 +514,7 @@ static struct pending_head heap_pop(GArray *heap)
 	for (unsigned child = 1; child < n; child = 2 * i + 1) {
 		if (child + 1 < n && a[child + 1].bytenr < a[child].bytenr)
 			child++;
-		if (a[child].bytenr > last.bytenr) /* never equal: RF2 */
+		if (a[child].bytenr > last.bytenr) /* never equal: RF5 */
 			break;
 		a[i] = a[child];
 		i = child;
@@ -524,7 +524,7 @@ static struct pending_head heap_pop(GArray *heap)
 	return top;
 }
 
-/* Push a head on the side of the cursor it sorts on (RF3). */
+/* Push a head on the side of the cursor it sorts on (RF6). */
 static void take_in(struct refs *refs, struct pending_head h)
 {
 	heap_push(h.bytenr >= refs->run_cursor ? refs->heads_ahead : refs->heads_behind, h);
@@ -548,7 +548,7 @@ static void merge_queued(struct refs *refs)
 /* The next head from the cursor, wrapping at the end, as btrfs_select_ref_head() walks
  * delayed_refs->run_delayed_start: the lowest ahead, else (everything ahead ran) the lowest
  * behind, which is then the lowest of all.  The caller keeps the cursor past what it takes,
- * so after a wrap the heads behind sort ahead of it and the swap keeps RF3. */
+ * so after a wrap the heads behind sort ahead of it and the swap keeps RF6. */
 static struct pending_head next_head(struct refs *refs)
 {
 	if (!refs->heads_ahead->len) {
@@ -580,7 +580,7 @@ static unsigned run_batch(struct refs *refs, struct transaction *txn, unsigned c
 	return count;
 }
 
-/* Give the heads in HEAP back to the queues (their order there does not matter, RF2). */
+/* Give the heads in HEAP back to the queues (their order there does not matter, RF5). */
 static void requeue(struct refs *refs, GArray *heap)
 {
 	for (unsigned i = 0; i < heap->len; i++) {
@@ -593,7 +593,7 @@ static void requeue(struct refs *refs, GArray *heap)
 	g_array_set_size(heap, 0);
 }
 
-/* The pending heads stay ordered across batches and across calls (RF3), and only the few each
+/* The pending heads stay ordered across batches and across calls (RF6), and only the few each
  * batch or operation queues are pushed in.  Sorting all of them again per batch made a
  * snapshot deletion (tens of thousands of heads, run 64 at a time) quadratic; keeping them in
  * one sorted array still cost a memmove and a merge over all of them per batch. */
@@ -702,7 +702,7 @@ static bool check_blocks(GHashTable *live, GHashTable *expected_blocks, GError *
 		if (block->tree_refs != e->tree_refs || block->shared_refs != e->shared_refs)
 			return check_fail(error,
 					  "corrupt refs: block %" G_GUINT64_FORMAT " owner %" G_GUINT64_FORMAT
-					  ", counts tree %u shared %u, references found tree %u shared %u",
+					  ", RF1 counts tree %u shared %u, references found tree %u shared %u",
 					  block->bytenr, block->owner, block->tree_refs, block->shared_refs,
 					  e->tree_refs, e->shared_refs);
 	}
@@ -712,7 +712,7 @@ static bool check_blocks(GHashTable *live, GHashTable *expected_blocks, GError *
 static bool check_data(const struct refs *refs, GHashTable *expected_data, GError **error)
 {
 	if (g_hash_table_size(expected_data) != refs->live_data_count)
-		return check_fail(error, "corrupt refs: %u data extents referenced, %" PRIu64 " live",
+		return check_fail(error, "corrupt refs: RF2 %u data extents referenced, %" PRIu64 " live",
 				  g_hash_table_size(expected_data), refs->live_data_count);
 	GHashTableIter iter;
 	gpointer key, value;
@@ -721,12 +721,12 @@ static bool check_data(const struct refs *refs, GHashTable *expected_data, GErro
 		const struct data_extent *extent = key;
 		const struct expected_refs *e = value;
 		if (extent->flags & DATA_EXTENT_FREED)
-			return check_fail(error, "corrupt refs: data extent %" G_GUINT64_FORMAT ", reachable but freed",
+			return check_fail(error, "corrupt refs: data extent %" G_GUINT64_FORMAT ", RF3 reachable but freed",
 					  extent->bytenr);
 		if (extent->data_refs != e->tree_refs || extent->shared_refs != e->shared_refs)
 			return check_fail(error,
 					  "corrupt refs: data extent %" G_GUINT64_FORMAT
-					  ", counts data %u shared %u, references found data %u shared %u",
+					  ", RF2 counts data %u shared %u, references found data %u shared %u",
 					  extent->bytenr, extent->data_refs, extent->shared_refs, e->tree_refs,
 					  e->shared_refs);
 	}

@@ -22,11 +22,11 @@
  * Refs past BTRFS_MAX_EXTENT_ITEM_SIZE become keyed items of their own.
  *
  * Invariants (refs_check):
- *  R1 a block's tree_refs equals the roots plus non-FULL_BACKREF parents that
+ *  RF1 a block's tree_refs equals the roots plus non-FULL_BACKREF parents that
  *     point at it; its shared_refs equals the FULL_BACKREF parents;
- *  R2 a data extent's data_refs and shared_refs equal the file extent items in
+ *  RF2 a data extent's data_refs and shared_refs equal the file extent items in
  *     non-FULL and FULL leaves that point at it;
- *  R3 no reachable block or extent is freed; every freed one has zero refs.
+ *  RF3 no reachable block or extent is freed; every freed one has zero refs.
  *
  * Approximations (docs/model.md): each reference is its own backref (btrfs
  * merges EXTENT_DATA_REFs of one inode and offset into one with a count);
@@ -138,7 +138,7 @@ bool refs_pending(const struct refs *refs);
 uint32_t refs_metadata_item_size(uint32_t nodesize, uint32_t refs, uint32_t *keyed);
 uint32_t refs_data_item_size(uint32_t nodesize, uint32_t data_refs, uint32_t shared_refs, uint32_t *keyed);
 
-/* R1-R3 over all `trees` (every live root, the extent tree included).
+/* RF1-RF3 over all `trees` (every live root, the extent tree included).
  * `live` is filled with every reachable block (key and value the block). */
 bool refs_check(const struct refs *refs, struct btree *const *trees, unsigned ntrees,
 		GHashTable *live, GError **error);

@@ -106,7 +106,7 @@ static bool count_item(const struct btree_item *item, void *opaque)
 
 uint64_t tree_fixture_items(const struct btree *tree)
 {
-	struct btree_key first = { 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, 255, UINT32_MAX };
+	struct btree_key first = BTRFS_KEY(0, 0, 0), last = BTREE_KEY_MAX;
 	uint64_t count = 0;
 	btree_visit_range(tree, &first, &last, count_item, &count);
 	return count;

@@ -62,7 +62,7 @@ void tree_fixture_assert_ok(struct tree_fixture *f, const char *what);
 
 static inline struct btree_key fixture_key(uint64_t objectid, uint64_t offset)
 {
-	return (struct btree_key){ objectid, offset, 1 };
+	return BTRFS_KEY(objectid, 1, offset);
 }
 
 /* Items of tree 5, counted by walking it. */

@@ -5,13 +5,13 @@
  *
  * The specification, one test each:
  *  - mkfs's blocks are mkfs's; the causes sum to metadata_used after every
- *    operation, in both designs (blockstore S4, checked by fs_check);
+ *    operation, in both designs (blockstore BS4, checked by fs_check);
  *  - after a snapshot, the blocks a read pass copies are atime's, the
  *    extent-tree records the commit writes for them too, whatever cause is
  *    in force at the commit;
  *  - delayed writeback is the write's that queued it, not the sync's;
  *  - deleting a snapshot is delete's;
- *  - S4 fails when a live block's cause is changed behind the store's back.
+ *  - BS4 fails when a live block's cause is changed behind the store's back.
  */
 #include "model_fixture.h"
 
@@ -283,7 +283,7 @@ static void test_blockstore_check_fails_on_a_block_of_no_cause(void **state)
 	populate(fs);
 	struct tree_block *block = fs->csum_tree.root;
 	block->cause = SPACE_CAUSE_COUNT;
-	g_autofree char *want = g_strdup_printf("corrupt blockstore: block %" G_GUINT64_FORMAT ", S4 cause %u unknown",
+	g_autofree char *want = g_strdup_printf("corrupt blockstore: block %" G_GUINT64_FORMAT ", BS4 cause %u unknown",
 						block->bytenr, (unsigned)SPACE_CAUSE_COUNT);
 	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);

@@ -2,7 +2,7 @@
  * tests/model/test_btree.c - the copy-on-write B-tree (model/btree.h), driven
  * through its public API with a real block store, extent tree and refs.
  *
- * Every test that changes a tree runs btree_check (B1-B5), refs_check and
+ * Every test that changes a tree runs btree_check (BT1-BT5), refs_check and
  * blockstore_check after each operation (tree_fixture_assert_ok).
  */
 #include "model_fixture.h"
@@ -510,11 +510,11 @@ static void test_btree_commit_gives_back_the_slots_kept_for_growth(void **state)
 	tree_fixture_free(f);
 }
 
-/* --- simulator memory: item arrays shared with copies (btree.h, S1-S2) ----- */
+/* --- simulator memory: item arrays shared with copies (btree.h, BT6-BT7) ----- */
 
 static struct btree_key inode_key(uint64_t inode)
 {
-	return (struct btree_key){ inode, 0, BTRFS_INODE_ITEM_KEY };
+	return BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
 }
 
 /* 2000 inode items, atime = 1000 + inode, committed: about 95 leaves of 4 KiB. */

@@ -1,9 +1,11 @@
 /*
  * tests/model/test_checkers.c - the checkers of the derived trees
- * (model/derived_check.h) and the designs' own (DB2, K5-K6) pass on a
- * healthy filesystem and fail, with the report
+ * (model/derived_check.h), of the trees themselves (BT1-BT5, BT7), the
+ * reference counts (RF1-RF3), the block store (BS1-BS3) and the designs' own
+ * (DB2, DK4-DK6) pass on a healthy filesystem and fail, with the report
  * "corrupt <type>: <id>, <reason>[, <value>]", when one invariant is broken
  * on purpose: an item deleted, a refcount bumped, a backref dropped.
+ * (BS4: test_attribution.c; DB1, DK3: test_design.c.)
  *
  * Each test builds a small filesystem (files with data and inline files, a
  * snapshot, writes on both sides, a sync), sees fs_check() pass, breaks one
@@ -61,7 +63,7 @@ static bool find_extent(const struct btree_item *item, void *opaque)
 static struct data_extent *some_data_extent(struct fs *fs)
 {
 	struct first_extent f = { NULL };
-	struct btree_key first = { 0, 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, UINT8_MAX, UINT32_MAX };
+	struct btree_key first = BTREE_KEY_MIN, last = BTREE_KEY_MAX;
 	btree_visit_range(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &first, &last, find_extent, &f);
 	assert_non_null(f.extent);
 	return f.extent;
@@ -69,7 +71,186 @@ static struct data_extent *some_data_extent(struct fs *fs)
 
 static struct btree_key metadata_key(const struct tree_block *block)
 {
-	return (struct btree_key){ block->bytenr, block->level, BTRFS_METADATA_ITEM_KEY };
+	return BTRFS_KEY(block->bytenr, BTRFS_METADATA_ITEM_KEY, block->level);
+}
+
+/* --- the trees themselves (btree_check, btree.h BT1-BT5) ----------------------- */
+
+/* A tree of two levels: a root node over full 4 KiB leaves. */
+static struct tree_fixture *two_level_tree(void)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	for (uint64_t i = 0; i < 400; i++) {
+		struct btree_key key = fixture_key(i, 0);
+		btree_insert_item(&f->tree, &f->txn, &key, 60, NULL);
+	}
+	tree_fixture_commit(f);
+	tree_fixture_assert_ok(f, "building a two-level tree");
+	assert_int_equal(f->tree.root->level, 1);
+	assert_true(f->tree.root->nritems >= 3);
+	return f;
+}
+
+static void assert_tree_corrupt(struct tree_fixture *f, const char *want)
+{
+	g_autoptr(GError) error = NULL;
+	assert_false(btree_check(&f->tree, f->nodesize, &error));
+	print_message("# %s\n", error->message);
+	if (!strstr(error->message, want))
+		fail_msg("btree_check reported \"%s\"; want \"%s\"", error->message, want);
+}
+
+static void test_btree_check_fails_when_two_keys_of_a_leaf_are_out_of_order(void **state)
+{
+	struct tree_fixture *f = two_level_tree();
+	struct tree_block *leaf = f->tree.root->children[1].block;
+	struct btree_key second = leaf->items[1].key;
+	leaf->items[1].key = leaf->items[2].key;
+	leaf->items[2].key = second;
+	g_autofree char *want = g_strdup_printf("corrupt leaf: tree %" G_GUINT64_FORMAT " block %" G_GUINT64_FORMAT ", BT1 key (",
+						(uint64_t)BTRFS_FS_TREE_OBJECTID, leaf->bytenr);
+	assert_tree_corrupt(f, want);
+	leaf->items[2].key = leaf->items[1].key;
+	leaf->items[1].key = second;
+	tree_fixture_free(f);
+}
+
+static void test_btree_check_fails_when_a_pointer_key_is_not_its_childs_first_key(void **state)
+{
+	struct tree_fixture *f = two_level_tree();
+	struct btree_child *child = &f->tree.root->children[1];
+	child->key.offset++; /* still between its neighbours: only BT2 breaks */
+	assert_tree_corrupt(f, "BT2 key at slot 1 is not the child's first key");
+	child->key.offset--;
+	tree_fixture_free(f);
+}
+
+static void test_btree_check_fails_when_a_node_skips_a_level(void **state)
+{
+	struct tree_fixture *f = two_level_tree();
+	f->tree.root->level = 2;
+	assert_tree_corrupt(f, "BT3 child at level 0 under level 2");
+	f->tree.root->level = 1;
+	tree_fixture_free(f);
+}
+
+static void test_btree_check_fails_when_a_leaf_holds_more_than_fits(void **state)
+{
+	struct tree_fixture *f = two_level_tree();
+	struct tree_block *leaf = f->tree.root->children[0].block;
+	leaf->items[0].size += 4096;
+	leaf->leaf_bytes += 4096;
+	g_autofree char *want = g_strdup_printf("BT4 %u bytes of items in a %u-byte leaf", leaf->leaf_bytes,
+						4096 - BTRFS_HEADER_SIZE);
+	assert_tree_corrupt(f, want);
+	leaf->leaf_bytes -= 4096;
+	leaf->items[0].size -= 4096;
+	tree_fixture_free(f);
+}
+
+static void test_btree_check_fails_when_a_child_is_younger_than_its_parent(void **state)
+{
+	struct tree_fixture *f = two_level_tree();
+	struct tree_block *leaf = f->tree.root->children[0].block;
+	uint64_t generation = leaf->generation;
+	leaf->generation = f->tree.root->generation + 1;
+	assert_tree_corrupt(f, "BT5 child generation");
+	leaf->generation = generation;
+	tree_fixture_free(f);
+}
+
+static void test_item_sharing_check_fails_on_an_atime_overlay_on_a_node(void **state)
+{
+	struct tree_fixture *f = two_level_tree();
+	g_autoptr(GHashTable) live = g_hash_table_new(NULL, NULL);
+	btree_collect_blocks(f->tree.root, live);
+	g_autoptr(GError) error = NULL;
+	assert_true(btree_check_item_sharing(live, blockstore_unreleased_blocks(f->store), &error));
+	/* Never read through: the checker only asks whether there is one. */
+	f->tree.root->atimes = (struct atime_overlay *)f->tree.root;
+	assert_false(btree_check_item_sharing(live, blockstore_unreleased_blocks(f->store), &error));
+	g_autofree char *want = g_strdup_printf("corrupt node: block %" G_GUINT64_FORMAT ", BT7 an atime overlay on a node",
+						f->tree.root->bytenr);
+	assert_string_equal(error->message, want);
+	f->tree.root->atimes = NULL;
+	tree_fixture_free(f);
+}
+
+/* --- reference counts (refs.h RF1-RF3) ------------------------------------------ */
+
+static void test_refs_check_fails_when_a_block_counts_a_reference_too_many(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct tree_block *root = fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree->root;
+	root->tree_refs++;
+	g_autofree char *want = g_strdup_printf("corrupt refs: block %" G_GUINT64_FORMAT " owner %" G_GUINT64_FORMAT ", RF1 counts tree %u",
+						root->bytenr, (uint64_t)FS_TOP_SUBVOLUME, root->tree_refs);
+	fixture_assert_fs_corrupt(fs, want);
+	root->tree_refs--;
+	fs_free(fs);
+}
+
+static void test_refs_check_fails_when_a_data_extent_counts_a_reference_too_many(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct data_extent *extent = some_data_extent(fs);
+	extent->data_refs++;
+	g_autofree char *want = g_strdup_printf("corrupt refs: data extent %" G_GUINT64_FORMAT ", RF2 counts data %u",
+						extent->bytenr, extent->data_refs);
+	fixture_assert_fs_corrupt(fs, want);
+	extent->data_refs--;
+	fs_free(fs);
+}
+
+static void test_refs_check_fails_when_a_reachable_data_extent_is_freed(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct data_extent *extent = some_data_extent(fs);
+	extent->flags |= DATA_EXTENT_FREED;
+	g_autofree char *want = g_strdup_printf("corrupt refs: data extent %" G_GUINT64_FORMAT ", RF3 reachable but freed",
+						extent->bytenr);
+	fixture_assert_fs_corrupt(fs, want);
+	extent->flags &= (uint8_t)~DATA_EXTENT_FREED;
+	fs_free(fs);
+}
+
+/* --- the block store (blockstore.c BS1-BS3) -------------------------------------- */
+
+static void test_blockstore_check_fails_on_a_live_block_no_tree_reaches(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct tree_block *stray = blockstore_alloc_block(fs->store, BTRFS_FS_TREE_OBJECTID, 0, fs->txn.transid);
+	fixture_assert_fs_corrupt(fs, "corrupt blockstore: BS1 ");
+	blockstore_free_block(fs->store, stray);
+	fixture_assert_fs_ok(fs, "the stray block freed");
+	fs_free(fs);
+}
+
+static void test_blockstore_check_fails_when_two_live_blocks_share_an_address(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct tree_block *a = fs->csum_tree.root, *b = fs->uuid_tree.root;
+	uint64_t bytenr = a->bytenr;
+	a->bytenr = b->bytenr;
+	g_autofree char *want = g_strdup_printf("corrupt blockstore: block %" G_GUINT64_FORMAT ", BS2 address used twice",
+						b->bytenr);
+	fixture_assert_fs_corrupt(fs, want);
+	a->bytenr = bytenr;
+	fs_free(fs);
+}
+
+static void test_blockstore_check_fails_when_a_chunk_is_used_past_its_length(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	unsigned count;
+	struct chunk *chunk = (struct chunk *)&blockstore_chunks(fs->store, &count)[0];
+	uint64_t used = chunk->used;
+	chunk->used = chunk->length + 4096;
+	g_autofree char *want = g_strdup_printf("corrupt blockstore: chunk %" G_GUINT64_FORMAT ", BS3 used %" G_GUINT64_FORMAT,
+						chunk->start, chunk->used);
+	fixture_assert_fs_corrupt(fs, want);
+	chunk->used = used;
+	fs_free(fs);
 }
 
 /* --- extent tree ------------------------------------------------------------ */
@@ -117,7 +298,7 @@ static void test_extent_tree_check_fails_on_a_keyed_tree_block_ref_past_the_inli
 {
 	struct fs *fs = populated("btrfs");
 	const struct tree_block *block = fs->csum_tree.root;
-	struct btree_key key = { block->bytenr, 1, BTRFS_TREE_BLOCK_REF_KEY };
+	struct btree_key key = BTRFS_KEY(block->bytenr, BTRFS_TREE_BLOCK_REF_KEY, 1);
 	btree_insert_item(&fs->extent_tree, &fs->txn, &key, 0, NULL);
 	g_autofree char *want = expected("tree block ref", block->bytenr, "ET2 number 1 past the 0 keyed refs written");
 	fixture_assert_fs_corrupt(fs, want);
@@ -128,7 +309,7 @@ static void test_extent_tree_check_fails_when_a_data_extent_loses_its_extent_ite
 {
 	struct fs *fs = populated("btrfs");
 	const struct data_extent *extent = some_data_extent(fs);
-	struct btree_key key = { extent->bytenr, extent->num_bytes, BTRFS_EXTENT_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(extent->bytenr, BTRFS_EXTENT_ITEM_KEY, extent->num_bytes);
 	assert_true(btree_delete_item(&fs->extent_tree, &fs->txn, &key));
 	g_autofree char *want = expected("extent item", extent->bytenr, "ET2 missing");
 	fixture_assert_fs_corrupt(fs, want);
@@ -139,7 +320,7 @@ static void test_extent_tree_check_fails_when_an_extent_item_has_a_data_ref_too_
 {
 	struct fs *fs = populated("btrfs");
 	const struct data_extent *extent = some_data_extent(fs);
-	struct btree_key key = { extent->bytenr, extent->num_bytes, BTRFS_EXTENT_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(extent->bytenr, BTRFS_EXTENT_ITEM_KEY, extent->num_bytes);
 	struct btree_path path;
 	assert_true(btree_lookup(&fs->extent_tree, &key, &path));
 	uint32_t size = btree_path_item(&path)->size;
@@ -152,7 +333,7 @@ static void test_extent_tree_check_fails_when_an_extent_item_has_a_data_ref_too_
 static void test_extent_tree_check_fails_on_an_item_of_no_block_or_extent(void **state)
 {
 	struct fs *fs = populated("btrfs");
-	struct btree_key key = { 4096, 0, BTRFS_METADATA_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(4096, BTRFS_METADATA_ITEM_KEY, 0);
 	btree_insert_item(&fs->extent_tree, &fs->txn, &key, BTRFS_EXTENT_ITEM_SIZE + BTRFS_INLINE_REF_SIZE, NULL);
 	g_autofree char *want = expected("metadata item", 4096, "ET1 no tree block at this address");
 	fixture_assert_fs_corrupt(fs, want);
@@ -167,7 +348,7 @@ static void test_extent_tree_check_fails_when_a_block_group_item_says_other_used
 	unsigned count;
 	const struct chunk *chunk = &blockstore_chunks(fs->store, &count)[1];
 	assert_true(chunk->data);
-	struct btree_key key = { chunk->start, chunk->length, BTRFS_BLOCK_GROUP_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(chunk->start, BTRFS_BLOCK_GROUP_ITEM_KEY, chunk->length);
 	btree_lookup_for_write(&fs->extent_tree, &fs->txn, &key)->payload.value += 4096;
 	g_autofree char *want = expected("block group item", chunk->start, "ET4 used");
 	fixture_assert_fs_corrupt(fs, want);
@@ -179,7 +360,7 @@ static void test_extent_tree_check_fails_when_a_block_group_item_says_other_used
 static void test_root_tree_check_fails_when_a_snapshot_loses_its_root_backref(void **state)
 {
 	struct fs *fs = populated("btrfs");
-	struct btree_key key = { BTRFS_FIRST_FREE_OBJECTID, FS_TOP_SUBVOLUME, BTRFS_ROOT_BACKREF_KEY };
+	struct btree_key key = BTRFS_KEY(BTRFS_FIRST_FREE_OBJECTID, BTRFS_ROOT_BACKREF_KEY, FS_TOP_SUBVOLUME);
 	assert_true(btree_delete_item(&fs->root_tree, &fs->txn, &key));
 	g_autofree char *want = expected("root backref", BTRFS_FIRST_FREE_OBJECTID, "RT2 missing for a live subvolume");
 	fixture_assert_fs_corrupt(fs, want);
@@ -189,7 +370,7 @@ static void test_root_tree_check_fails_when_a_snapshot_loses_its_root_backref(vo
 static void test_root_tree_check_fails_when_a_root_ref_and_its_backref_differ(void **state)
 {
 	struct fs *fs = populated("btrfs");
-	struct btree_key key = { FS_TOP_SUBVOLUME, BTRFS_FIRST_FREE_OBJECTID, BTRFS_ROOT_REF_KEY };
+	struct btree_key key = BTRFS_KEY(FS_TOP_SUBVOLUME, BTRFS_ROOT_REF_KEY, BTRFS_FIRST_FREE_OBJECTID);
 	assert_non_null(btree_resize_item(&fs->root_tree, &fs->txn, &key, BTRFS_ROOT_REF_SIZE + 9));
 	g_autofree char *want = expected("root ref", BTRFS_FIRST_FREE_OBJECTID, "RT2 size 27, its backref's 22");
 	fixture_assert_fs_corrupt(fs, want);
@@ -199,7 +380,7 @@ static void test_root_tree_check_fails_when_a_root_ref_and_its_backref_differ(vo
 static void test_root_tree_check_fails_when_a_live_tree_has_no_root_item(void **state)
 {
 	struct fs *fs = populated("btrfs");
-	struct btree_key key = { BTRFS_CSUM_TREE_OBJECTID, 0, BTRFS_ROOT_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(BTRFS_CSUM_TREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, 0);
 	assert_true(btree_delete_item(&fs->root_tree, &fs->txn, &key));
 	g_autofree char *want = expected("root item", BTRFS_CSUM_TREE_OBJECTID, "RT1 missing for a live tree");
 	fixture_assert_fs_corrupt(fs, want);
@@ -211,7 +392,7 @@ static void test_root_tree_check_fails_on_a_root_item_of_a_deleted_snapshot(void
 	struct fs *fs = populated("btrfs");
 	assert_int_equal(fs_delete_snapshot(fs, "/snap"), 0);
 	fixture_assert_fs_ok(fs, "snapshot deleted");
-	struct btree_key key = { BTRFS_FIRST_FREE_OBJECTID, 0, BTRFS_ROOT_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(BTRFS_FIRST_FREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, 0);
 	btree_insert_item(&fs->root_tree, &fs->txn, &key, BTRFS_ROOT_ITEM_SIZE, NULL);
 	g_autofree char *want = expected("root item", BTRFS_FIRST_FREE_OBJECTID, "RT1 no such live tree");
 	fixture_assert_fs_corrupt(fs, want);
@@ -221,9 +402,19 @@ static void test_root_tree_check_fails_on_a_root_item_of_a_deleted_snapshot(void
 static void test_root_tree_check_fails_when_the_uuid_tree_forgets_a_snapshot(void **state)
 {
 	struct fs *fs = populated("btrfs");
-	struct btree_key key = { 0x5eed + BTRFS_FIRST_FREE_OBJECTID, BTRFS_FIRST_FREE_OBJECTID, BTRFS_UUID_KEY_SUBVOL };
+	struct btree_key key = BTRFS_KEY(0x5eed + BTRFS_FIRST_FREE_OBJECTID, BTRFS_UUID_KEY_SUBVOL, BTRFS_FIRST_FREE_OBJECTID);
 	assert_true(btree_delete_item(&fs->uuid_tree, &fs->txn, &key));
 	g_autofree char *want = expected("uuid item", BTRFS_FIRST_FREE_OBJECTID, "RT4 missing for a live subvolume");
+	fixture_assert_fs_corrupt(fs, want);
+	fs_free(fs);
+}
+
+static void test_root_tree_check_fails_on_an_item_of_a_type_it_never_holds(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct btree_key key = BTRFS_KEY(300, BTRFS_EXTENT_DATA_KEY, 0);
+	btree_insert_item(&fs->root_tree, &fs->txn, &key, 53, NULL);
+	g_autofree char *want = expected("root tree item", 300, "RT3 unexpected key type, 108");
 	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
@@ -239,7 +430,7 @@ static bool first_csum(const struct btree_item *item, void *opaque)
 static void test_csum_tree_check_fails_when_data_loses_its_checksums(void **state)
 {
 	struct fs *fs = populated("btrfs");
-	struct btree_key first = { 0, 0, 0, 0 }, last = { UINT64_MAX, UINT64_MAX, UINT8_MAX, UINT32_MAX }, key;
+	struct btree_key first = BTREE_KEY_MIN, last = BTREE_KEY_MAX, key;
 	assert_int_equal(btree_visit_range(&fs->csum_tree, &first, &last, first_csum, &key), 1);
 	assert_true(btree_delete_item(&fs->csum_tree, &fs->txn, &key));
 	g_autofree char *want = expected("csum item", key.offset, "CS2 data sectors without checksums");
@@ -251,9 +442,21 @@ static void test_csum_tree_check_fails_on_checksums_of_no_data_extent(void **sta
 {
 	struct fs *fs = populated("btrfs");
 	uint64_t far = 3ull << 30;
-	struct btree_key key = { BTRFS_EXTENT_CSUM_OBJECTID, far, BTRFS_EXTENT_CSUM_KEY };
+	struct btree_key key = BTRFS_KEY(BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, far);
 	btree_insert_item(&fs->csum_tree, &fs->txn, &key, 2 * BTRFS_CSUM_SIZE, NULL);
 	g_autofree char *want = expected("csum item", far, "CS2 checksums of no live data extent, to 3221233664");
+	fixture_assert_fs_corrupt(fs, want);
+	fs_free(fs);
+}
+
+static void test_csum_tree_check_fails_on_checksums_not_at_a_sector(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	uint64_t odd = (3ull << 30) + 1;
+	struct btree_key key = BTRFS_KEY(BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, odd);
+	btree_insert_item(&fs->csum_tree, &fs->txn, &key, 2 * BTRFS_CSUM_SIZE, NULL);
+	g_autofree char *reason = g_strdup_printf("CS1 misaligned or sized, %u", 2 * BTRFS_CSUM_SIZE);
+	g_autofree char *want = expected("csum item", odd, reason);
 	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
@@ -266,7 +469,7 @@ static void test_free_space_tree_check_fails_when_a_group_says_other_free_bytes(
 	unsigned count;
 	const struct chunk *chunk = &blockstore_chunks(fs->store, &count)[1];
 	assert_true(chunk->data); /* unchanged by the change to the free-space tree (FS2) */
-	struct btree_key key = { chunk->start, chunk->length, BTRFS_FREE_SPACE_EXTENT_KEY };
+	struct btree_key key = BTRFS_KEY(chunk->start, BTRFS_FREE_SPACE_EXTENT_KEY, chunk->length);
 	btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &key)->payload.value -= 4096;
 	g_autofree char *want = expected("free space extent", chunk->start, "FS2 free bytes");
 	fixture_assert_fs_corrupt(fs, want);
@@ -278,7 +481,7 @@ static void test_free_space_tree_check_fails_when_a_group_loses_its_info(void **
 	struct fs *fs = populated("btrfs");
 	unsigned count;
 	const struct chunk *chunk = &blockstore_chunks(fs->store, &count)[0];
-	struct btree_key key = { chunk->start, chunk->length, BTRFS_FREE_SPACE_INFO_KEY };
+	struct btree_key key = BTRFS_KEY(chunk->start, BTRFS_FREE_SPACE_INFO_KEY, chunk->length);
 	assert_true(btree_delete_item(&fs->free_space_tree, &fs->txn, &key));
 	g_autofree char *want = expected("free space item", chunk->start, "FS1 key (199");
 	fixture_assert_fs_corrupt(fs, want);
@@ -290,7 +493,7 @@ static void test_free_space_tree_check_fails_when_a_group_loses_its_info(void **
 static void test_btrfs_design_check_fails_on_a_snapshot_id_in_a_subvolume_tree(void **state)
 {
 	struct fs *fs = populated("btrfs");
-	struct btree_key key = { 100000, 0, BTRFS_INODE_ITEM_KEY, 3 };
+	struct btree_key key = BTREE_VERSIONED_KEY(100000, BTRFS_INODE_ITEM_KEY, 0, 3);
 	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
 	g_autofree char *want = expected("key", 100000, "DB2 snapshot 3 in tree 5");
 	fixture_assert_fs_corrupt(fs, want);
@@ -301,12 +504,28 @@ static void test_btrfs_design_check_fails_on_a_snapshot_id_in_a_subvolume_tree(v
  * snapshot in populated() moves the top to 2 and gives the snapshot 3. */
 enum { KEYED_TOP_ID = 2, KEYED_SNAPSHOT_ID = 3 };
 
+static void test_keyed_design_check_fails_when_a_live_subvolume_holds_a_parent_id(void **state)
+{
+	/* Snapshot id 1 is the parent of the top's (2) and the snapshot's (3):
+	 * a live subvolume back on it would see versions its children wrote
+	 * over. DK3 still holds (the ids stay distinct); DK4 does not. */
+	struct fs *fs = populated("keyed");
+	uint32_t *top_id = fs_subvolume(fs, FS_TOP_SUBVOLUME)->design_private; /* begins with the id */
+	assert_int_equal(*top_id, KEYED_TOP_ID);
+	*top_id = 1;
+	g_autofree char *want = expected("snapshot", 1, "DK4 a parent, the id of live subvolume 5");
+	fixture_assert_fs_corrupt(fs, want);
+	*top_id = KEYED_TOP_ID;
+	fixture_assert_fs_ok(fs, "the id given back");
+	fs_free(fs);
+}
+
 static void test_keyed_design_check_fails_on_a_version_at_an_unknown_snapshot(void **state)
 {
 	struct fs *fs = populated("keyed");
-	struct btree_key key = { 100000, 0, BTRFS_INODE_ITEM_KEY, 99 };
+	struct btree_key key = BTREE_VERSIONED_KEY(100000, BTRFS_INODE_ITEM_KEY, 0, 99);
 	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
-	g_autofree char *want = expected("key", 100000, "K5 unknown snapshot, 99");
+	g_autofree char *want = expected("key", 100000, "DK5 unknown snapshot, 99");
 	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
@@ -316,9 +535,9 @@ static void test_keyed_design_check_fails_on_a_version_no_live_subvolume_can_see
 	struct fs *fs = populated("keyed");
 	assert_int_equal(fs_delete_snapshot(fs, "/snap"), 0);
 	fixture_assert_fs_ok(fs, "keyed snapshot deleted");
-	struct btree_key key = { 100000, 0, BTRFS_INODE_ITEM_KEY, KEYED_SNAPSHOT_ID };
+	struct btree_key key = BTREE_VERSIONED_KEY(100000, BTRFS_INODE_ITEM_KEY, 0, KEYED_SNAPSHOT_ID);
 	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
-	g_autofree char *want = expected("key", 100000, "K5 a version no live subvolume can see, at snapshot 3");
+	g_autofree char *want = expected("key", 100000, "DK5 a version no live subvolume can see, at snapshot 3");
 	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
@@ -326,9 +545,9 @@ static void test_keyed_design_check_fails_on_a_version_no_live_subvolume_can_see
 static void test_keyed_design_check_fails_on_a_whiteout_that_hides_nothing(void **state)
 {
 	struct fs *fs = populated("keyed");
-	struct btree_key key = { 100000, 0, BTRFS_INODE_ITEM_KEY, KEYED_TOP_ID };
+	struct btree_key key = BTREE_VERSIONED_KEY(100000, BTRFS_INODE_ITEM_KEY, 0, KEYED_TOP_ID);
 	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, 0, NULL)->whiteout = true;
-	g_autofree char *want = expected("whiteout", 100000, "K6 hides nothing, at snapshot 2");
+	g_autofree char *want = expected("whiteout", 100000, "DK6 hides nothing, at snapshot 2");
 	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
@@ -338,11 +557,11 @@ static void test_keyed_design_check_fails_on_a_whiteout_with_bytes(void **state)
 	/* A whiteout over the root directory's INODE_REF, which only id 1
 	 * wrote (at mkfs): it hides something, but carries bytes. */
 	struct fs *fs = populated("keyed");
-	struct btree_key key = { FS_ROOT_DIR_INODE, FS_ROOT_DIR_INODE, BTRFS_INODE_REF_KEY, KEYED_TOP_ID };
+	struct btree_key key = BTREE_VERSIONED_KEY(FS_ROOT_DIR_INODE, BTRFS_INODE_REF_KEY, FS_ROOT_DIR_INODE, KEYED_TOP_ID);
 	struct btree_path path;
 	assert_false(btree_lookup(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &key, &path));
 	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, 8, NULL)->whiteout = true;
-	g_autofree char *want = expected("whiteout", FS_ROOT_DIR_INODE, "K6 size, 8");
+	g_autofree char *want = expected("whiteout", FS_ROOT_DIR_INODE, "DK6 size, 8");
 	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
 }
@@ -371,6 +590,18 @@ static void test_derived_checkers_pass_mid_transaction_and_after_commits_in_both
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_btree_check_fails_when_two_keys_of_a_leaf_are_out_of_order),
+		cmocka_unit_test(test_btree_check_fails_when_a_pointer_key_is_not_its_childs_first_key),
+		cmocka_unit_test(test_btree_check_fails_when_a_node_skips_a_level),
+		cmocka_unit_test(test_btree_check_fails_when_a_leaf_holds_more_than_fits),
+		cmocka_unit_test(test_btree_check_fails_when_a_child_is_younger_than_its_parent),
+		cmocka_unit_test(test_item_sharing_check_fails_on_an_atime_overlay_on_a_node),
+		cmocka_unit_test(test_refs_check_fails_when_a_block_counts_a_reference_too_many),
+		cmocka_unit_test(test_refs_check_fails_when_a_data_extent_counts_a_reference_too_many),
+		cmocka_unit_test(test_refs_check_fails_when_a_reachable_data_extent_is_freed),
+		cmocka_unit_test(test_blockstore_check_fails_on_a_live_block_no_tree_reaches),
+		cmocka_unit_test(test_blockstore_check_fails_when_two_live_blocks_share_an_address),
+		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_is_used_past_its_length),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_live_block_loses_its_metadata_item),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_metadata_item_counts_one_ref_too_many),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_written_ref_count_is_not_the_blocks),
@@ -384,11 +615,14 @@ int main(void)
 		cmocka_unit_test(test_root_tree_check_fails_when_a_live_tree_has_no_root_item),
 		cmocka_unit_test(test_root_tree_check_fails_on_a_root_item_of_a_deleted_snapshot),
 		cmocka_unit_test(test_root_tree_check_fails_when_the_uuid_tree_forgets_a_snapshot),
+		cmocka_unit_test(test_root_tree_check_fails_on_an_item_of_a_type_it_never_holds),
 		cmocka_unit_test(test_csum_tree_check_fails_when_data_loses_its_checksums),
 		cmocka_unit_test(test_csum_tree_check_fails_on_checksums_of_no_data_extent),
+		cmocka_unit_test(test_csum_tree_check_fails_on_checksums_not_at_a_sector),
 		cmocka_unit_test(test_free_space_tree_check_fails_when_a_group_says_other_free_bytes),
 		cmocka_unit_test(test_free_space_tree_check_fails_when_a_group_loses_its_info),
 		cmocka_unit_test(test_btrfs_design_check_fails_on_a_snapshot_id_in_a_subvolume_tree),
+		cmocka_unit_test(test_keyed_design_check_fails_when_a_live_subvolume_holds_a_parent_id),
 		cmocka_unit_test(test_keyed_design_check_fails_on_a_version_at_an_unknown_snapshot),
 		cmocka_unit_test(test_keyed_design_check_fails_on_a_version_no_live_subvolume_can_see),
 		cmocka_unit_test(test_keyed_design_check_fails_on_a_whiteout_that_hides_nothing),

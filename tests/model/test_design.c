@@ -183,7 +183,7 @@ static void test_design_keyed_check_fails_when_two_subvolumes_share_a_snapshot_i
 	*snap_id = *(uint32_t *)subvolume_at(fs, 0)->design_private;
 	g_autoptr(GError) error = NULL;
 	assert_false(fs_check(fs, &error));
-	assert_non_null(strstr(error->message, "K3"));
+	assert_non_null(strstr(error->message, "DK3"));
 	*snap_id = saved;
 	fs_free(fs);
 }

@@ -323,7 +323,7 @@ static void test_fs_rename_moves_a_name_and_of_a_missing_name_is_enoent(void **s
 	fixture_assert_fs_ok(fs, "rename");
 }
 
-/* fs_namespace.c N1: a walk that resumes from the last directory it
+/* fs_namespace.c NS1: a walk that resumes from the last directory it
  * resolved sees every rename, rmdir and snapshot deletion since. */
 static void test_fs_paths_resolve_anew_after_a_directory_is_renamed_removed_or_deleted(void **state)
 {

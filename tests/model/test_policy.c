@@ -393,7 +393,7 @@ static uint64_t inode_of(struct fs *fs, const char *path)
  * overlay while the leaf shares its item array: btree.h). */
 static int64_t inline_atime(struct fs *fs, uint64_t ino)
 {
-	struct btree_key key = { ino, 0, BTRFS_INODE_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(ino, BTRFS_INODE_ITEM_KEY, 0);
 	struct btree_path path;
 	assert_true(btree_lookup(top_of(fs)->tree, &key, &path));
 	return btree_path_inode_atime(&path);
@@ -445,7 +445,7 @@ static void test_hybrid_inline_write_removes_the_inodes_side_table_item(void **s
 	int64_t side;
 	assert_true(atime_side_table_read(top_of(fs), ino, &side));
 	/* A change to the inode copies its leaf in this transaction: the next
-	 * update is private, goes inline, and the side item goes (H1). */
+	 * update is private, goes inline, and the side item goes (HY1). */
 	assert_int_equal(fs_write(fs, HYBRID_FILE, 0, 200), 0);
 	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + SECOND_NS), 0);
 	assert_int_equal(fs_read(fs, HYBRID_FILE, NULL), 0);

@@ -16,11 +16,11 @@
  * mapping a new 64 KiB data extent at `bytenr`. */
 static void add_file_at(struct tree_fixture *f, uint64_t ino, uint64_t bytenr)
 {
-	struct btree_key inode = { ino, 0, BTRFS_INODE_ITEM_KEY };
+	struct btree_key inode = BTRFS_KEY(ino, BTRFS_INODE_ITEM_KEY, 0);
 	btree_insert_item(&f->tree, &f->txn, &inode, BTRFS_INODE_ITEM_SIZE, NULL);
 	struct data_extent *extent = refs_data_extent_new(&f->txn, bytenr, 65536);
 	union item_payload payload = { .file_extent = { .extent = extent, .num_bytes = 65536 } };
-	struct btree_key data = { ino, 0, BTRFS_EXTENT_DATA_KEY };
+	struct btree_key data = BTRFS_KEY(ino, BTRFS_EXTENT_DATA_KEY, 0);
 	btree_insert_item(&f->tree, &f->txn, &data, BTRFS_FILE_EXTENT_REGULAR_SIZE, &payload);
 }
 
@@ -294,7 +294,7 @@ static void test_refs_data_refs_at_4k_keep_6_inline_and_key_the_rest(void **stat
 /* The METADATA_ITEM of a block, as the last commit wrote it. */
 static uint32_t metadata_item_size(struct tree_fixture *f, const struct tree_block *block)
 {
-	struct btree_key key = { block->bytenr, block->level, BTRFS_METADATA_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(block->bytenr, BTRFS_METADATA_ITEM_KEY, block->level);
 	struct btree_path path;
 	if (!btree_lookup(&f->extent_tree, &key, &path))
 		fail_msg("no METADATA_ITEM for block %" G_GUINT64_FORMAT, block->bytenr);
@@ -317,7 +317,7 @@ static void test_refs_commit_writes_extent_items_sized_by_their_refs(void **stat
 	tree_fixture_clone_root(g, SNAPSHOT_ID);
 	tree_fixture_commit(g);
 	const struct data_extent *extent = first_extent(g->tree.root);
-	struct btree_key key = { extent->bytenr, extent->num_bytes, BTRFS_EXTENT_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(extent->bytenr, BTRFS_EXTENT_ITEM_KEY, extent->num_bytes);
 	struct btree_path path;
 	assert_true(btree_lookup(&g->extent_tree, &key, &path));
 	assert_int_equal(btree_path_item(&path)->size, 82);
@@ -337,7 +337,7 @@ static void test_refs_throttle_limit_is_128_mib_of_delayed_ref_reservations(void
 
 static bool extent_item_written(struct tree_fixture *f, uint64_t bytenr)
 {
-	struct btree_key key = { bytenr, 65536, BTRFS_EXTENT_ITEM_KEY };
+	struct btree_key key = BTRFS_KEY(bytenr, BTRFS_EXTENT_ITEM_KEY, 65536);
 	struct btree_path path;
 	return btree_lookup(&f->extent_tree, &key, &path);
 }
