@@ -10,7 +10,9 @@
  *           --> relatime x threshold:5% --> DIR/relatime-threshold-5pct.csv
  *           --> noatime x inline        --> DIR/noatime-inline.csv   ...
  *     summaries --> DIR/compare.csv, DIR/compare.md, the table on stdout
- *     the CSVs  --> cowsim plot --x mark --> DIR/compare.png, DIR/compare.svg
+ *     the CSVs  --> cowsim plot (results/plot.py) --> DIR/compare.png (a panel
+ *                   per mount), compare-bars, compare-ratio (over noatime),
+ *                   compare-attribution and compare-free (.png and .svg)
  *
  *   Every configuration is checked (options and mkfs) before the first run,
  *   so a bad --policies or --mounts value costs nothing.  A run that fills
@@ -72,7 +74,10 @@ static const struct cli_doc compare_doc = {
 	.summary = "Replays TRACE once per policy and mount option and compares final metadata,\n"
 		   "amplification (final / first mark), atime updates, failed reads and staleness.",
 	.notes = "Writes DIR/<mount>-<policy>.csv per run, DIR/compare.csv, DIR/compare.md,\n"
-		 "DIR/parameters.txt and DIR/compare.png/.svg (a curve per combination over the marks).",
+		 "DIR/parameters.txt and the figures (PNG and SVG): compare (metadata by mark, a panel\n"
+		 "per mount, a colour per policy), compare-bars (final and growth), compare-ratio\n"
+		 "(over the same policy under noatime), compare-attribution (metadata_by_*) and\n"
+		 "compare-free (unallocated space, first ENOSPC marked).",
 	.examples = "  cowsim gen seed-experiment --from-dir /usr/include --snapshots 10 -o t.trace\n"
 		    "  cowsim compare t.trace --policies inline,side-table,threshold:5%,snapshot-aware \\\n"
 		    "      --mounts relatime,strictatime,noatime -o cmp\n"
@@ -212,35 +217,78 @@ static int run_all(const struct compare_args *a, GArray *combinations, RowsTable
 	return status;
 }
 
-/* DIR/compare.png and .svg through `cowsim plot` (cmd_plot.c finds plot.py). */
+/* `cowsim plot --kind KIND ... -o DIR/NAME` over every combination's CSV
+ * (cmd_plot.c finds plot.py); `extra` ends with NULL. */
+static int plot_kind(const struct compare_args *a, GArray *combinations, const char *name, const char *kind,
+		     const char *title, const char *const *extra)
+{
+	g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(argv, g_strdup("plot"));
+	if (!strcmp(kind, "bars")) {
+		g_ptr_array_add(argv, g_build_filename(a->run.out, "compare.csv", NULL));
+	} else {
+		for (unsigned i = 0; i < combinations->len; i++) {
+			const struct combination *c = &g_array_index(combinations, struct combination, i);
+			g_ptr_array_add(argv, g_strdup(c->csv));
+			g_ptr_array_add(argv, g_strdup_printf("--label=%s", c->label));
+		}
+		g_ptr_array_add(argv, g_strdup("--keys=mount,policy"));
+	}
+	g_ptr_array_add(argv, g_strdup_printf("--kind=%s", kind));
+	g_ptr_array_add(argv, g_strdup("-o"));
+	g_ptr_array_add(argv, g_build_filename(a->run.out, name, NULL));
+	g_ptr_array_add(argv, g_strdup_printf("--title=%s", title));
+	for (size_t i = 0; extra[i]; i++)
+		g_ptr_array_add(argv, g_strdup(extra[i]));
+	return cmd_plot((int)argv->len, (char **)argv->pdata);
+}
+
+/* How many combinations run under `mount` (grid order keeps them apart). */
+static unsigned count_mount(GArray *combinations, const char *mount)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < combinations->len; i++)
+		n += !strcmp(g_array_index(combinations, struct combination, i).mount, mount);
+	return n;
+}
+
+/* The figures of DIR (results/plot.py draws each):
+ *   compare.png            metadata_used by mark, a panel per mount, a colour per policy
+ *   compare-bars.png       final metadata and growth since the base mark per policy x mount
+ *   compare-ratio.png      each run over the same policy under noatime (when noatime ran)
+ *   compare-attribution.png  metadata_by_* stacked, a panel per run
+ *   compare-free.png       unallocated device space over the trace, first ENOSPC marked */
 static int plot(const struct compare_args *a, GArray *combinations, bool any_mark)
 {
 	if (!any_mark) {
 		fprintf(stderr, "cowsim compare: no plot: no run reached a mark of the trace\n");
 		return EXIT_OK;
 	}
-	g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GString) labels = g_string_new(NULL);
-	g_ptr_array_add(argv, g_strdup("plot"));
-	for (unsigned i = 0; i < combinations->len; i++) {
-		const struct combination *c = &g_array_index(combinations, struct combination, i);
-		g_ptr_array_add(argv, g_strdup(c->csv));
-		g_string_append_printf(labels, "%s%s", i ? "," : "", c->label);
-	}
 	g_autofree char *base = g_path_get_basename(a->rest[0]);
-	g_ptr_array_add(argv, g_strdup("-o"));
-	g_ptr_array_add(argv, g_build_filename(a->run.out, "compare", NULL));
-	g_ptr_array_add(argv, g_strdup("--x"));
-	g_ptr_array_add(argv, g_strdup("mark"));
-	g_ptr_array_add(argv, g_strdup("--labels"));
-	g_ptr_array_add(argv, g_strdup(labels->str));
-	g_ptr_array_add(argv, g_strdup("--title"));
-	g_ptr_array_add(argv, g_strdup_printf("metadata_used by mark: %s", base));
-	int status = cmd_plot((int)argv->len, (char **)argv->pdata);
+	g_autofree char *curves_title = g_strdup_printf("metadata_used by mark: %s", base);
+	g_autofree char *bars_title = g_strdup_printf("final metadata and growth: %s", base);
+	g_autofree char *ratio_title = g_strdup_printf("metadata_used over the same policy under noatime: %s", base);
+	g_autofree char *stack_title = g_strdup_printf("metadata_used by the kind of op that allocated it: %s", base);
+	g_autofree char *free_title = g_strdup_printf("unallocated device space: %s", base);
+	const char *const by_mount[] = { "--x=mark", "--panel-by=mount", NULL };
+	const char *const by_mark[] = { "--x=mark", NULL };
+	const char *const ratio[] = { "--x=mark", "--panel-by=mount", "--baseline=mount=noatime", NULL };
+	const char *const none[] = { NULL };
+	const char *const free_space[] = { "--panel-by=mount", NULL };
+	int status = plot_kind(a, combinations, "compare", "curves", curves_title, by_mount);
 	if (status == EXIT_SKIPPED) {
 		fprintf(stderr, "cowsim compare: no plot (see above); the CSVs and tables are written\n");
 		return EXIT_OK;
 	}
+	if (status == EXIT_OK)
+		status = plot_kind(a, combinations, "compare-bars", "bars", bars_title, none);
+	unsigned noatime = count_mount(combinations, "noatime");
+	if (status == EXIT_OK && noatime && noatime < combinations->len) /* a baseline and a run to divide */
+		status = plot_kind(a, combinations, "compare-ratio", "ratio", ratio_title, ratio);
+	if (status == EXIT_OK)
+		status = plot_kind(a, combinations, "compare-attribution", "stack", stack_title, by_mark);
+	if (status == EXIT_OK)
+		status = plot_kind(a, combinations, "compare-free", "free", free_title, free_space);
 	return status == EXIT_OK ? EXIT_OK : EXIT_RUN_FAILED;
 }
 

@@ -1,5 +1,5 @@
 /*
- * sim/cmd_plot.c - `cowsim plot`: draw CSV files with results/plot.py.
+ * sim/cmd_plot.c - `cowsim plot`: every figure, drawn by results/plot.py.
  *
  * How it works
  *   The drawing is done by results/plot.py under Debian's /usr/bin/python3
@@ -41,27 +41,46 @@ static void plot_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage:\n  cowsim plot [OPTION…] CSV [CSV…]\n\n"
-		"Draws one curve per CSV (from 'cowsim run --csv' or 'btrfs-replay --csv') of\n"
-		"the --y column (default metadata_used, byte columns in MiB) against --x, and\n"
-		"writes OUT.png and OUT.svg (the SVG is byte-for-byte reproducible).\n\n"
+		"Draws cowsim CSV files (run, compare, sweep, merged sweeps, btrfs-replay) and\n"
+		"writes OUT.png and OUT.svg (both byte-for-byte reproducible). Units come from\n"
+		"'cowsim columns --json': byte columns are drawn in MiB.\n\n"
+		"Kinds (--kind):\n"
+		"  curves      one curve per CSV of --y against --x (default)\n"
+		"  ratio       each curve divided by its --baseline, point by point\n"
+		"  bars        compare.csv or sweep.csv: final metadata and growth per parameter\n"
+		"  stack       a stacked area per CSV of the columns named --stack* (metadata_by_)\n"
+		"  free        unallocated device space over time, first ENOSPC / lost atime marked\n"
+		"  sweep       sweep.csv: amplification against the first parameter\n\n"
 		"Options:\n"
 		"  -h, --help                    show this help and exit\n"
 		"  -o, --output=OUT              output path without extension (required)\n"
-		"  --x=AXIS                      op_index (default), time_s, or mark: the labelled\n"
-		"                                rows (after_copy, after_snapshots, ...) as categories\n"
-		"  --y=COLUMN                    any column of the CSV\n"
-		"  --labels=A,B                  legend labels, one per CSV (default: file names)\n"
-		"  --title=T                     plot title\n"
-		"  --ratio                       divide each curve by its first value (space amplification)\n"
-		"  --measured=CSV                overlay measured points (btrfs-replay) as markers\n\n"
+		"  --kind=KIND                   the figure (above)\n"
+		"  --x=AXIS                      op_index (default), days or time_s since the first\n"
+		"                                row, or mark: the labelled rows as categories\n"
+		"  --y=COLUMN                    any column of the CSV (default metadata_used)\n"
+		"  --labels=A,B / --label=A      legend labels, one per CSV (default: file names)\n"
+		"  --keys=K1,K2                  labels are K1/K2 values (e.g. mount,policy)\n"
+		"  --panel-by=KEY                a panel per value of KEY\n"
+		"  --colour-by=KEY --style-by=KEY  a colour / a line style per value of KEY\n"
+		"  --baseline=KEY=VALUE|LABEL    ratio: what each curve is divided by\n"
+		"  --title=T                     figure title\n"
+		"  --ratio                       curves: divide each curve by its first value\n"
+		"  --measured=CSV                curves: overlay measured points (btrfs-replay)\n"
+		"  --stack=PREFIX                stack: metadata_by_ (default) or tree_\n"
+		"  --device-size=BYTES           free: device size (default: parameters.txt beside the CSV)\n\n"
+		"Curves that coincide are drawn nested (every colour shows) and named together.\n"
 		"Needs %s with python3-matplotlib.\n\n"
 		"Examples:\n"
 		"  cowsim plot strict.csv noatime.csv --x mark --labels strictatime,noatime -o seed\n"
-		"  cowsim plot out.csv --y tree_fs --ratio -o fs-amplification\n\n"
+		"  cowsim plot cmp/relatime-inline.csv cmp/noatime-inline.csv --keys mount,policy \\\n"
+		"      --labels relatime/inline,noatime/inline --panel-by mount --x mark -o cmp2\n"
+		"  cowsim plot cmp/compare.csv --kind bars -o bars\n"
+		"  cowsim plot out.csv --kind stack --stack tree_ --x days -o trees\n"
+		"  cowsim plot sw/sweep.csv --kind sweep -o sw/sweep\n\n"
 		"Exit status:\n"
 		"  0  drawn\n"
-		"  1  the files could not be written\n"
-		"  2  bad arguments, a missing file or column\n"
+		"  1  python died\n"
+		"  2  bad arguments, a missing file or column, or the files could not be written\n"
 		"  77  no Python with matplotlib, or no plot.py\n",
 		PLOT_PYTHON);
 }
@@ -114,6 +133,9 @@ int cmd_plot(int argc, char **argv)
 
 	g_auto(GStrv) envp = g_get_environ();
 	envp = g_environ_setenv(envp, "COWSIM_PLOT_PROG", "cowsim plot", TRUE);
+	g_autofree char *self = g_file_read_link("/proc/self/exe", NULL);
+	if (self && !g_environ_getenv(envp, "COWSIM_BIN"))
+		envp = g_environ_setenv(envp, "COWSIM_BIN", self, TRUE); /* plot.py reads the units from it */
 
 	g_autoptr(GError) error = NULL;
 	int wait_status = 0;

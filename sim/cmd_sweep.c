@@ -37,8 +37,8 @@
  *   from the point files the same way in every case, so -j 1, -j N, a job
  *   array and a merge write the same bytes.  Then DIR/sweep.png/.svg:
  *   amplification against the first parameter, a line per value of the
- *   others (drawn by a short matplotlib program run with /usr/bin/python3,
- *   as cowsim plot does).
+ *   others, drawn by results/plot.py --kind sweep through `cowsim plot`
+ *   (so `cowsim plot --kind sweep DIR/sweep.csv` re-plots any sweep).
  *
  * Invariants
  *   SW1  Every point's configuration is checked (options and mkfs) before the
@@ -73,7 +73,6 @@
 #include "rows.h"
 #include "sweep_store.h"
 
-#define SWEEP_PYTHON "/usr/bin/python3"
 /* sweep.csv is rewritten after every finished point, but not more often
  * than this once it holds many lines (each rewrite costs a line per point). */
 #define SWEEP_REWRITE_LINES 1000
@@ -714,88 +713,25 @@ static void run_children(struct sweep *s, struct progress *p, const GArray *todo
 
 /* ---- the outputs ---------------------------------------------------------------- */
 
-/* Amplification against the first parameter, a line per value of the others
- * (stdlib + matplotlib; same settings as results/plot.py for SW2). */
-static const char plot_program[] =
-	"import csv, sys\n"
-	"import matplotlib\n"
-	"matplotlib.use('Agg')\n"
-	"matplotlib.rcParams['svg.hashsalt'] = 'cowsim'\n"
-	"import matplotlib.pyplot as plt\n"
-	"path, out, title, x = sys.argv[1:5]\n"
-	"others = sys.argv[5:]\n"
-	"with open(path, newline='', encoding='utf-8') as f:\n"
-	"    rows = list(csv.DictReader(f))\n"
-	"def num(t):\n"
-	"    try:\n"
-	"        return float(t)\n"
-	"    except ValueError:\n"
-	"        return None\n"
-	"numeric = all(num(r[x]) is not None for r in rows)\n"
-	"cats = {}\n"
-	"for r in rows:\n"
-	"    cats.setdefault(r[x], len(cats))\n"
-	"lines = {}\n"
-	"for r in rows:\n"
-	"    key = ', '.join(p + '=' + r[p] for p in others)\n"
-	"    pts = lines.setdefault(key, [])\n"
-	"    if r['amplification'] != '':\n"
-	"        pts.append((num(r[x]) if numeric else cats[r[x]], float(r['amplification'])))\n"
-	"fig, ax = plt.subplots(figsize=(8, 5), dpi=100)\n"
-	"for key, pts in lines.items():\n"
-	"    pts.sort()\n"
-	"    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker='o', markersize=4,\n"
-	"            linewidth=1.5, label=key or 'amplification')\n"
-	"xs = [num(r[x]) for r in rows] if numeric else []\n"
-	"if numeric and min(xs) > 0 and max(xs) >= 16 * min(xs):\n"
-	"    ax.set_xscale('log', base=2)\n"
-	"if not numeric:\n"
-	"    ax.set_xticks(range(len(cats)))\n"
-	"    ax.set_xticklabels(list(cats), rotation=20 if len(cats) > 4 else 0)\n"
-	"ax.set_xlabel(x)\n"
-	"bases = sorted({r['base_mark'] for r in rows if r['base_mark']})\n"
-	"ax.set_ylabel('amplification (final metadata / metadata at ' + (', '.join(bases) or '-') + ')')\n"
-	"ax.set_title(title)\n"
-	"ax.grid(True, linewidth=0.3)\n"
-	"if others:\n"
-	"    ax.legend()\n"
-	"fig.tight_layout()\n"
-	"fig.savefig(out + '.png', metadata={'Software': None})\n"
-	"fig.savefig(out + '.svg', metadata={'Date': None})\n";
-
-static int plot(const char *dir, const char *title, const GPtrArray *param_names)
+/* DIR/sweep.png and .svg: `cowsim plot --kind sweep` (results/plot.py draws
+ * amplification against the first parameter, a line per value of the others;
+ * the same script re-plots a merged sweep). */
+static int plot(const char *dir, const char *title)
 {
-	const char *python = g_getenv("COWSIM_PYTHON");
-	if (!python || !*python)
-		python = SWEEP_PYTHON;
-	if (access(python, X_OK) != 0) {
-		fprintf(stderr, "cowsim sweep: no plot: cannot run %s: %s (install python3-matplotlib); "
-			"sweep.csv is written\n", python, g_strerror(errno));
+	g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(argv, g_strdup("plot"));
+	g_ptr_array_add(argv, g_build_filename(dir, "sweep.csv", NULL));
+	g_ptr_array_add(argv, g_strdup("-o"));
+	g_ptr_array_add(argv, g_build_filename(dir, "sweep", NULL));
+	g_ptr_array_add(argv, g_strdup("--kind=sweep"));
+	g_ptr_array_add(argv, g_strdup_printf("--title=%s", title));
+	int status = cmd_plot((int)argv->len, (char **)argv->pdata);
+	if (status == EXIT_SKIPPED) {
+		fprintf(stderr, "cowsim sweep: no plot (see above); sweep.csv is written\n");
 		return EXIT_OK;
 	}
-	g_autofree char *csv = g_build_filename(dir, "sweep.csv", NULL);
-	g_autofree char *out = g_build_filename(dir, "sweep", NULL);
-	g_autoptr(GPtrArray) argv = g_ptr_array_new();
-	g_ptr_array_add(argv, (char *)python);
-	g_ptr_array_add(argv, (char *)"-c");
-	g_ptr_array_add(argv, (char *)plot_program);
-	g_ptr_array_add(argv, csv);
-	g_ptr_array_add(argv, out);
-	g_ptr_array_add(argv, (char *)title);
-	for (unsigned i = 0; i < param_names->len; i++)
-		g_ptr_array_add(argv, param_names->pdata[i]);
-	g_ptr_array_add(argv, NULL);
-	g_autoptr(GError) error = NULL;
-	int wait_status = 0;
-	fflush(stdout);
-	fflush(stderr);
-	if (!g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &wait_status,
-			  &error)) {
-		fprintf(stderr, "cowsim sweep: no plot: cannot run %s: %s\n", python, error->message);
-		return EXIT_OK;
-	}
-	if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0) {
-		fprintf(stderr, "cowsim sweep: the plot failed (%s)\n", python);
+	if (status != EXIT_OK) {
+		fprintf(stderr, "cowsim sweep: the plot failed\n");
 		return EXIT_RUN_FAILED;
 	}
 	return EXIT_OK;
@@ -810,7 +746,7 @@ static int finish_outputs(const char *dir, const RowsTable *table, const struct 
 		fprintf(stderr, "cowsim sweep: %s\n", error->message);
 		return EXIT_RUN_FAILED;
 	}
-	return rows_table_n_rows(table) ? plot(dir, plan->title, plan->param_names) : EXIT_OK;
+	return rows_table_n_rows(table) ? plot(dir, plan->title) : EXIT_OK;
 }
 
 /* "3, 7, 12" (the first ten), for messages. */

@@ -15,12 +15,14 @@ import traceback
 
 PLOT = sys.argv[1]
 DATA = sys.argv[2]
+COWSIM = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None  # for the units
 STRICT = os.path.join(DATA, "seed-strictatime.csv")
 NOATIME = os.path.join(DATA, "seed-noatime.csv")
 
 
-def run(tmp, *args):
-    env = dict(os.environ, MPLCONFIGDIR=os.path.join(tmp, "mpl"))
+def run(tmp, *args, cowsim=None):
+    env = dict(os.environ, MPLCONFIGDIR=os.path.join(tmp, "mpl"),
+               COWSIM_BIN=cowsim or COWSIM or "/nonexistent/cowsim")
     return subprocess.run(["/usr/bin/python3", PLOT, *args], cwd=tmp, env=env,
                           capture_output=True, text=True)
 
@@ -124,6 +126,131 @@ def test_label_count_mismatch_exits_2(tmp):
 
 def test_missing_output_directory_exits_2(tmp):
     assert run(tmp, STRICT, "-o", "no/such/dir/out").returncode == 2
+
+
+def run_csv(tmp, name, rows, extra=""):
+    """A small run CSV: rows of (op_index, time_s, label, metadata_used, by_write, by_atime)."""
+    lines = ["op_index,time_s,label,metadata_used,metadata_raw,metadata_total,data_total,"
+             "enospc_events,metadata_by_write,metadata_by_atime"]
+    for i, (op, t, label, used, by_write, by_atime) in enumerate(rows):
+        enospc = 1 if extra == "enospc" and i >= 2 else 0
+        lines.append(f"{op},{t},{label},{used},{2 * used},{4 * used},{8 << 20},{enospc},{by_write},{by_atime}")
+    return write(tmp, name, "\n".join(lines) + "\n")
+
+
+def four_marks(tmp, name, grow):
+    mib = 1 << 20
+    return run_csv(tmp, name, [(0, 1e9, "after_copy", 10 * mib, 10 * mib, 0),
+                               (5, 1e9 + 86400, "after_snapshots", 10 * mib, 10 * mib, 0),
+                               (9, 1e9 + 2 * 86400, "after_grep", (10 + grow) * mib, 10 * mib, grow * mib),
+                               (12, 1e9 + 3 * 86400, "after_grep2", (10 + grow) * mib, 10 * mib, grow * mib)])
+
+
+def test_units_come_from_cowsim_columns(tmp):
+    if not COWSIM:
+        return
+    assert run(tmp, STRICT, "-o", "out").returncode == 0
+    assert b"metadata_used (MiB)" in svg(tmp, "out")
+
+
+def test_without_cowsim_the_unit_is_unknown_not_guessed(tmp):
+    r = run(tmp, STRICT, "-o", "out", cowsim="/nonexistent/cowsim")
+    assert r.returncode == 0, r.stderr
+    assert b"metadata_used (unit unknown)" in svg(tmp, "out")
+
+
+def test_a_panel_per_mount_a_colour_per_policy_a_style_per_mount(tmp):
+    files = [four_marks(tmp, f"{m}-{p}.csv", g) for m, p, g in
+             (("relatime", "inline", 200), ("relatime", "side", 20), ("noatime", "inline", 0), ("noatime", "side", 1))]
+    r = run(tmp, *files, "--labels", "relatime/inline,relatime/side,noatime/inline,noatime/side",
+            "--keys", "mount,policy", "--panel-by", "mount", "--x", "mark", "-o", "out")
+    assert r.returncode == 0, r.stderr
+    text = svg(tmp, "out")
+    for title in (b"mount relatime", b"mount noatime", b"policy: inline", b"policy: side",
+                  b"mount: relatime", b"mount: noatime"):
+        assert b"<!-- " + title + b" -->" in text, title
+
+
+def test_coinciding_curves_are_named_together(tmp):
+    a = four_marks(tmp, "a.csv", 200)
+    b = four_marks(tmp, "b.csv", 200)
+    c = four_marks(tmp, "c.csv", 20)
+    r = run(tmp, a, b, c, "--labels", "m/inline,m/threshold,m/side", "--keys", "mount,policy",
+            "--panel-by", "mount", "--x", "mark", "-o", "out")
+    assert r.returncode == 0, r.stderr
+    text = svg(tmp, "out")
+    assert b"<!-- inline = threshold -->" in text
+    assert b"side = " not in text and b"= side" not in text
+
+
+def test_a_label_that_does_not_fit_the_keys_exits_2(tmp):
+    a = four_marks(tmp, "a.csv", 1)
+    r = run(tmp, a, "--labels", "only-one-part", "--keys", "mount,policy", "-o", "out")
+    assert r.returncode == 2 and "only-one-part" in r.stderr, r.stderr
+
+
+def test_ratio_divides_by_the_baseline_curve(tmp):
+    files = [four_marks(tmp, f"{m}.csv", g) for m, g in (("relatime", 200), ("noatime", 0))]
+    r = run(tmp, *files, "--kind", "ratio", "--labels", "relatime/inline,noatime/inline",
+            "--keys", "mount,policy", "--baseline", "mount=noatime", "--x", "mark", "-o", "out")
+    assert r.returncode == 0, r.stderr
+    assert b"metadata_used / baseline (mount=noatime)" in svg(tmp, "out")
+    r = run(tmp, *files, "--kind", "ratio", "--labels", "relatime/inline,noatime/inline",
+            "--keys", "mount,policy", "--baseline", "mount=lazytime", "-o", "out2")
+    assert r.returncode == 2 and "no baseline curve" in r.stderr, r.stderr
+
+
+def test_bars_draw_final_and_growth_per_parameter(tmp):
+    table = write(tmp, "compare.csv", "mount,policy,status,base_mark,metadata_base,metadata_final\n"
+                  "relatime,inline,done,after_copy,10485760,262144000\n"
+                  "noatime,inline,done,after_copy,10485760,10485760\n")
+    r = run(tmp, table, "--kind", "bars", "-o", "out")
+    assert r.returncode == 0, r.stderr
+    text = svg(tmp, "out")
+    assert b"growth since after_copy (MiB)" in text and b"<!-- 240.0 -->" in text
+
+
+def test_stack_draws_every_metadata_by_column(tmp):
+    a = four_marks(tmp, "a.csv", 200)
+    r = run(tmp, a, "--kind", "stack", "--x", "mark", "-o", "out")
+    assert r.returncode == 0, r.stderr
+    text = svg(tmp, "out")
+    assert b"<!-- write -->" in text and b"<!-- atime -->" in text
+    assert run(tmp, a, "--kind", "stack", "--stack", "tree_", "-o", "out2").returncode == 2
+
+
+def test_free_marks_the_first_enospc(tmp):
+    mib = 1 << 20
+    a = run_csv(tmp, "a.csv", [(i, i, "", (10 + 50 * i) * mib, 0, 0) for i in range(5)], extra="enospc")
+    r = run(tmp, a, "--kind", "free", "--device-size", str(2048 * mib), "-o", "out")
+    assert r.returncode == 0, r.stderr
+    assert b"first ENOSPC" in svg(tmp, "out")
+    r = run(tmp, a, "--kind", "free", "-o", "out2")
+    assert r.returncode == 2 and "device size" in r.stderr, r.stderr
+
+
+def test_days_axis_counts_from_the_first_row(tmp):
+    a = four_marks(tmp, "a.csv", 1)
+    assert run(tmp, a, "--x", "days", "-o", "out").returncode == 0
+    assert b"days since the start" in svg(tmp, "out")
+
+
+def test_many_marks_are_thinned(tmp):
+    rows = [(i, i, f"mark_{i:02}", 1 << 20, 1 << 20, 0) for i in range(60)]
+    a = run_csv(tmp, "a.csv", rows)
+    assert run(tmp, a, "--x", "mark", "-o", "out").returncode == 0
+    text = svg(tmp, "out")
+    assert b"every 5th labelled" in text and b"<!-- mark_05 -->" in text and b"<!-- mark_03 -->" not in text
+
+
+def test_sweep_title_fills_the_template(tmp):
+    table = write(tmp, "sweep.csv", "snapshots,nodesize,status,base_mark,metadata_base,metadata_final,"
+                  "amplification\n0,16384,done,after_copy,1,1,1.0\n2,16384,done,after_copy,1,3,3.0\n"
+                  "4,16384,done,after_copy,1,5,5.0\n")
+    r = run(tmp, table, "--kind", "sweep", "--title", "sweep: seed-experiment --snapshots {snapshots}", "-o", "out")
+    assert r.returncode == 0, r.stderr
+    text = svg(tmp, "out")
+    assert b"{snapshots}" not in text and b"snapshots 0,2,4 -->" in text
 
 
 def main():

@@ -43,6 +43,17 @@ lines=$(grep -cE '^(relatime|strictatime|noatime) +(inline|side-table|threshold:
 check "the printed table has a line per combination" "[ $lines = 12 ]" "$(cat "$work/stdout")"
 check "progress on stderr says which run of how many" "grep -q 'run 12 of 12: mount noatime, policy snapshot-aware' \"$work/stderr\""
 check "the plot is written (PNG and SVG)" "[ -s \"$work/a/compare.png\" ] && [ -s \"$work/a/compare.svg\" ]"
+for fig in compare compare-bars compare-ratio compare-attribution compare-free; do
+  check "the figure $fig is written (PNG and SVG)" "[ -s \"$work/a/$fig.png\" ] && [ -s \"$work/a/$fig.svg\" ]"
+done
+check "compare.png has a panel per mount and a legend entry per policy and per mount" \
+  "grep -q '<!-- mount strictatime -->' '$work/a/compare.svg' && grep -q '<!-- policy: snapshot-aware -->' '$work/a/compare.svg' && grep -q '<!-- mount: noatime -->' '$work/a/compare.svg'"
+check "curves that coincide are named together (inline and threshold:5% on 4 GiB)" \
+  "grep -q '<!-- inline = threshold:5% -->' '$work/a/compare.svg'"
+check "the ratio figure divides by the same policy under noatime" \
+  "grep -q 'baseline (mount=noatime)' '$work/a/compare-ratio.svg'"
+check "the attribution figure stacks every metadata_by_ column" \
+  "grep -q '<!-- atime -->' '$work/a/compare-attribution.svg' && grep -q '<!-- snapshot -->' '$work/a/compare-attribution.svg'"
 
 # --- what the numbers say ------------------------------------------------------------
 # amplification is measured from after_snapshots here: what the greps add
