@@ -175,7 +175,7 @@ static void write_dirty_time(struct fs *fs, struct dirty_time *d)
 	struct subvolume *sv = fs_subvolume(fs, d->subvolume_id);
 	if (!sv || sv->deleted || !fs_inode_item(sv, d->inode))
 		return;
-	int reserved = fs_reserve(fs, 1);
+	int reserved = fs_reserve(fs, COWSIM_RESERVE_ATIME);
 	if (reserved == -EROFS)
 		return; /* aborted transaction: the read went on long ago */
 	if (reserved) {
@@ -281,7 +281,7 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, struct bt
 			*updated = true;
 		return 0;
 	}
-	int reserved = fs_reserve(fs, 1);
+	int reserved = fs_reserve(fs, COWSIM_RESERVE_ATIME);
 	if (reserved == -EROFS) {
 		/* The transaction aborted (the store overcommitted) and the
 		 * filesystem is read-only: touch_atime() skips the update when

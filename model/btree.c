@@ -499,8 +499,9 @@ static void node_move_back_to_right(struct tree_block *dst, struct tree_block *s
 
 /*
  * push_nodes_for_insert(): before splitting a nearly full node, give some of
- * its pointers to the left sibling (all it can take, leaving 8) or the right
- * one (at most half). Returns true when the node now has room.
+ * its pointers to the left sibling (all it can take, leaving
+ * BTRFS_PUSH_NODE_KEEP) or the right one (at most half). Returns true when
+ * the node now has room.
  */
 static bool push_nodes_for_insert(struct btree *tree, struct transaction *txn, struct btree_path *path,
 				  unsigned level)
@@ -510,9 +511,10 @@ static bool push_nodes_for_insert(struct btree *tree, struct transaction *txn, s
 	uint32_t pslot = path->slots[level + 1];
 	struct tree_block *mid = path->nodes[level];
 
-	if (pslot > 0 && parent->children[pslot - 1].block->nritems < capacity - 1 && mid->nritems > 8) {
+	if (pslot > 0 && parent->children[pslot - 1].block->nritems < capacity - 1 &&
+	    mid->nritems > BTRFS_PUSH_NODE_KEEP) {
 		struct tree_block *left = cow_sibling(tree, txn, path, level, pslot - 1);
-		uint32_t push = MIN(capacity - left->nritems, mid->nritems - 8);
+		uint32_t push = MIN(capacity - left->nritems, mid->nritems - BTRFS_PUSH_NODE_KEEP);
 		node_move_front_to_left(left, mid, push);
 		parent->children[pslot].key = *block_first_key(mid);
 		if (path->slots[level] < push) {
@@ -525,7 +527,7 @@ static bool push_nodes_for_insert(struct btree *tree, struct transaction *txn, s
 		return true;
 	}
 	if (pslot + 1 < parent->nritems && parent->children[pslot + 1].block->nritems < capacity - 1 &&
-	    mid->nritems >= 4) {
+	    mid->nritems >= BTRFS_PUSH_NODE_RIGHT_MIN) {
 		struct tree_block *right = cow_sibling(tree, txn, path, level, pslot + 1);
 		uint32_t push = MIN(capacity - right->nritems, mid->nritems / 2 + 1);
 		if (push >= mid->nritems)
@@ -582,7 +584,7 @@ static bool balance_node(struct btree *tree, struct transaction *txn, struct btr
 		free_emptied_block(txn, mid);
 		return true;
 	}
-	if (mid->nritems >= capacity / 4)
+	if (mid->nritems >= capacity / BTRFS_NODE_MERGE_DIVISOR)
 		return false;
 	struct tree_block *parent = path->nodes[level + 1];
 	uint32_t pslot = path->slots[level + 1];
@@ -640,7 +642,7 @@ static uint32_t count_push_right(const struct tree_block *left, uint32_t slot, u
 		if (!empty && push_items > 0) {
 			if (slot > i)
 				break;
-			if (slot == i && left_free + push_space * 2 > free_space)
+			if (slot == i && left_free + push_space * BTRFS_PUSH_LEAF_BALANCE_FACTOR > free_space)
 				break;
 		}
 		if (slot == i)
@@ -705,7 +707,7 @@ static uint32_t count_push_left(const struct tree_block *right, uint32_t slot, u
 		if (!empty && push_items > 0) {
 			if (slot < i)
 				break;
-			if (slot == i && right_free + push_space * 2 > free_space)
+			if (slot == i && right_free + push_space * BTRFS_PUSH_LEAF_BALANCE_FACTOR > free_space)
 				break;
 		}
 		if (slot == i)
@@ -875,14 +877,14 @@ again:
 		struct tree_block *b = cow_path_block(tree, txn, path, (unsigned)level);
 		if (level > 0) {
 			path->slots[level] = node_find_slot(b, key);
-			if (intent == SEARCH_INSERT && b->nritems >= node_capacity - 3) {
+			if (intent == SEARCH_INSERT && b->nritems >= node_capacity - BTRFS_NODE_SPLIT_SLACK) {
 				/* As setup_nodes_for_search: split (or push) once and go on
 				 * down whichever half now holds the key. */
 				split_node(tree, txn, path, (unsigned)level);
 				b = path->nodes[level];
 			}
 			uint32_t slot = path->slots[level];
-			if (intent == SEARCH_DELETE && b->nritems < node_capacity / 2 &&
+			if (intent == SEARCH_DELETE && b->nritems < node_capacity / BTRFS_NODE_BALANCE_DIVISOR &&
 			    balance_node(tree, txn, path, (unsigned)level))
 				goto again;
 			path->nodes[level - 1] = b->children[slot].block;
@@ -1177,7 +1179,7 @@ static void rebalance_after_delete(struct btree *tree, struct transaction *txn, 
 		free_emptied_block(txn, leaf);
 		return;
 	}
-	if (leaf->leaf_bytes >= btree_leaf_capacity(nodesize_of(txn)) / 3)
+	if (leaf->leaf_bytes >= btree_leaf_capacity(nodesize_of(txn)) / BTRFS_LEAF_MERGE_DIVISOR)
 		return;
 	push_leaf_left(tree, txn, path, 1, 1, true, UINT32_MAX);
 	if (path->nodes[0] == leaf && leaf->nritems)

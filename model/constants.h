@@ -56,6 +56,34 @@ static inline uint32_t btrfs_max_extent_item_size(uint32_t nodesize)
 	return (btrfs_leaf_data_size(nodesize) >> 4) - BTRFS_ITEM_HEADER_SIZE;
 }
 
+/* --- B-tree balancing (fs/btrfs/ctree.c) ---------------------------------- */
+
+/* push_node_left(): a node that is not being emptied keeps at least 8
+ * pointers ("push_items = min(src_nritems - 8, push_items)"). */
+#define BTRFS_PUSH_NODE_KEEP 8u
+/* balance_node_right(): a node with fewer than 4 pointers gives none to its
+ * right sibling ("if (src_nritems < 4) return 1"), and at most half + 1. */
+#define BTRFS_PUSH_NODE_RIGHT_MIN 4u
+/* setup_nodes_for_search(): an insert splits (or pushes) a node on its way
+ * down once it has BTRFS_NODEPTRS_PER_BLOCK - 3 pointers, so the leaf split
+ * below always finds room in its parent. */
+#define BTRFS_NODE_SPLIT_SLACK 3u
+/* setup_nodes_for_search(): a delete balances a node on its way down when it
+ * is under half full (BTRFS_NODEPTRS_PER_BLOCK / 2) ... */
+#define BTRFS_NODE_BALANCE_DIVISOR 2u
+/* ... and balance_level() merges it only when at most a quarter full
+ * (returns early when nritems > BTRFS_NODEPTRS_PER_BLOCK / 4; the model
+ * merges under a quarter, nritems < capacity / 4). */
+#define BTRFS_NODE_MERGE_DIVISOR 4u
+/* btrfs_del_items(): a leaf left less than a third full after a delete is
+ * pushed into its siblings ("used < BTRFS_LEAF_DATA_SIZE / 3"). */
+#define BTRFS_LEAF_MERGE_DIVISOR 3u
+/* __push_leaf_right() and __push_leaf_left(): past the slot being inserted,
+ * items move only while the receiving leaf's free space stays above twice
+ * the bytes pushed ("space + push_space * 2 > free_space" stops), so a push
+ * does not leave the pair less balanced. */
+#define BTRFS_PUSH_LEAF_BALANCE_FACTOR 2u
+
 /* --- item sizes (bytes of item data, without the 25-byte item header) -- */
 
 /* struct btrfs_inode_item: generation, transid, size, nbytes, block_group,
@@ -192,6 +220,28 @@ enum btrfs_key_type {
 /* A transaction handle reserves calc_insert_metadata_size(n) =
  * nodesize * BTRFS_MAX_LEVEL * 2 per item it will change (ctree.h). */
 #define BTRFS_RESERVE_NODES_PER_ITEM (BTRFS_MAX_LEVEL * 2u)
+
+/*
+ * Items each operation reserves for before it changes anything (fs_reserve,
+ * as btrfs_start_transaction(root, N) hands N to calc_insert_metadata_size).
+ * These are cowsim's counts, kept as calibrated; the kernel's own counts
+ * vary by version and by mount (ACLs, SELinux, compression property), e.g.
+ * btrfs_mkdir() of 3.x reserves 5, btrfs_rename() up to 5.18 reserves 11 and
+ * since then 6-12 by case (btrfs_new_inode_prepare() and btrfs_rename() in
+ * fs/btrfs/inode.c). A reservation the operation cannot get is its ENOSPC.
+ */
+#define COWSIM_RESERVE_MKDIR 5u
+#define COWSIM_RESERVE_CREATE 6u
+#define COWSIM_RESERVE_SYMLINK 6u
+#define COWSIM_RESERVE_LINK 4u
+#define COWSIM_RESERVE_UNLINK 6u
+#define COWSIM_RESERVE_RMDIR 6u           /* a directory, or an empty subvolume's link */
+#define COWSIM_RESERVE_RENAME 10u
+#define COWSIM_RESERVE_RENAME_SUBVOLUME 6u
+#define COWSIM_RESERVE_SETTIME 1u         /* the inode item (btrfs_setattr -> btrfs_dirty_inode: 1) */
+#define COWSIM_RESERVE_ATIME 1u           /* the inode item, or its side-table item */
+#define COWSIM_RESERVE_SNAPSHOT 8u        /* create or delete */
+#define COWSIM_RESERVE_WRITE 4u           /* write or truncate */
 
 /* --- time --------------------------------------------------------------- */
 /* fs/btrfs/disk-io.c BTRFS_DEFAULT_COMMIT_INTERVAL: 30 s. */

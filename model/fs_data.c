@@ -342,7 +342,7 @@ int fs_write(struct fs *fs, const char *path, uint64_t offset, uint64_t length)
 		return -EFBIG;
 	if (!length)
 		return 0;
-	if ((ret = fs_reserve(fs, 4)))
+	if ((ret = fs_reserve(fs, COWSIM_RESERVE_WRITE)))
 		return ret;
 	struct btree_item *inode = fs_inode_item_for_write(fs, &where);
 	inode->payload.inode.size = MAX(inode->payload.inode.size, offset + length);
@@ -360,7 +360,7 @@ int fs_truncate(struct fs *fs, const char *path, uint64_t size)
 		return ret;
 	if (size > (UINT64_MAX >> 1))
 		return -EFBIG;
-	if ((ret = fs_reserve(fs, 4)))
+	if ((ret = fs_reserve(fs, COWSIM_RESERVE_WRITE)))
 		return ret;
 	fs_flush_writeback(fs, &where);
 	struct btree_item *inode = fs_inode_item_for_write(fs, &where);

@@ -447,7 +447,7 @@ int fs_mkdir(struct fs *fs, const char *path, const struct fs_attributes *attrib
 {
 	struct name_location at;
 	int ret = prepare_new_name(fs, path, &at);
-	if (ret || (ret = fs_reserve(fs, 5)))
+	if (ret || (ret = fs_reserve(fs, COWSIM_RESERVE_MKDIR)))
 		return ret;
 	new_inode(fs, &at, S_IFDIR | (attributes->mode & 07777), 0, attributes, FT_DIR);
 	fs_release(fs);
@@ -462,7 +462,7 @@ int fs_create(struct fs *fs, const char *path, uint64_t size, const struct fs_at
 	int ret = prepare_new_name(fs, path, &at);
 	if (ret == -EPERM && fs_is_placeholder(&at.dir))
 		return -EACCES; /* open(O_CREAT): lookup_open() finds no ->create */
-	if (ret || (ret = fs_reserve(fs, 6)))
+	if (ret || (ret = fs_reserve(fs, COWSIM_RESERVE_CREATE)))
 		return ret;
 	/* The data's room first: a create that fails leaves no inode behind. */
 	if (size && (ret = fs_reserve_write(fs, 0, size))) {
@@ -483,7 +483,7 @@ int fs_symlink(struct fs *fs, const char *target, const char *path, const struct
 	if (!length || length >= BTRFS_SECTORSIZE)
 		return -ENAMETOOLONG;
 	int ret = prepare_new_name(fs, path, &at);
-	if (ret || (ret = fs_reserve(fs, 6)))
+	if (ret || (ret = fs_reserve(fs, COWSIM_RESERVE_SYMLINK)))
 		return ret;
 	uint64_t inode = new_inode(fs, &at, S_IFLNK | 0777, length, attributes, FT_SYMLINK);
 	/* btrfs_symlink() writes the target as an inline extent at once. */
@@ -513,7 +513,7 @@ int fs_link(struct fs *fs, const char *existing, const char *path)
 	    !inode_ref_has_room(fs, at.dir.subvolume, target.inode, at.dir.inode, at.name_len, 0))
 		return -EMLINK;
 	uint8_t type = S_ISLNK(inode->payload.inode.mode) ? FT_SYMLINK : FT_REG_FILE;
-	if ((ret = fs_reserve(fs, 4)))
+	if ((ret = fs_reserve(fs, COWSIM_RESERVE_LINK)))
 		return ret;
 	add_inode_ref(fs, at.dir.subvolume, target.inode, at.dir.inode, at.name_len);
 	fs_add_dir_entry(fs, &at, target.inode, false, type);
@@ -561,7 +561,7 @@ int fs_unlink(struct fs *fs, const char *path)
 		return ret;
 	if (entry->payload.dir.file_type == FT_DIR || entry->payload.dir.location_is_root)
 		return -EISDIR;
-	if ((ret = fs_reserve(fs, 6)))
+	if ((ret = fs_reserve(fs, COWSIM_RESERVE_UNLINK)))
 		return ret;
 	unlink_name(fs, &at, entry->payload.dir.location);
 	fs_release(fs);
@@ -591,7 +591,7 @@ static int rmdir_subvolume(struct fs *fs, const char *path, const struct name_lo
 	}
 	if (at->dir.subvolume->readonly)
 		return -EROFS;
-	int ret = fs_reserve(fs, 6);
+	int ret = fs_reserve(fs, COWSIM_RESERVE_RMDIR);
 	if (ret)
 		return ret;
 	fs_remove_dir_entry(fs, at);
@@ -613,7 +613,7 @@ int fs_rmdir(struct fs *fs, const char *path)
 	uint64_t inode = entry->payload.dir.location;
 	if (!dir_is_empty(at.dir.subvolume, inode))
 		return -ENOTEMPTY;
-	if ((ret = fs_reserve(fs, 6)))
+	if ((ret = fs_reserve(fs, COWSIM_RESERVE_RMDIR)))
 		return ret;
 	fs_remove_dir_entry(fs, &at);
 	fs_delete_inode_items(fs, at.dir.subvolume, inode);
@@ -712,7 +712,7 @@ static int rename_subvolume(struct fs *fs, const struct name_location *src, cons
 			    const struct btree_item *entry, const struct btree_item *existing)
 {
 	struct subvolume *sv = fs_subvolume(fs, entry->payload.dir.location);
-	int ret = fs_reserve(fs, 6);
+	int ret = fs_reserve(fs, COWSIM_RESERVE_RENAME_SUBVOLUME);
 	if (ret)
 		return ret;
 	if (existing)
@@ -745,7 +745,7 @@ int fs_rename(struct fs *fs, const char *from, const char *to)
 	if (!inode_ref_has_room(fs, dst.dir.subvolume, inode, dst.dir.inode, dst.name_len,
 				src.dir.inode == dst.dir.inode ? src.name_len : 0))
 		return -EMLINK;
-	if ((ret = fs_reserve(fs, 10)))
+	if ((ret = fs_reserve(fs, COWSIM_RESERVE_RENAME)))
 		return ret;
 	if (existing)
 		drop_replaced(fs, &dst, existing);
@@ -775,7 +775,7 @@ int fs_settime(struct fs *fs, const char *path, int64_t atime, int64_t mtime)
 		return 0; /* simple_setattr(): the times change in memory only */
 	if (where.subvolume->readonly)
 		return -EROFS;
-	if ((ret = fs_reserve(fs, 1)))
+	if ((ret = fs_reserve(fs, COWSIM_RESERVE_SETTIME)))
 		return ret;
 	struct btree_item *inode = fs_inode_item_for_write(fs, &where);
 	if (atime != INT64_MIN)

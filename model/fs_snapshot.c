@@ -84,7 +84,7 @@ int fs_snapshot(struct fs *fs, const char *source, const char *dest, bool readon
 		return -EROFS;
 	if (fs_dir_lookup(at.dir.subvolume, at.dir.inode, at.name, at.name_len))
 		return -EEXIST;
-	if ((ret = fs_reserve(fs, 8)))
+	if ((ret = fs_reserve(fs, COWSIM_RESERVE_SNAPSHOT)))
 		return ret;
 	/* The source's queued data goes into the snapshot, as btrfs flushes
 	 * delalloc first: not cancellable (fs_config.cancelled). */
@@ -147,7 +147,7 @@ int fs_delete_snapshot(struct fs *fs, const char *path)
 	 * deleted (its tree would go, the nested one's link with it). */
 	if (fs_holds_a_subvolume(fs, snap))
 		return -ENOTEMPTY;
-	if ((ret = fs_reserve(fs, 8)))
+	if ((ret = fs_reserve(fs, COWSIM_RESERVE_SNAPSHOT)))
 		return ret;
 	fs_remove_dir_entry(fs, &at);
 	remove_root_tree_items(fs, snap->id, at.dir.subvolume->id);

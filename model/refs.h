@@ -57,6 +57,7 @@ struct data_extent {
 	uint32_t keyed_items;         /* keyed backref items as last written */
 	uint8_t flags;
 	uint8_t refs_cause;           /* enum space_cause its pending extent-tree record is charged to */
+	struct data_extent *live_prev, *live_next; /* refs' list of live extents (refs.c) */
 };
 
 static inline uint32_t data_extent_refs(const struct data_extent *extent)
