@@ -8,9 +8,9 @@
  *   column name; it asks these tables.
  *
  * Invariants
- *   T1  Every entry is filled: the tables are sized by the enums' counts,
+ *   CT1  Every entry is filled: the tables are sized by the enums' counts,
  *       which the same lists generate.
- *   T2  (C1 of columns.h) names are unique within a schema, and (C5) a name
+ *   CT2  (CO1 of columns.h) names are unique within a schema, and (CO5) a name
  *       has one unit across schemas; tests/results/test_csv.c checks both.
  */
 #include <string.h>

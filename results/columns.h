@@ -15,15 +15,15 @@
  *   leaves it unset, which is written as an empty field, never as 0.
  *
  * Invariants
- *   C1  Column names are unique, lower-case snake_case, and never renamed:
+ *   CO1  Column names are unique, lower-case snake_case, and never renamed:
  *       plot.py, the fixtures under tests/traces/ and old CSVs use them.
- *   C2  The order here is the file order of the header and of every row.
- *   C3  Byte columns (unit BYTES) are logical bytes unless the doc says raw;
+ *   CO2  The order here is the file order of the header and of every row.
+ *   CO3  Byte columns (unit BYTES) are logical bytes unless the doc says raw;
  *       counters (unit COUNT, except op_index) are cumulative since the start
  *       of the run, so a row can be read alone and deltas are differences.
- *   C4  time_s is the simulated clock (the trace's clock ops) in seconds,
+ *   CO4  time_s is the simulated clock (the trace's clock ops) in seconds,
  *       never the wall clock, so that the same trace gives the same bytes.
- *   C5  These lists are the only lists of columns: the writers, the table
+ *   CO5  These lists are the only lists of columns: the writers, the table
  *       printer, `cowsim report`, plot.py (through `cowsim columns --json`)
  *       and docs/columns.md all read them.  A name that appears in two
  *       lists has the same unit in both.
@@ -34,7 +34,7 @@
 /* X(ID, "name", kind, unit, "what it means") - kind and unit are the suffixes
  * of ResultsCellKind (RESULTS_CELL_*) and ResultsUnit (RESULTS_UNIT_*).
  * `cowsim columns [--json]` prints every list below, and docs/columns.md is
- * generated from them (C5). */
+ * generated from them (CO5). */
 #define RESULTS_MAIN_COLUMNS(X) \
 	X(OP_INDEX, "op_index", U64, COUNT, \
 	  "0-based index of the trace op after which the row was taken") \

@@ -19,13 +19,13 @@
  *   write(2) calls of such a rare split.
  *
  * Invariants
- *   W1  (R1) a row with a bad cell writes nothing and does not poison.
- *   W2  (R2) after every call, good_end - base is the number of bytes of whole
+ *   CSV1  (RS1) a row with a bad cell writes nothing and does not poison.
+ *   CSV2  (RS2) after every call, good_end - base is the number of bytes of whole
  *       lines written, and a regular file is never longer than good_end once
  *       a failure has been handled.
- *   W3  (R3) poisoned implies every later write returns FALSE.
- *   W4  Output depends only on the cells: no locale, no clock, no address.
- *   W5  A file path is written through results/output_file.h: the lines go to
+ *   CSV3  (RS3) poisoned implies every later write returns FALSE.
+ *   CSV4  Output depends only on the cells: no locale, no clock, no address.
+ *   CSV5  A file path is written through results/output_file.h: the lines go to
  *       a temporary file beside it, renamed onto the path at close, so the
  *       path shows the old file or the whole lines of a closed writer, never
  *       a file being written (a killed run leaves it as it was).
@@ -67,7 +67,7 @@ void results_append_csv_field(GString *out, const char *s)
 	g_string_append_c(out, '"');
 }
 
-/* Checks W1/R1 for one cell: FALSE and an error naming the column if bad. */
+/* Checks CSV1/RS1 for one cell: FALSE and an error naming the column if bad. */
 static gboolean cell_check(const ResultsColumnInfo *col, const ResultsCell *cell, GError **error)
 {
 	if (cell->kind == RESULTS_CELL_UNSET)
@@ -144,13 +144,13 @@ struct results_writer {
 	char *path;                       /* as given, for messages */
 	int fd;
 	gboolean owns_fd;                 /* FALSE for "-" (standard output) */
-	struct output_file out;           /* W5: when owns_fd, the file renamed onto path at close */
+	struct output_file out;           /* CSV5: when owns_fd, the file renamed onto path at close */
 	const ResultsColumnInfo *columns;
 	gsize n_columns;
 	off_t base;                       /* offset of the header; -1: not seekable */
-	off_t good_end;                   /* W2: just past the last whole line */
+	off_t good_end;                   /* CSV2: just past the last whole line */
 	GString *line;                    /* reused for every row */
-	char *poison;                     /* W3: the first failure's message, or NULL */
+	char *poison;                     /* CSV3: the first failure's message, or NULL */
 };
 
 struct ResultsCsv {
@@ -161,7 +161,7 @@ struct ResultsSubvolCsv {
 	struct results_writer w;
 };
 
-/* Cuts a regular file back to its last whole line (W2).  Best effort: if it
+/* Cuts a regular file back to its last whole line (CSV2).  Best effort: if it
  * fails the error already being reported is the one that matters. */
 static void writer_cut_back(struct results_writer *w)
 {
@@ -175,7 +175,7 @@ static void writer_cut_back(struct results_writer *w)
 
 /* Writes buf[0..len) with one write(2); a partial write (a signal, a full
  * device) is continued once more to learn its reason.  On failure handles
- * W2/W3 and sets a G_FILE_ERROR naming the file. */
+ * CSV2/CSV3 and sets a G_FILE_ERROR naming the file. */
 static gboolean writer_emit(struct results_writer *w, const char *buf, gsize len, GError **error)
 {
 	gsize done = 0;
@@ -249,7 +249,7 @@ static gboolean writer_write(struct results_writer *w, const ResultsCell *cells,
 	return writer_emit(w, w->line->str, w->line->len, error);
 }
 
-/* Renames the whole lines written onto the path (W5) and releases
+/* Renames the whole lines written onto the path (CSV5) and releases
  * everything; FALSE with an error if fsync, close or rename failed. */
 static gboolean writer_close(struct results_writer *w, GError **error)
 {

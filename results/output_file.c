@@ -1,6 +1,6 @@
 /*
  * results/output_file.c - an output file never half-written under its name,
- * and outputs that alias nothing (see the header for O1, O2).
+ * and outputs that alias nothing (see the header for OF1, OF2).
  */
 #include "output_file.h"
 
@@ -92,7 +92,7 @@ void output_file_discard(struct output_file *out)
 	out->stream = NULL;
 }
 
-/* ---- aliases (O2) ------------------------------------------------------- */
+/* ---- aliases (OF2) ------------------------------------------------------- */
 
 struct file_name {
 	const char *given;

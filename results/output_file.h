@@ -17,9 +17,9 @@
  *   stdio users): the rename happens once, at commit.
  *
  * Invariants
- *   O1  While open, out->stream writes to out->tmp when it is set, and PATH is
+ *   OF1  While open, out->stream writes to out->tmp when it is set, and PATH is
  *       untouched until the rename in output_file_commit().
- *   O2  output_file_refuse_aliases() opens nothing: it only stats and compares,
+ *   OF2  output_file_refuse_aliases() opens nothing: it only stats and compares,
  *       so a refused command has changed no file.
  *
  * Ownership: output_file_open() fills *out; exactly one of commit or discard
@@ -48,7 +48,7 @@ bool output_file_commit(struct output_file *out, GError **error);
 void output_file_discard(struct output_file *out);
 
 /*
- * Refuses, before anything is opened (O2), an output that names an input or
+ * Refuses, before anything is opened (OF2), an output that names an input or
  * another output: the same path once "." , ".." and symlinked folders are
  * resolved, or an existing file with the same device and inode (a hard link,
  * a symlink). NULL entries and "-" (standard input or output) are skipped, and

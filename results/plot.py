@@ -13,13 +13,13 @@ How it works
     numbers on simulated curves.
 
 Invariants
-    P1  Same inputs and arguments give the same SVG bytes (svg.hashsalt fixed,
+    PY1  Same inputs and arguments give the same SVG bytes (svg.hashsalt fixed,
         no date in the metadata, Agg backend, no randomness).
-    P2  Bad input never gives a partial picture: a missing file, a missing
+    PY2  Bad input never gives a partial picture: a missing file, a missing
         column or a cell that is not a number is reported on stderr as
         "plot.py: FILE: reason" and the exit status is 2, before any output.
-    P3  Empty cells (unmeasured values) are skipped, never drawn as 0.
-    P4  OUT.png and OUT.svg are each written beside their name and renamed
+    PY3  Empty cells (unmeasured values) are skipped, never drawn as 0.
+    PY4  OUT.png and OUT.svg are each written beside their name and renamed
         onto it (save_whole): a full disk gives exit 2 and leaves the old
         pictures, never a truncated one.
 
@@ -45,7 +45,7 @@ PROG = os.environ.get("COWSIM_PLOT_PROG", "plot.py")
 
 
 class InputError(Exception):
-    """Bad input (P2): the message names the file and the reason."""
+    """Bad input (PY2): the message names the file and the reason."""
 
 
 def fail(message):
@@ -122,7 +122,7 @@ def read_series(path, x, y):
                 if len(row) != len(header):
                     raise InputError(f"{path}:{line}: {len(row)} fields, header has {len(header)}")
                 if row[yi] == "":
-                    continue  # P3
+                    continue  # PY3
                 if x == "mark":
                     if row[xi] == "":
                         continue
@@ -168,7 +168,7 @@ def categories(series):
 def draw(args, curves, measured):
     import matplotlib
     matplotlib.use("Agg")
-    matplotlib.rcParams["svg.hashsalt"] = "cowsim"  # P1
+    matplotlib.rcParams["svg.hashsalt"] = "cowsim"  # PY1
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 5), dpi=100)

@@ -9,8 +9,8 @@ How it works
     nodesize, the marker the mark.  Writes OUT.png and OUT.svg.
 
 Invariants
-    Q1  Same CSV, same SVG bytes (svg.hashsalt fixed, no date, Agg backend).
-    Q2  Bad input is reported as "plot_calibration.py: FILE: reason" with exit
+    PC1  Same CSV, same SVG bytes (svg.hashsalt fixed, no date, Agg backend).
+    PC2  Bad input is reported as "plot_calibration.py: FILE: reason" with exit
         status 2 before anything is written.
 
 Debian's /usr/bin/python3 with python3-matplotlib; stdlib otherwise.

@@ -25,13 +25,13 @@
  *   lines end with "\n"; the header is the column names, never quoted.
  *
  * Invariants
- *   R1  A cell's kind is RESULTS_CELL_UNSET or its column's kind (columns.h);
+ *   RS1  A cell's kind is RESULTS_CELL_UNSET or its column's kind (columns.h);
  *       a row that breaks this is refused with RESULTS_ERROR_INVALID_CELL and
  *       nothing is written.
- *   R2  A CSV file holds only whole lines: each line goes out in one write(2);
+ *   RS2  A CSV file holds only whole lines: each line goes out in one write(2);
  *       if the kernel takes only part of it, the file is cut back to the last
  *       whole line (regular files) and the writer is poisoned.
- *   R3  After the first failed write every later write fails too (the file
+ *   RS3  After the first failed write every later write fails too (the file
  *       would otherwise have a hole in its sequence of rows).
  *
  * Errors: I/O failures are G_FILE_ERROR errors whose message names the file
@@ -82,13 +82,13 @@ typedef struct {
 } ResultsCell;
 
 typedef struct {
-	const char *name;    /* the header's field, see columns.h (C1) */
+	const char *name;    /* the header's field, see columns.h (CO1) */
 	ResultsCellKind kind;
 	ResultsUnit unit;
 	const char *doc;     /* one sentence, for --help and docs */
 } ResultsColumnInfo;
 
-/* The schemas, as enums of column ids in file order (C2). */
+/* The schemas, as enums of column ids in file order (CO2). */
 #define RESULTS_X_ENUM_MAIN(id, name, kind, unit, doc) RESULTS_COL_##id,
 typedef enum { RESULTS_MAIN_COLUMNS(RESULTS_X_ENUM_MAIN) RESULTS_N_COLUMNS } ResultsColumn;
 #undef RESULTS_X_ENUM_MAIN
@@ -127,7 +127,7 @@ typedef struct {
 /* The schemas in a fixed order; *n gets their count.  Cannot fail. */
 const ResultsSchema *results_schemas(gsize *n);
 
-/* The first column of that name in any schema (C5: a name has one unit), or
+/* The first column of that name in any schema (CO5: a name has one unit), or
  * NULL.  For readers of CSV files: `cowsim report`. */
 const ResultsColumnInfo *results_column_lookup(const char *name);
 
@@ -176,8 +176,8 @@ typedef struct {
 GQuark results_error_quark(void);
 
 typedef enum {
-	RESULTS_ERROR_INVALID_CELL, /* R1: wrong kind for the column, or NaN/inf */
-	RESULTS_ERROR_POISONED,     /* R3: an earlier write to this file failed */
+	RESULTS_ERROR_INVALID_CELL, /* RS1: wrong kind for the column, or NaN/inf */
+	RESULTS_ERROR_POISONED,     /* RS3: an earlier write to this file failed */
 } ResultsError;
 
 /* Appends one CSV line (with "\n") for `n_cells` cells described by
@@ -205,7 +205,7 @@ typedef struct ResultsSubvolCsv ResultsSubvolCsv; /* per-subvolume schema */
  * path if it cannot be opened or the header cannot be written. */
 ResultsCsv *results_csv_open(const char *path, GError **error);
 
-/* Writes one row as one whole line (R1-R3).  FALSE with an error on failure. */
+/* Writes one row as one whole line (RS1-RS3).  FALSE with an error on failure. */
 gboolean results_csv_write_row(ResultsCsv *csv, const ResultsRow *row, GError **error);
 
 /* The path given to open, for messages.  Owned by the writer. */

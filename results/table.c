@@ -14,11 +14,11 @@
  *   Columns are separated by two spaces; trailing spaces are dropped.
  *
  * Invariants
- *   B1  Every row has exactly one rendered cell per column (n_columns parts
+ *   TB1  Every row has exactly one rendered cell per column (n_columns parts
  *       A and B, B NULL outside BYTES columns).
- *   B2  Columns are fixed once a row exists.
- *   B3  Output depends only on the cells (no locale: g_ascii_formatd).
- *   B4  With a width limit, no line is longer than the limit unless its first
+ *   TB2  Columns are fixed once a row exists.
+ *   TB3  Output depends only on the cells (no locale: g_ascii_formatd).
+ *   TB4  With a width limit, no line is longer than the limit unless its first
  *       column alone is; columns are left out whole, and the last line says so.
  */
 #include <errno.h>
@@ -37,7 +37,7 @@ struct table_column {
 
 struct ResultsTable {
 	GArray *columns;  /* of struct table_column */
-	GPtrArray *rows;  /* of char ** with 2 * n_columns strings (B1) */
+	GPtrArray *rows;  /* of char ** with 2 * n_columns strings (TB1) */
 };
 
 static void column_clear(gpointer p)
@@ -77,7 +77,7 @@ void results_table_free(ResultsTable *table)
 
 void results_table_add_column(ResultsTable *table, const char *title, ResultsUnit unit)
 {
-	g_return_if_fail(table->rows->len == 0); /* B2 */
+	g_return_if_fail(table->rows->len == 0); /* TB2 */
 	struct table_column c = { .title = g_strdup(title), .unit = unit };
 	g_array_append_val(table->columns, c);
 }
@@ -86,7 +86,7 @@ void results_table_add_main_columns(ResultsTable *table, const ResultsColumn *co
 {
 	const ResultsColumnInfo *info = results_columns();
 
-	g_return_if_fail(table->rows->len == 0); /* B2 */
+	g_return_if_fail(table->rows->len == 0); /* TB2 */
 	for (gsize i = 0; i < n; i++) {
 		g_return_if_fail(cols[i] < RESULTS_N_COLUMNS);
 		struct table_column c = { .title = g_strdup(info[cols[i]].name),
@@ -294,7 +294,7 @@ gboolean results_table_print_width(const ResultsTable *table, FILE *out, gsize m
 
 	measure(table, compact, wa, wb);
 	guint shown = n;
-	if (compact) { /* B4: whole columns, from the left, while they fit */
+	if (compact) { /* TB4: whole columns, from the left, while they fit */
 		gsize width = 0;
 		for (shown = 0; shown < n; shown++) {
 			gsize w = width + (shown ? strlen(COLUMN_GAP) : 0) + column_width(table, shown, compact, wa, wb);

@@ -134,7 +134,7 @@ static const char *short_value(int argc, char **argv, int i, char opt)
 	return i + 1 < argc ? argv[i + 1] : NULL;
 }
 
-/* U2: the spellings whose meaning changed. */
+/* CLI2: the spellings whose meaning changed. */
 static bool refuse_renamed(const struct cli_doc *doc, int argc, char **argv)
 {
 	g_autofree char *me = display_name(doc);

@@ -20,14 +20,14 @@
  *       0  done ...
  *
  * Invariants
- *   U1  One meaning per flag across commands: -o/--output is the output,
+ *   CLI1  One meaning per flag across commands: -o/--output is the output,
  *       -m/--mount the mount options, -q/--quiet, -k/--keep-going, -e/--every,
  *       -V/--version and -h/--help mean the same thing everywhere; '-' is
  *       standard input or output wherever a file is read or written.
- *   U2  A spelling whose meaning changed (-o for mount options, -m for the
+ *   CLI2  A spelling whose meaning changed (-o for mount options, -m for the
  *       metadata profile, -V for sweep's --vary) is refused with a message
  *       naming the new spelling, exit 2: never silently taken the new way.
- *   U3  Every message starts "cowsim CMD: " and goes to stderr; help goes to
+ *   CLI3  Every message starts "cowsim CMD: " and goes to stderr; help goes to
  *       stdout with exit 0.
  */
 #ifndef COWSIM_SIM_CLI_H
@@ -44,7 +44,7 @@ struct cli_doc {
 	const char *notes;            /* more to know (formats, files written), or NULL */
 	const char *examples;         /* two or three "  cowsim ..." lines */
 	const char *exits;            /* "  0  done\n  2  bad arguments..." */
-	bool model_options;           /* takes options_add_model_entries(): U2's -o and -m */
+	bool model_options;           /* takes options_add_model_entries(): CLI2's -o and -m */
 };
 
 /* A context whose usage line is "cowsim CMD [OPTION…] ARGS", with the summary,
@@ -52,7 +52,7 @@ struct cli_doc {
 GOptionContext *cli_context_new(const struct cli_doc *doc);
 
 /* Parses; on an error prints "cowsim CMD: MESSAGE (see 'cowsim CMD --help')"
- * and returns false (the caller exits 2).  Refuses the renamed spellings (U2)
+ * and returns false (the caller exits 2).  Refuses the renamed spellings (CLI2)
  * before GOption sees them. */
 bool cli_parse(GOptionContext *context, const struct cli_doc *doc, int *argc, char ***argv);
 
@@ -66,7 +66,7 @@ const char *cli_version(void);
  * in the build tree). */
 char *cli_find_data(const char *name, const char *env);
 
-/* True for "-": standard input or output (U1). */
+/* True for "-": standard input or output (CLI1). */
 bool cli_is_stdio(const char *path);
 
 #endif

@@ -13,9 +13,9 @@
  *     --markdown  docs/columns.md, byte for byte (tests/sim check it)
  *
  * Invariants
- *   K1  The output depends only on columns.h and the version: the same build
+ *   CC1  The output depends only on columns.h and the version: the same build
  *       prints the same bytes.
- *   K2  Exit status: 0 printed; 2 bad arguments.
+ *   CC2  Exit status: 0 printed; 2 bad arguments.
  */
 #include <stdio.h>
 

@@ -18,11 +18,11 @@
  *   and the others go on (--keep-going lets it finish the trace instead).
  *
  * Invariants
- *   M1  Same trace and options, same bytes in every file of DIR (the PNG too,
+ *   CM1  Same trace and options, same bytes in every file of DIR (the PNG too,
  *       as plot.py makes it); progress goes to stderr only.
- *   M2  File names are the mount and the policy made name-safe
+ *   CM2  File names are the mount and the policy made name-safe
  *       (grid_safe_name) and are distinct, or compare refuses to start.
- *   M3  Exit status: 0 every run done or ended by ENOSPC; 1 a run broke (a
+ *   CM3  Exit status: 0 every run done or ended by ENOSPC; 1 a run broke (a
  *       model invariant, an unwritable file) or the plot failed; 2 bad
  *       arguments or a malformed trace; 128+signal interrupted.
  */
@@ -135,7 +135,7 @@ static void combinations_free(GArray *combinations)
 	g_array_unref(combinations);
 }
 
-/* All combinations (M2), or NULL with a message printed. */
+/* All combinations (CM2), or NULL with a message printed. */
 static GArray *plan(const struct compare_args *a, GPtrArray *mounts, GPtrArray *policies)
 {
 	GArray *combinations = g_array_new(FALSE, TRUE, sizeof(struct combination));
@@ -180,7 +180,7 @@ static void report_run(const struct compare_args *a, const struct combination *c
 	fprintf(stderr, ", %.1f s\n", seconds);
 }
 
-/* Runs every combination into `table`; returns the exit status so far (M3). */
+/* Runs every combination into `table`; returns the exit status so far (CM3). */
 static int run_all(const struct compare_args *a, GArray *combinations, RowsTable *table, bool *any_mark)
 {
 	int status = EXIT_OK;

@@ -40,14 +40,14 @@
  *   A stderr line and the drawing's header say so; --max-blocks 0 draws all.
  *
  * Invariants
- *   D1 Same trace, options and arguments: same bytes (text and dot; svg as
+ *   DR1 Same trace, options and arguments: same bytes (text and dot; svg as
  *      the installed Graphviz makes it).
- *   D2 Every block of the selected trees appears exactly once; every
+ *   DR2 Every block of the selected trees appears exactly once; every
  *      parent->child pointer and every root pointer is one edge. Summarized:
  *      every block is drawn once, or counted under each cut block that
  *      points at it (a leaf shared by two trees' own level-1 nodes counts
  *      under both); the header gives the blocks in all, each once.
- *   D3 Exit status: 0 drawn; 1 the run failed (a model invariant, dot
+ *   DR3 Exit status: 0 drawn; 1 the run failed (a model invariant, dot
  *      failed); 2 bad arguments, a malformed trace, the modeled device full
  *      (as cowsim run), or no mark LABEL.
  */

@@ -17,9 +17,9 @@
  *   $COWSIM_PYTHON replaces /usr/bin/python3.
  *
  * Invariants
- *   L1  The arguments reach plot.py exactly as given (no re-parsing here,
+ *   CP1  The arguments reach plot.py exactly as given (no re-parsing here,
  *       except a leading --help/-h, which works without Python).
- *   L2  Exit status: plot.py's own (0; 2 bad input or a picture that cannot be
+ *   CP2  Exit status: plot.py's own (0; 2 bad input or a picture that cannot be
  *       written, which is renamed into place whole or not at all); 77 when
  *       no Python or no script is found; 1 if Python died from a signal.
  */
@@ -36,7 +36,7 @@
 
 #define PLOT_PYTHON "/usr/bin/python3"
 
-/* In the style of cli.h's --help (plot.py parses the options, L1). */
+/* In the style of cli.h's --help (plot.py parses the options, CP1). */
 static void plot_usage(FILE *out)
 {
 	fprintf(out,
@@ -66,7 +66,7 @@ static void plot_usage(FILE *out)
 		PLOT_PYTHON);
 }
 
-/* Maps a wait status to the command's exit status (L2). */
+/* Maps a wait status to the command's exit status (CP2). */
 static int exit_status_of(int wait_status)
 {
 	if (WIFEXITED(wait_status))
@@ -109,7 +109,7 @@ int cmd_plot(int argc, char **argv)
 	g_ptr_array_add(args, (char *)python);
 	g_ptr_array_add(args, script);
 	for (int i = 1; i < argc; i++)
-		g_ptr_array_add(args, argv[i]); /* L1 */
+		g_ptr_array_add(args, argv[i]); /* CP1 */
 	g_ptr_array_add(args, NULL);
 
 	g_auto(GStrv) envp = g_get_environ();

@@ -30,13 +30,13 @@
  *   page has loaded, so a headless browser can tell that every image decoded.
  *
  * Invariants
- *   P1 Same folder (and calibration file), same bytes: files in name order,
+ *   RP1 Same folder (and calibration file), same bytes: files in name order,
  *      no dates or host names in the page.
- *   P2 Every file of DIR is either shown or listed under "Files";
+ *   RP2 Every file of DIR is either shown or listed under "Files";
  *      nothing is dropped silently (hidden files and *.tmp are left out,
  *      and the page says how many; the page itself is skipped, so a
  *      report made again over its own output is the same bytes).
- *   P3 Exit status: 0 written; 1 the page cannot be written; 2 DIR unreadable,
+ *   RP3 Exit status: 0 written; 1 the page cannot be written; 2 DIR unreadable,
  *      empty of results, or a CSV malformed (file, line and field named).
  */
 #include <errno.h>
@@ -174,7 +174,7 @@ static bool is_number(const char *s)
 	return *end == '\0';
 }
 
-/* A column's unit, from results/columns.h (C5): the one list of columns. */
+/* A column's unit, from results/columns.h (CO5): the one list of columns. */
 static bool is_bytes_column(const char *name)
 {
 	const ResultsColumnInfo *info = results_column_lookup(name);
@@ -333,7 +333,7 @@ static bool has_suffix_ci(const char *name, const char *suffix)
 	return n > m && !g_ascii_strcasecmp(name + n - m, suffix);
 }
 
-/* The file names of DIR, sorted (P1). */
+/* The file names of DIR, sorted (RP1). */
 static GPtrArray *list_dir(const char *dir, GError **error)
 {
 	g_autoptr(GDir) d = g_dir_open(dir, 0, error);
@@ -380,7 +380,7 @@ static bool read_folder(struct folder *f, const char *dir, const char *output, G
 		const char *name = names->pdata[i];
 		g_autofree char *path = g_build_filename(dir, name, NULL);
 		if (output_here && !strcmp(name, output_base)) {
-			continue; /* the page itself, from an earlier report (P1) */
+			continue; /* the page itself, from an earlier report (RP1) */
 		} else if (name[0] == '.' || g_str_has_suffix(name, ".tmp")) {
 			f->left_out++;
 		} else if (has_suffix_ci(name, ".csv")) {

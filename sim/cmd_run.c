@@ -221,7 +221,7 @@ static void print_events(FILE *out, const struct replay_outcome *outcome)
 }
 
 /* The table of the marks, for people: on stderr when the CSV takes stdout
- * (U1), at most 100 columns wide unless --wide; a failed run that reached no
+ * (CLI1), at most 100 columns wide unless --wide; a failed run that reached no
  * mark prints its error only, not an empty table. */
 static void print_summary(const struct run_args *a, const ResultsTable *summary, enum replay_status status,
 			  const struct replay_outcome *outcome)

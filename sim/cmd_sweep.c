@@ -41,17 +41,17 @@
  *   as cowsim plot does).
  *
  * Invariants
- *   S1  Every point's configuration is checked (options and mkfs) before the
+ *   SW1  Every point's configuration is checked (options and mkfs) before the
  *       first run: a bad --vary value is exit 2 and nothing is run. (--point K
  *       checks its own.)
- *   S2  Same inputs, same bytes in sweep.csv and sweep.svg, whatever -j, the
+ *   SW2  Same inputs, same bytes in sweep.csv and sweep.svg, whatever -j, the
  *       order points finished in, or how many runs it took; the progress
  *       lines and ETA go to stderr only.
- *   S3  Exit status as compare's: 0 every point done (ENOSPC is a result),
+ *   SW3  Exit status as compare's: 0 every point done (ENOSPC is a result),
  *       1 a run broke or the plot failed, 2 bad arguments, a malformed trace
  *       or a failed generator, 128+signal interrupted.  A point that fails is
  *       reported and the others still run; the worst status is the exit.
- *   S4  A point is finished only when its file is written (K1, K2): an
+ *   SW4  A point is finished only when its file is written (SS1, SS2): an
  *       interrupted or failed point is run again by the next sweep.
  */
 #include <errno.h>
@@ -289,7 +289,7 @@ static char *point_key(const struct sweep *s, const unsigned *choice)
 	return sweep_store_key(identity);
 }
 
-/* The configuration of point `point`, checked down to mkfs (S1). */
+/* The configuration of point `point`, checked down to mkfs (SW1). */
 static bool point_config(struct sweep *s, unsigned point, const unsigned *choice, GError **error)
 {
 	struct model_option_text text = point_model_text(s, choice);
@@ -299,7 +299,7 @@ static bool point_config(struct sweep *s, unsigned point, const unsigned *choice
 	return fs != NULL;
 }
 
-/* Every point's key, and the configuration of every point (S1), or only of
+/* Every point's key, and the configuration of every point (SW1), or only of
  * --point K's; on an error *error names the point. */
 static bool plan(struct sweep *s, GError **error)
 {
@@ -397,7 +397,7 @@ static RowsTable *point_line(const struct sweep *s, unsigned point, const struct
 }
 
 /* Replays `trace` for point `point` and keeps the result in DIR/points
- * (K1: its rows, then its line). Returns an exit status (S3); a failure is
+ * (SS1: its rows, then its line). Returns an exit status (SW3); a failure is
  * reported on stderr. */
 static int run_point(struct sweep *s, unsigned point, const char *trace)
 {
@@ -408,7 +408,7 @@ static int run_point(struct sweep *s, unsigned point, const char *trace)
 	struct rows_summary summary = { 0 };
 	g_autoptr(GError) error = NULL;
 	int status = multirun_run(trace, &s->configs[point], &a->run, csv_tmp, &summary, &error);
-	if (status == EXIT_OK) { /* done, or ended by ENOSPC: a result (K2) */
+	if (status == EXIT_OK) { /* done, or ended by ENOSPC: a result (SS2) */
 		g_autoptr(RowsTable) line = point_line(s, point, &summary);
 		if (g_rename(csv_tmp, csv) != 0) {
 			g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot rename '%s': %s",
@@ -460,7 +460,7 @@ struct progress {
 	unsigned ran;                 /* points of this run that ended, well or not */
 	unsigned to_run;              /* points this run has to run */
 	double last_csv_write;        /* when sweep.csv was last rewritten (0: never) */
-	int worst;                    /* S3: the worst status of a point, EXIT_OK to EXIT_BAD_INPUT */
+	int worst;                    /* SW3: the worst status of a point, EXIT_OK to EXIT_BAD_INPUT */
 	GArray *failed;               /* of unsigned: the points that failed */
 };
 
@@ -512,7 +512,7 @@ static RowsTable *finished_table(const struct sweep *s, GError **error)
 	return g_steal_pointer(&table);
 }
 
-/* DIR/sweep.csv from the finished points (S2); not more than once a
+/* DIR/sweep.csv from the finished points (SW2); not more than once a
  * second once it is long, unless `force`. */
 static bool write_csv(struct sweep *s, struct progress *p, bool force, GError **error)
 {
@@ -546,7 +546,7 @@ static void point_ended(struct sweep *s, struct progress *p, unsigned point, int
 		return;
 	}
 	if (status > EXIT_BAD_INPUT && multirun_interrupted)
-		return; /* interrupted: not a failure of the point, run again next time (S4) */
+		return; /* interrupted: not a failure of the point, run again next time (SW4) */
 	if (status > EXIT_BAD_INPUT) {
 		fprintf(stderr, "cowsim sweep: point %u: its process ended with status %d\n", point, status);
 		status = EXIT_RUN_FAILED;
@@ -650,7 +650,7 @@ static int child_status(int wait_status)
 
 /* -j N: each point of `todo` in a child `cowsim sweep ARGS --point K`, N at
  * a time. A signal to this process is passed on to the children, which
- * stop without writing their point (S4); then this one stops too. */
+ * stop without writing their point (SW4); then this one stops too. */
 static void run_children(struct sweep *s, struct progress *p, const GArray *todo, unsigned jobs)
 {
 	g_autoptr(GError) error = NULL;
@@ -715,7 +715,7 @@ static void run_children(struct sweep *s, struct progress *p, const GArray *todo
 /* ---- the outputs ---------------------------------------------------------------- */
 
 /* Amplification against the first parameter, a line per value of the others
- * (stdlib + matplotlib; same settings as results/plot.py for S2). */
+ * (stdlib + matplotlib; same settings as results/plot.py for SW2). */
 static const char plot_program[] =
 	"import csv, sys\n"
 	"import matplotlib\n"
@@ -834,7 +834,7 @@ static GArray *points_to_run(struct sweep *s, struct progress *p)
 			p->finished++;
 			continue;
 		}
-		if (error) /* K3: not trusted, run again */
+		if (error) /* SS3: not trusted, run again */
 			fprintf(stderr, "cowsim sweep: %s: running the point again\n", error->message);
 		g_array_append_val(todo, point);
 	}
@@ -982,7 +982,7 @@ static bool gather(const char *out, char **dirs, const struct sweep_plan *plan, 
 			g_autofree char *from = sweep_store_point_path(dirs[d], key, "point");
 			g_autofree char *to = sweep_store_point_path(out, key, "point");
 			if ((g_file_test(csv_from, G_FILE_TEST_EXISTS) && !copy_file(csv_from, csv_to, error)) ||
-			    !copy_file(from, to, error)) /* K1: the .point last */
+			    !copy_file(from, to, error)) /* SS1: the .point last */
 				return false;
 		}
 	}

@@ -1,6 +1,6 @@
 /*
  * sim/grid.c - grids of configurations (see grid.h for the syntax and the
- * invariants G1-G4).
+ * invariants GR1-GR4).
  */
 #include "grid.h"
 
@@ -113,7 +113,7 @@ GPtrArray *grid_split_list(const char *name, const char *text, GError **error)
 	return g_steal_pointer(&values);
 }
 
-/* A whole number or a size with a suffix (G2): bytes or the count. */
+/* A whole number or a size with a suffix (GR2): bytes or the count. */
 static bool parse_number(const char *text, uint64_t *number)
 {
 	if (!*text || !g_ascii_isdigit(*text))

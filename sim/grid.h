@@ -27,13 +27,13 @@
  *   and so must be a {name} placeholder of a generator command line.
  *
  * Invariants
- *   G1  Every value list is non-empty, has no empty value and no value twice.
- *   G2  A parameter is numeric (kind U64) only when every value is a whole
+ *   GR1  Every value list is non-empty, has no empty value and no value twice.
+ *   GR2  A parameter is numeric (kind U64) only when every value is a whole
  *       number or a size with a K/M/G/T suffix; its numbers are bytes or the
  *       plain count. Otherwise it is text (kind STRING).
- *   G3  A grid has at most GRID_MAX_POINTS points; a range at most
+ *   GR3  A grid has at most GRID_MAX_POINTS points; a range at most
  *       GRID_MAX_POINTS values.
- *   G4  Errors name the parameter and the bad text; nothing here prints.
+ *   GR4  Errors name the parameter and the bad text; nothing here prints.
  */
 #ifndef COWSIM_SIM_GRID_H
 #define COWSIM_SIM_GRID_H
@@ -54,11 +54,11 @@ struct grid_param {
 	char *name;
 	GPtrArray *values;            /* of char *: the text each point uses */
 	bool model;                   /* a model option rather than a trace parameter */
-	ResultsCellKind kind;         /* RESULTS_CELL_U64 or RESULTS_CELL_STRING (G2) */
+	ResultsCellKind kind;         /* RESULTS_CELL_U64 or RESULTS_CELL_STRING (GR2) */
 	GArray *numbers;              /* of uint64_t, one per value, when kind is U64 */
 };
 
-/* Splits a comma-separated list of values of parameter `name` (G1; mount
+/* Splits a comma-separated list of values of parameter `name` (GR1; mount
  * values keep their modifiers). A GPtrArray of strings, or NULL and *error. */
 GPtrArray *grid_split_list(const char *name, const char *text, GError **error);
 
@@ -82,7 +82,7 @@ const char *grid_model_text(const struct model_option_text *text, const char *na
  * one fixed order: the part of a sweep point's identity the model decides. */
 char *grid_model_identity(const struct model_option_text *text);
 
-/* Points in the product of params[0..n) (G3 checked: false and *error). */
+/* Points in the product of params[0..n) (GR3 checked: false and *error). */
 bool grid_count_points(struct grid_param *const *params, unsigned n, unsigned *points, GError **error);
 /* The value index of every parameter at point `index` (choice[n]). */
 void grid_point(struct grid_param *const *params, unsigned n, unsigned index, unsigned *choice);

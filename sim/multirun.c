@@ -1,6 +1,6 @@
 /*
  * sim/multirun.c - the run options, checks, signals and runs that cowsim
- * compare and cowsim sweep share (see multirun.h, R1-R2).
+ * compare and cowsim sweep share (see multirun.h, MR1-MR2).
  */
 #include "multirun.h"
 

@@ -15,9 +15,9 @@
  *                                           --> the run's exit status
  *
  * Invariants
- *   R1  A run the device filled (ENOSPC) is a result: exit status EXIT_OK,
+ *   MR1  A run the device filled (ENOSPC) is a result: exit status EXIT_OK,
  *       with *error saying where it stopped.
- *   R2  Every message starts "cowsim COMMAND: " and goes to stderr.
+ *   MR2  Every message starts "cowsim COMMAND: " and goes to stderr.
  */
 #ifndef COWSIM_SIM_MULTIRUN_H
 #define COWSIM_SIM_MULTIRUN_H
@@ -42,7 +42,7 @@ void multirun_args_clear(struct multirun_args *args);
 
 /* Checks --every and, unless `trace` is NULL, that TRACE is a readable file
  * (not "-": every run reads it again); sets args->out to `default_out` when
- * not given. EXIT_OK, or EXIT_BAD_INPUT with the message printed (R2). */
+ * not given. EXIT_OK, or EXIT_BAD_INPUT with the message printed (MR2). */
 int multirun_check(const char *command, struct multirun_args *args, const char *trace, const char *default_out);
 
 /* Creates args->out. EXIT_OK, or EXIT_RUN_FAILED with the message printed. */
@@ -52,7 +52,7 @@ int multirun_make_out_dir(const char *command, const struct multirun_args *args)
  * device size, metadata profile, design, ...), the trace, --base, and the
  * key/value `pairs` (NULL-terminated, key then value) of the command, one
  * "key=value" a line, so that `cowsim report` can show them. EXIT_OK, or
- * EXIT_BAD_INPUT with the message printed (R2). */
+ * EXIT_BAD_INPUT with the message printed (MR2). */
 int multirun_write_parameters(const char *command, const struct multirun_args *args, const char *trace,
 			      const struct fs_config *config, const char *const *pairs);
 
@@ -68,7 +68,7 @@ double multirun_seconds(void);
 /* Replays `trace` under `config` with the run options of `args`, rows to
  * `csv_path` (NULL: none), into *summary (always filled; free it with
  * rows_summary_clear()). Returns the run's exit status: EXIT_OK done or
- * ended by ENOSPC (R1), EXIT_BAD_INPUT a malformed trace, 128+signal
+ * ended by ENOSPC (MR1), EXIT_BAD_INPUT a malformed trace, 128+signal
  * interrupted, EXIT_RUN_FAILED a model invariant broke or a file could not
  * be written. *error explains every run that did not end done. */
 int multirun_run(const char *trace, const struct fs_config *config, const struct multirun_args *args,

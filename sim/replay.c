@@ -190,7 +190,7 @@ static bool emit_row(struct run_state *st, uint64_t op_index, const char *label,
 {
 	struct replay_row row = { .op_index = op_index, .label = label, .fs = st->fs };
 	fs_report(st->fs, &row.report);
-	/* The simulated clock itself, as btrfs-replay writes it (columns.h C4). */
+	/* The simulated clock itself, as btrfs-replay writes it (columns.h CO4). */
 	row.time_s = (double)fs_clock(st->fs) / 1e9;
 	return st->sink(st->opaque, &row, error);
 }

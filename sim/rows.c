@@ -1,6 +1,6 @@
 /*
  * sim/rows.c - replay rows into result cells, and one line per run
- * (see rows.h for the picture and the invariants W1-W4).
+ * (see rows.h for the picture and the invariants RW1-RW4).
  */
 #include "rows.h"
 
@@ -166,7 +166,7 @@ static void summary_cells(const struct rows_summary *s, const struct fs_config *
 	cells[RESULTS_SUMMARY_COL_METADATA_BASE] = s->base_label ? results_cell_u64(s->metadata_base)
 								  : results_cell_unset();
 	cells[RESULTS_SUMMARY_COL_METADATA_FINAL] = results_cell_u64(final);
-	cells[RESULTS_SUMMARY_COL_AMPLIFICATION] = s->base_label && s->metadata_base ? /* W2 */
+	cells[RESULTS_SUMMARY_COL_AMPLIFICATION] = s->base_label && s->metadata_base ? /* RW2 */
 		results_cell_double((double)final / (double)s->metadata_base) : results_cell_unset();
 	cells[RESULTS_SUMMARY_COL_DATA_USED] = results_cell_u64(s->outcome.final.space.data_used);
 	cells[RESULTS_SUMMARY_COL_BLOCKS_COWED] = results_cell_u64(c->blocks_cowed);

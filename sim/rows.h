@@ -19,19 +19,19 @@
  *   describe a whole run, not a point in it.
  *
  * Invariants
- *   W1  rows_fill() sets every main-schema cell the model can measure, the
+ *   RW1  rows_fill() sets every main-schema cell the model can measure, the
  *       same way for every command (cowsim run's CSV and compare's per-run
  *       CSVs agree byte for byte on the same trace and options).
- *   W2  amplification is metadata_final / metadata_base, where metadata_base
+ *   RW2  amplification is metadata_final / metadata_base, where metadata_base
  *       is metadata_used at the base mark: the trace's first mark, or the
  *       first mark labelled --base LABEL. It is unset (empty) when there is
  *       no such mark or its metadata is 0.
- *   W3  free_min is the least free space at any row and at the end (finer
+ *   RW3  free_min is the least free space at any row and at the end (finer
  *       with --every N): the room metadata can still grow into, as the
  *       threshold policy measures it (space_report_metadata_free: free in the
  *       metadata chunks less the global reserve, plus the metadata chunks the
  *       unallocated device space can hold).
- *   W4  Output depends only on the cells: same runs, same bytes.
+ *   RW4  Output depends only on the cells: same runs, same bytes.
  */
 #ifndef COWSIM_SIM_ROWS_H
 #define COWSIM_SIM_ROWS_H
@@ -48,24 +48,24 @@
  * DUP) plus file data. */
 uint64_t rows_bytes_written(const struct fs_counters *counters, const struct fs_config *config);
 
-/* Free space as the threshold policy sees it (W3). */
+/* Free space as the threshold policy sees it (RW3). */
 uint64_t rows_free_bytes(const struct space_report *space, const struct fs_config *config);
 
-/* Fills all cells of `row` from `r` (W1). Cannot fail. */
+/* Fills all cells of `row` from `r` (RW1). Cannot fail. */
 void rows_fill(const struct replay_row *r, const struct fs_config *config, ResultsRow *row);
 
 /* What one run leaves for its summary line. */
 struct rows_summary {
-	char *base_label;             /* the base mark's label (W2), NULL if none was seen */
+	char *base_label;             /* the base mark's label (RW2), NULL if none was seen */
 	uint64_t metadata_base;       /* bytes, metadata_used at the base mark */
 	uint64_t marks;               /* mark rows seen */
-	uint64_t free_min;            /* bytes, W3 */
+	uint64_t free_min;            /* bytes, RW3 */
 	struct replay_outcome outcome;
 };
 
 /* Replays `trace` with `options`, writing every row to `csv_path` (NULL: no
  * CSV), and fills *summary (free it with rows_summary_clear()); `base` is
- * the base mark's label, NULL for the first mark (W2). Returns the replay
+ * the base mark's label, NULL for the first mark (RW2). Returns the replay
  * status; *error explains any status but REPLAY_DONE. */
 enum replay_status rows_run(const char *trace, const struct replay_options *options, const char *csv_path,
 			    const char *base, struct rows_summary *summary, GError **error);

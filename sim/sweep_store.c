@@ -1,6 +1,6 @@
 /*
  * sim/sweep_store.c - a sweep's plan and finished points on disk (see
- * sweep_store.h, K1-K4).
+ * sweep_store.h, SS1-SS4).
  */
 #include "sweep_store.h"
 
@@ -217,7 +217,7 @@ bool sweep_store_write_point(const char *dir, const char *key, unsigned index, c
 			g_key_file_set_string(kf, CELLS_GROUP, rows_table_column_name(line, i), texts->pdata[i]);
 	g_autofree char *text = g_key_file_to_data(kf, NULL, NULL);
 	g_autofree char *path = sweep_store_point_path(dir, key, "point");
-	return g_file_set_contents(path, text, -1, error); /* K1: a temporary file renamed */
+	return g_file_set_contents(path, text, -1, error); /* SS1: a temporary file renamed */
 }
 
 GPtrArray *sweep_store_read_point(const char *dir, const char *key, unsigned index, const RowsTable *columns,
@@ -232,7 +232,7 @@ GPtrArray *sweep_store_read_point(const char *dir, const char *key, unsigned ind
 	}
 	g_autofree char *file_key = g_key_file_get_string(kf, POINT_GROUP, "key", NULL);
 	gint64 file_index = g_key_file_get_int64(kf, POINT_GROUP, "index", &local);
-	if (local || !file_key || strcmp(file_key, key) || file_index != (gint64)index) { /* K3 */
+	if (local || !file_key || strcmp(file_key, key) || file_index != (gint64)index) { /* SS3 */
 		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
 			    "%s: key 'index' or 'key': not point %u of this sweep's plan", path, index);
 		return NULL;

@@ -25,15 +25,15 @@
  *                                               found in any DIR
  *
  * Invariants
- *   K1  Every file is written whole or not at all (a temporary file renamed
+ *   SS1  Every file is written whole or not at all (a temporary file renamed
  *       onto it); the .point file is renamed last, so a point file means its
  *       .csv is complete. A killed sweep leaves finished points and nothing
  *       half-written under their names.
- *   K2  A point file is written only for a run that ended done or enospc
+ *   SS2  A point file is written only for a run that ended done or enospc
  *       (a result); a failed or interrupted point leaves none, and a rerun
  *       runs it again.
- *   K3  A point file is used only if its key and index are the plan's.
- *   K4  Errors are values naming the file; nothing here prints.
+ *   SS3  A point file is used only if its key and index are the plan's.
+ *   SS4  Errors are values naming the file; nothing here prints.
  */
 #ifndef COWSIM_SIM_SWEEP_STORE_H
 #define COWSIM_SIM_SWEEP_STORE_H
@@ -56,7 +56,7 @@ struct sweep_plan {
 /* An empty plan, to be filled. Cannot fail. */
 void sweep_plan_init(struct sweep_plan *plan);
 void sweep_plan_clear(struct sweep_plan *plan);
-/* DIR/sweep-plan.ini, rewritten only when it differs (K1). */
+/* DIR/sweep-plan.ini, rewritten only when it differs (SS1). */
 bool sweep_plan_write(const char *dir, const struct sweep_plan *plan, GError **error);
 /* Reads DIR/sweep-plan.ini into an initialised *plan; false and *error
  * naming the file and key when it is missing or malformed. */
@@ -76,11 +76,11 @@ char *sweep_store_point_path(const char *dir, const char *key, const char *suffi
 /* Creates DIR/points. */
 bool sweep_store_make_dirs(const char *dir, GError **error);
 bool sweep_store_has_point(const char *dir, const char *key);
-/* Writes DIR/points/KEY.point from the single line of `line` (K1). */
+/* Writes DIR/points/KEY.point from the single line of `line` (SS1). */
 bool sweep_store_write_point(const char *dir, const char *key, unsigned index, const RowsTable *line,
 			     GError **error);
 /* The texts of point `index` (key `key`) read from DIR, one per column of
- * `columns` (NULL for unset), checked against the columns' kinds (K3). NULL
+ * `columns` (NULL for unset), checked against the columns' kinds (SS3). NULL
  * and *error naming the file otherwise. */
 GPtrArray *sweep_store_read_point(const char *dir, const char *key, unsigned index, const RowsTable *columns,
 				  GError **error);

@@ -9,7 +9,7 @@
 # and ends with a line giving the ops done.
 # Even SIGKILL, which cowsim cannot catch, leaves whole rows (results/csv.c
 # writes each line with one write(2)), in CSV.tmp-XXXXXX: the CSV's own name
-# is renamed onto only when the run ends (W5). Running again with the same arguments
+# is renamed onto only when the run ends (CSV5). Running again with the same arguments
 # restarts cleanly: the CSV is rewritten from the start and equals the
 # uninterrupted run's.
 set -u

@@ -2,7 +2,7 @@
 # tests/reliability/test_outputs.sh COWSIM - no result is destroyed (issue 21.1).
 #
 # An output is written to PATH.tmp-XXXXXX beside it and renamed onto PATH at
-# the end (results/output_file.h O1, results/csv.c W5), so:
+# the end (results/output_file.h OF1, results/csv.c CSV5), so:
 #   - an output naming the input trace, or another output (by path, through
 #     "..", or as a hard link), is refused before anything is opened: exit 2,
 #     every file as it was;

@@ -162,7 +162,7 @@ static void test_names_are_unique_within_every_schema(void **state)
 				assert_string_not_equal(schemas[s].columns[i].name, schemas[s].columns[j].name);
 }
 
-/* C5: a reader that knows only a column's name (cowsim report, plot.py)
+/* CO5: a reader that knows only a column's name (cowsim report, plot.py)
  * gets one unit for it, whichever file it came from. */
 static void test_a_name_in_two_schemas_has_one_unit(void **state)
 {
@@ -492,7 +492,7 @@ static void test_partial_write_is_cut_back_to_whole_rows(void **state)
 	assert_int_equal(count_whole_records(text), 2);
 }
 
-/* W5: while a writer is open, its path shows the file it replaces. */
+/* CSV5: while a writer is open, its path shows the file it replaces. */
 static void test_path_keeps_the_old_file_until_close(void **state)
 {
 	g_autofree char *path = tmp_path("replaced.csv");

@@ -4,7 +4,7 @@
 # The contract of issue 8, item 1: on ten files, one snapshot and one atime
 # update, the drawing shows the snapshot sharing the leaves and the update
 # copying exactly the leaf and the path; every live block is drawn once
-# (D2: blocks drawn with --trees all = metadata_used / nodesize); the same
+# (DR2: blocks drawn with --trees all = metadata_used / nodesize); the same
 # inputs give the same bytes; svg comes from Graphviz or falls back to text;
 # bad arguments and a missing mark are exit 2 with a message; a filesystem
 # of more than --max-blocks blocks is summarized (its upper levels drawn,
@@ -39,7 +39,7 @@ check "the snapshot's tree keeps all its blocks" \
 check "the copied leaf is new (^) and the original is left to the snapshot with refs 1" \
   "[ \$(grep -c '^    leaf .*refs 1 \^' '$work/read.txt') = 1 ] && [ \$(grep -c 'refs 2 \*, [0-9]* items' '$work/read.txt') = \$((\$(grep -c 'refs 2 \*, [0-9]* items' '$work/snap.txt') - 1)) ]"
 
-# --- D2: every live block once ------------------------------------------------
+# --- DR2: every live block once ------------------------------------------------
 "$cowsim" gen seed-experiment --files 300 --snapshots 3 -o "$work/seed.trace"
 "$cowsim" run "$work/seed.trace" --quiet --csv "$work/seed.csv"
 for mark in after_copy after_snapshots after_grep2; do
