@@ -88,6 +88,12 @@ struct tracegen_params {
 	gint cold_days;
 	gint new_per_day;
 	gdouble read_fraction;
+	gdouble appends;         /* churn: mean ops per day; -1 = the scenario's default */
+	gdouble overwrites;
+	gdouble creates;
+	gdouble deletes;
+	gint64 write_size;       /* churn: median bytes of an append, overwrite or new file */
+	char *size_dist;         /* churn: lognormal | pareto | fixed */
 	gdouble files_per_dir;
 	gdouble depth_mean;
 	gint64 max_file_size;
