@@ -22,7 +22,7 @@ How it works
       stack    per CSV a stacked area of the columns named PREFIX* (--stack,
                default metadata_by_: the attribution; tree_: the trees).
       free     unallocated device space over time (device size, from
-               --device-size or parameters.txt beside the CSV, minus the data
+               the device_size column, --device-size or parameters.txt beside it, minus the data
                chunks and the metadata chunks times their copies), panels and
                styles as curves; the first ENOSPC and first lost or dropped
                atime update marked from the enospc_events, atime_lost and
@@ -69,7 +69,7 @@ DAY = 86400.0
 MAX_MARK_LABELS = 14
 PROG = os.environ.get("COWSIM_PLOT_PROG", "plot.py")
 KINDS = ("curves", "ratio", "bars", "stack", "free", "sweep")
-X_CHOICES = ("op_index", "days", "time_s", "mark")
+X_CHOICES = ("op_index", "days", "time_s", "elapsed_s", "mark")
 # Colour-blind-safe (Okabe-Ito) first, then more: up to 12 colours before a repeat.
 COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9",
            "#000000", "#F0E442", "#7F3C8D", "#11A579", "#3969AC", "#E73F74"]
@@ -177,19 +177,24 @@ def x_value(path, line, row, x, t0):
     """The row's x, or None when it has none (not a mark, empty cell)."""
     if x == "mark":
         return row["label"] or None
-    col = "op_index" if x == "op_index" else "time_s"
+    col = x_column(x)
     if row[col] == "":
         return None
     v = number(path, line, col, row[col])
-    if x == "op_index":
+    if x in ("op_index", "elapsed_s"):
         return v
     return (v - t0) / (DAY if x == "days" else 1.0)
+
+
+def x_column(x):
+    """The column --x reads."""
+    return {"mark": "label", "op_index": "op_index", "elapsed_s": "elapsed_s"}.get(x, "time_s")
 
 
 def read_series(path, x, y):
     """[(x, y)] for the rows where y is set; x a label for --x mark."""
     header, rows = read_table(path)
-    need(path, header, "label" if x == "mark" else ("op_index" if x == "op_index" else "time_s"), y)
+    need(path, header, x_column(x), y)
     t0 = None
     points = []
     for line, row in rows:
@@ -301,7 +306,7 @@ def mark_axis(ax, positions, rotate=True):
 
 
 def x_title(x):
-    return {"op_index": "trace op", "days": "days since the start",
+    return {"op_index": "trace op", "days": "days since the start", "elapsed_s": "elapsed_s (seconds)",
             "time_s": "seconds since the start", "mark": "mark"}[x]
 
 
@@ -525,7 +530,7 @@ def kind_stack(args):
         for c in cols:
             if c not in all_cols:
                 all_cols.append(c)
-        need(path, header, "label" if args.x == "mark" else ("op_index" if args.x == "op_index" else "time_s"))
+        need(path, header, x_column(args.x))
         xs, layers, t0 = [], [[] for _ in cols], None
         for line, r in rows:
             if args.x in ("days", "time_s") and t0 is None and r["time_s"] != "":
@@ -577,12 +582,15 @@ def free_curve(args, i, path):
     the metadata chunks times their copies) and the x of the first rise of
     each event column the CSV has."""
     header, rows = read_table(path)
-    need(path, header, "metadata_total", "data_total", "metadata_raw", "metadata_used", "time_s", "op_index")
-    size = device_size(args, path)
+    need(path, header, "metadata_total", "data_total", "metadata_raw", "metadata_used", "time_s", x_column(
+        "op_index" if args.x == "mark" else args.x))
+    size = None if "device_size" in header and not args.device_size else device_size(args, path)
     x = "op_index" if args.x == "mark" else args.x
     t0 = next((float(r["time_s"]) for _, r in rows if r["time_s"] != ""), 0.0)
     points = []
     for line, r in rows:
+        if size is None or "device_size" in header and not args.device_size:
+            size = number(path, line, "device_size", r["device_size"])  # the run's own identity column
         used = number(path, line, "metadata_used", r["metadata_used"])
         raw = number(path, line, "metadata_raw", r["metadata_raw"])
         copies = raw / used if used else 1
@@ -745,7 +753,7 @@ def parse_args(argv):
     p.add_argument("--stack", default="metadata_by_", metavar="PREFIX",
                    help="stack: the columns to stack (default metadata_by_; tree_ for the trees)")
     p.add_argument("--device-size", type=int, metavar="BYTES",
-                   help="free: the device size (default: device_size of parameters.txt beside the CSV)")
+                   help="free: the device size (default: the CSV's device_size column, else parameters.txt beside it)")
     args = p.parse_intermixed_args(argv)
     if args.keys is not None:
         args.keys = args.keys.split(",")

@@ -22,10 +22,19 @@
  * working set moves through a tree), a snapshot of / into /snapshots, the
  * oldest deleted beyond --keep, and a sync.
  *
+ * --big-files N measures cost against size (issue 21.3): N/4, N/2 and N
+ * files of 1 GiB created and synced, then one file of N/4, N/2 and N GiB.
+ * Each line gives CPU seconds per GiB and the growth exponent between
+ * N/4 and N (log of the time ratio over log 4): 1.0 is linear, a little
+ * above it is O(N log N), 2 is quadratic. A file's extents are the model's
+ * work (BTRFS_MAX_EXTENT_SIZE each): a create of B bytes should cost
+ * O(extents), N files O(N log N).
+ *
  * Wall times are noisy on a shared machine; compare the ratios within one run.
  */
 #include <inttypes.h>
 #include <malloc.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +44,13 @@
 #include "cli.h"
 #include "commands.h"
 #include "fs.h"
+
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 static double now_seconds(void)
 {
@@ -263,6 +279,57 @@ static int bench_year(uint64_t files, unsigned keep, uint32_t nodesize)
 	return 0;
 }
 
+/* --- cost against size (issue 21.3) --------------------------------------- */
+
+#define GIB (1ull << 30)
+
+/* `files` files of `gib_each` GiB created and synced on a fresh filesystem:
+ * CPU seconds (the model's; a fresh fs per point, freed outside the timing). */
+static int big_point(uint32_t nodesize, uint64_t files, uint64_t gib_each, double *cpu)
+{
+	g_autoptr(Filesystem) fs = bench_fs(nodesize);
+	if (!fs)
+		return -1;
+	struct fs_attributes attributes;
+	fs_attributes_init(&attributes);
+	char path[48];
+	double start = cpu_seconds();
+	for (uint64_t i = 0; i < files; i++) {
+		memcpy(path, "/big-", 5);
+		*put_decimal(path + 5, i, 1) = '\0';
+		if (fs_create(fs, path, gib_each * GIB, &attributes)) {
+			fprintf(stderr, "cowsim bench: --big-files: creating %s failed\n", path);
+			return -1;
+		}
+	}
+	if (fs_sync(fs))
+		return -1;
+	*cpu = cpu_seconds() - start;
+	return 0;
+}
+
+static void print_growth(const char *what, const uint64_t n[3], const double cpu[3], uint64_t gib_per_n)
+{
+	printf("%-22s", what);
+	for (int k = 0; k < 3; k++)
+		printf(" %8" PRIu64 ": %7.2f s (%6.1f us/GiB)", n[k], cpu[k], 1e6 * cpu[k] / (double)(n[k] * gib_per_n));
+	printf("  exponent %.2f\n", log(MAX(cpu[2], 1e-6) / MAX(cpu[0], 1e-6)) / log(4.0));
+}
+
+static int bench_big(uint64_t files, uint32_t nodesize)
+{
+	const uint64_t n[3] = { MAX(files / 4, 1), MAX(files / 2, 1), files };
+	double many[3], one[3];
+	for (int k = 0; k < 3; k++)
+		if (big_point(nodesize, n[k], 1, &many[k]) || big_point(nodesize, 1, n[k], &one[k]))
+			return -1;
+	printf("cost against size: CPU seconds to create and sync, exponent = log(t(N) / t(N/4)) / log 4\n");
+	print_growth("files of 1 GiB", n, many, 1);
+	print_growth("one file of N GiB", n, one, 1);
+	printf("peak RSS %.1f MiB\n", peak_rss_bytes() / 1048576.0);
+	return 0;
+}
+
 static const struct cli_doc bench_doc = {
 	.command = "bench",
 	.summary = "Measures the model's speed and memory on synthetic trees of growing size.",
@@ -271,9 +338,13 @@ static const struct cli_doc bench_doc = {
 		 "read, heap bytes per modeled item and per modeled block after populate, heap bytes\n"
 		 "per block after the unsharing reads, metadata MiB before and after, wall seconds\n"
 		 "of the point, peak RSS so far. Peak RSS of the whole run is printed last.\n"
-		 "--year N: a year of daily snapshots (keep K) with daily reads on N files.",
+		 "--year N: a year of daily snapshots (keep K) with daily reads on N files.\n"
+		 "--big-files N: CPU seconds to create and sync N/4, N/2 and N files of 1 GiB,\n"
+		 "then one file of N/4, N/2 and N GiB, with the growth exponent (1 linear, 2\n"
+		 "quadratic): the cost of a create against its size and its count.",
 	.examples = "  cowsim bench --sizes 10000,100000\n"
-		    "  cowsim bench --year 100000 --keep 30",
+		    "  cowsim bench --year 100000 --keep 30\n"
+		    "  cowsim bench --big-files 8000",
 	.exits = "  0  measured\n"
 		 "  1  the model failed\n"
 		 "  2  bad arguments",
@@ -283,7 +354,7 @@ int cmd_bench(int argc, char **argv)
 {
 	g_autofree char *sizes_text = NULL;
 	gint snapshots = 10, nodesize = 16384, keep = 30;
-	gint64 year = 0;
+	gint64 year = 0, big_files = 0;
 	const GOptionEntry entries[] = {
 		{ "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_text,
 		  "file counts to measure, comma-separated (default 10000,100000,1000000)", "N,N,..." },
@@ -293,6 +364,8 @@ int cmd_bench(int argc, char **argv)
 		{ "year", 0, 0, G_OPTION_ARG_INT64, &year,
 		  "instead: a year of daily snapshots of a tree of N files, daily reads of a twentieth", "N" },
 		{ "keep", 0, 0, G_OPTION_ARG_INT, &keep, "--year: snapshots kept (default 30)", "K" },
+		{ "big-files", 0, 0, G_OPTION_ARG_INT64, &big_files,
+		  "instead: cost of N/4, N/2, N files of 1 GiB and of one file of as many GiB", "N" },
 		{ NULL },
 	};
 	g_autoptr(GOptionContext) context = cli_context_new(&bench_doc);
@@ -307,6 +380,12 @@ int cmd_bench(int argc, char **argv)
 		fprintf(stderr, "cowsim bench: --year 1..10^8 files, --keep 1..365\n");
 		return EXIT_BAD_INPUT;
 	}
+	if (big_files < 0 || big_files > 32768) {
+		fprintf(stderr, "cowsim bench: --big-files 1..32768 (GiB on a 64 TiB device)\n");
+		return EXIT_BAD_INPUT;
+	}
+	if (big_files)
+		return bench_big((uint64_t)big_files, (uint32_t)nodesize) ? EXIT_RUN_FAILED : EXIT_OK;
 	if (year)
 		return bench_year((uint64_t)year, (unsigned)keep, (uint32_t)nodesize) ? EXIT_RUN_FAILED : EXIT_OK;
 	g_auto(GStrv) sizes = g_strsplit(sizes_text ? sizes_text : "10000,100000,1000000", ",", -1);

@@ -56,7 +56,7 @@ static void plot_usage(FILE *out)
 		"  -o, --output=OUT              output path without extension (required)\n"
 		"  --kind=KIND                   the figure (above)\n"
 		"  --x=AXIS                      op_index (default), days or time_s since the first\n"
-		"                                row, or mark: the labelled rows as categories\n"
+		"                                row, elapsed_s, or mark: the labelled rows as categories\n"
 		"  --y=COLUMN                    any column of the CSV (default metadata_used)\n"
 		"  --labels=A,B / --label=A      legend labels, one per CSV (default: file names)\n"
 		"  --keys=K1,K2                  labels are K1/K2 values (e.g. mount,policy)\n"

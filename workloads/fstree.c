@@ -1,6 +1,6 @@
 /*
  * workloads/fstree.c - the generators' in-memory tree (see fstree.h for the
- * picture and invariants F1-F4).
+ * picture and invariants FT1-FT4).
  *
  * Nodes are plain heap objects; a directory owns its children through a
  * GPtrArray with a free function, so freeing the root frees the tree.

@@ -10,12 +10,12 @@
  *   "x" FILE  "y" FILE first_link -> b     a second hard-link name
  *
  * Invariants:
- *   F1 names are non-empty, contain no '/' or NUL, and are unique in a directory;
- *   F2 a node with first_link != NULL is a FILE whose first name (first_link)
+ *   FT1 names are non-empty, contain no '/' or NUL, and are unique in a directory;
+ *   FT2 a node with first_link != NULL is a FILE whose first name (first_link)
  *      comes earlier in a pre-order walk of copy order, and first_link itself
  *      has first_link == NULL;
- *   F3 only DIR nodes have children; only SYMLINK nodes have a target;
- *   F4 counts in struct fstree match the nodes (dirs include the root).
+ *   FT3 only DIR nodes have children; only SYMLINK nodes have a target;
+ *   FT4 counts in struct fstree match the nodes (dirs include the root).
  */
 #ifndef COWSIM_WORKLOADS_FSTREE_H
 #define COWSIM_WORKLOADS_FSTREE_H
@@ -35,18 +35,18 @@ struct fstree_node {
 	enum fstree_kind kind;
 	char *name;                      /* "" for the root */
 	struct fstree_node *parent;      /* NULL for the root */
-	GPtrArray *children;             /* DIR only: struct fstree_node *, copy order (F3) */
+	GPtrArray *children;             /* DIR only: struct fstree_node *, copy order (FT3) */
 	uint64_t size;                   /* bytes (FILE); 0 otherwise */
 	uint32_t mode;                   /* permission bits */
 	uint32_t uid, gid;
 	int64_t atime_ns, mtime_ns;      /* nanoseconds since the epoch */
 	char *target;                    /* SYMLINK only */
-	struct fstree_node *first_link;  /* FILE: the inode's first name, if this is a later one (F2) */
+	struct fstree_node *first_link;  /* FILE: the inode's first name, if this is a later one (FT2) */
 };
 
 struct fstree {
 	struct fstree_node *root;
-	uint64_t dirs, files, symlinks, hardlinks;  /* F4; files excludes later hard-link names */
+	uint64_t dirs, files, symlinks, hardlinks;  /* FT4; files excludes later hard-link names */
 	uint64_t specials_skipped;                  /* sockets, devices, fifos (from-dir) */
 	uint64_t bytes;                             /* sum of file sizes (first names only) */
 	int64_t newest_ns;                          /* the newest atime or mtime in the tree */
@@ -59,7 +59,7 @@ typedef struct fstree fstree;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(fstree, fstree_free)
 
 /* Add a node under PARENT (a DIR) at the end of its copy order; NAME is copied.
- * Keeps the counts (F4). */
+ * Keeps the counts (FT4). */
 struct fstree_node *fstree_add(struct fstree *tree, struct fstree_node *parent, enum fstree_kind kind,
 			       const char *name);
 /* Make NODE a later hard-link name of FIRST (copies its attributes). */

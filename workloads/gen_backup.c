@@ -10,7 +10,7 @@
  *
  * Each snapshot of / contains the earlier ones only as empty placeholders
  * (btrfs does not nest subvolumes in a snapshot); the simulator handles that.
- * Which files are read is drawn per day from the seed (G1).
+ * Which files are read is drawn per day from the seed (TG1).
  */
 #include "tracegen_private.h"
 

@@ -8,7 +8,7 @@
  * move between the phases of a scenario, which is what atime policies see
  * (relatime compares against a day; strictatime against "not equal").
  *
- * Invariants: C1 now_ns only grows; C2 0 <= pending_ns < 1 s after each call.
+ * Invariants: GC1 now_ns only grows; GC2 0 <= pending_ns < 1 s after each call.
  */
 #include "tracegen.h"
 

@@ -27,7 +27,8 @@ enum {
 	OPT_DEPTH_MEAN, OPT_MAX_FILE_SIZE, OPT_SNAPSHOTS, OPT_READONLY, OPT_GREP, OPT_GREPS,
 	OPT_SCOPE, OPT_NO_FOLLOW, OPT_DAYS, OPT_KEEP, OPT_RUN_DAYS, OPT_MAILBOXES, OPT_MAILS_PER_DAY,
 	OPT_CHECK_INTERVAL, OPT_COLD_DAYS, OPT_NEW_PER_DAY, OPT_READ_FRACTION, OPT_ROOT, OPT_STRICT,
-	OPT_PRELUDE, OPT_REMAINING,
+	OPT_PRELUDE, OPT_APPENDS, OPT_OVERWRITES, OPT_CREATES, OPT_DELETES, OPT_WRITE_SIZE, OPT_SIZE_DIST,
+	OPT_REMAINING,
 };
 #define BIT(o) (UINT64_C(1) << (o))
 #define TREE_OPTIONS (BIT(OPT_FROM_DIR) | BIT(OPT_FILES) | BIT(OPT_SEED) | BIT(OPT_PREFIX) | \
@@ -76,7 +77,7 @@ static const struct option options[] = {
 	{ OPT_NO_FOLLOW, "no-follow", G_OPTION_ARG_NONE, FIELD(no_follow),
 	  "Walk like grep -r (do not follow symlinks) instead of grep -R", NULL },
 	{ OPT_DAYS, "days", G_OPTION_ARG_INT, FIELD(days),
-	  "backup-rotation, mutt: days simulated (default 30, 7); tmpwatch: age limit in days (default 10)", "D" },
+	  "backup-rotation, churn, mutt: days simulated (default 30, 30, 7); tmpwatch: age limit in days (default 10)", "D" },
 	{ OPT_KEEP, "keep", G_OPTION_ARG_INT, FIELD(keep), "Snapshots kept (default 7)", "K" },
 	{ OPT_RUN_DAYS, "run-days", G_OPTION_ARG_INT, FIELD(run_days), "Days simulated (default 30)", "D" },
 	{ OPT_MAILBOXES, "mailboxes", G_OPTION_ARG_INT, FIELD(mailboxes), "Mailboxes (default 10)", "N" },
@@ -96,6 +97,18 @@ static const struct option options[] = {
 	  "Stop at the first malformed log line (exit 2) instead of skipping and counting it", NULL },
 	{ OPT_PRELUDE, "prelude", G_OPTION_ARG_NONE, FIELD(prelude),
 	  "Start with the ops of `cowsim gen from-dir ROOT`, so that replay starts from the tree", NULL },
+	{ OPT_APPENDS, "appends", G_OPTION_ARG_DOUBLE, FIELD(appends),
+	  "Mean appends per day (default: 1% of the tree's files, at least 1)", "N" },
+	{ OPT_OVERWRITES, "overwrites", G_OPTION_ARG_DOUBLE, FIELD(overwrites),
+	  "Mean in-place overwrites per day (default: 0.5% of the files, at least 1)", "N" },
+	{ OPT_CREATES, "creates", G_OPTION_ARG_DOUBLE, FIELD(creates),
+	  "Mean files created per day (default: 0.5% of the files, at least 1)", "N" },
+	{ OPT_DELETES, "deletes", G_OPTION_ARG_DOUBLE, FIELD(deletes),
+	  "Mean files deleted per day (default: 0.5% of the files, at least 1)", "N" },
+	{ OPT_WRITE_SIZE, "write-size", G_OPTION_ARG_INT64, FIELD(write_size),
+	  "Median bytes of an append, an overwrite or a new file (default 4096)", "BYTES" },
+	{ OPT_SIZE_DIST, "size-dist", G_OPTION_ARG_STRING, FIELD(size_dist),
+	  "Distribution of those sizes: lognormal (sigma 1.5, default), pareto (shape 1.5), fixed", "DIST" },
 	{ OPT_REMAINING, G_OPTION_REMAINING, G_OPTION_ARG_FILENAME_ARRAY, FIELD(remaining), NULL, "DIR" },
 };
 
@@ -111,6 +124,7 @@ void tracegen_params_init(struct tracegen_params *params)
 	params->check_interval = 300;
 	params->cold_days = 90;
 	params->read_fraction = -1; /* each scenario's own default */
+	params->appends = params->overwrites = params->creates = params->deletes = -1;
 	params->files_per_dir = 5.0;
 	params->depth_mean = 6.49;
 	params->max_file_size = G_GINT64_CONSTANT(1) << 30;
@@ -128,6 +142,7 @@ void tracegen_params_clear(struct tracegen_params *params)
 	g_free(params->scope);
 	g_free(params->root);
 	g_free(params->strace_log);
+	g_free(params->size_dist);
 	if (params->notes)
 		g_ptr_array_unref(params->notes);
 	g_strfreev(params->remaining);
@@ -212,6 +227,9 @@ static bool check_counts(const struct tracegen_params *p, GError **error)
 		return args_fail(error, "counts must be >= 0 (--keep, --mailboxes, --check-interval >= 1)");
 	if (p->read_fraction != -1 && !(p->read_fraction >= 0 && p->read_fraction <= 1))
 		return args_fail(error, "--read-fraction must be within [0, 1]");
+	if ((p->appends != -1 && p->appends < 0) || (p->overwrites != -1 && p->overwrites < 0) ||
+	    (p->creates != -1 && p->creates < 0) || (p->deletes != -1 && p->deletes < 0) || p->write_size < 0)
+		return args_fail(error, "--appends, --overwrites, --creates, --deletes, --write-size must be >= 0");
 	if (p->remaining && p->remaining[0])
 		return args_fail(error, "unexpected argument '%s'", p->remaining[0]);
 	return true;
@@ -232,10 +250,12 @@ bool tracegen_params_check(const struct tracegen_scenario *scenario, struct trac
 	if (takes_log && (!params->strace_log || !params->root))
 		return args_fail(error, "%s needs a log and a root: %s LOG --root DIR", scenario->name, scenario->name);
 	static const char *const scopes[] = { "all", "trunk", NULL };
+	static const char *const size_dists[] = { "lognormal", "pareto", "fixed", NULL };
 	return check_tree_source(scenario, params, error) && check_prefix(params, error) &&
 	       check_counts(params, error) && check_choice("order", params->order, orders, error) &&
 	       check_choice("grep", params->grep, scopes, error) &&
-	       check_choice("scope", params->scope, scopes, error);
+	       check_choice("scope", params->scope, scopes, error) &&
+	       check_choice("size-dist", params->size_dist, size_dists, error);
 }
 
 bool tracegen_run(const struct tracegen_scenario *scenario, const struct tracegen_params *params,
@@ -349,6 +369,15 @@ const struct tracegen_scenario tracegen_scenarios[] = {
 	  "atimes would differ: the trace still deletes what an atime-keeping system would.",
 	  TREE_OPTIONS | SNAPSHOT_OPTIONS | BIT(OPT_DAYS) | BIT(OPT_RUN_DAYS) | BIT(OPT_NEW_PER_DAY) |
 	  BIT(OPT_READ_FRACTION), tracegen_run_tmpwatch },
+	{ "churn", "a tree that lives: daily appends, overwrites, creates and deletes",
+	  "Copy the tree, [snapshots]; then each day, at times drawn between 00:00 and 22:00: appends\n"
+	  "to live files (--appends per day), in-place overwrites of a range of a live file\n"
+	  "(--overwrites), new files in the tree's directories (--creates) and unlinks of live files\n"
+	  "(--deletes); each count is Poisson with that mean, each size drawn from --size-dist with\n"
+	  "median --write-size.  At 23:00 sync, mark day_N.  --days D days (default 30).  The same\n"
+	  "options and --seed give the same trace, byte for byte.",
+	  TREE_OPTIONS | SNAPSHOT_OPTIONS | BIT(OPT_DAYS) | BIT(OPT_APPENDS) | BIT(OPT_OVERWRITES) |
+	  BIT(OPT_CREATES) | BIT(OPT_DELETES) | BIT(OPT_WRITE_SIZE) | BIT(OPT_SIZE_DIST), tracegen_run_churn },
 	{ "hsm-scan", "stat every file to find cold ones by atime, then read a fraction of them",
 	  "Copy the tree, [snapshots]; an HSM scan lstats every file (readdir + stat walk), sync,\n"
 	  "mark after_scan; then reads --read-fraction (default 0.1) of the files whose copied atime is\n"

@@ -39,7 +39,7 @@
  *      uid = gid = 1000.
  *
  * Everything is drawn from tracegen_rng streams derived from the seed, one
- * stream per step, so changing how step 6 draws does not move steps 1-5 (G1).
+ * stream per step, so changing how step 6 draws does not move steps 1-5 (TG1).
  */
 #include "tracegen.h"
 
@@ -117,7 +117,7 @@ static const char *draw_extension(struct tracegen_rng *rng)
 	return "";
 }
 
-/* A fresh name in DIR: LENGTH bytes in total (stem + "." + ext), unique there (F1). */
+/* A fresh name in DIR: LENGTH bytes in total (stem + "." + ext), unique there (FT1). */
 static char *draw_name(struct synth *s, const struct fstree_node *dir, bool is_file)
 {
 	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789_-";

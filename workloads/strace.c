@@ -18,11 +18,11 @@
  * updates the state.  Only calls that succeeded are replayed: a failed call
  * changed nothing.
  *
- * Invariants (besides S1-S5 of strace.h):
- *   C1 an open_file lives while an fd_entry or a process's cwd points to it (refcount);
- *   C2 nodes holds "" (ROOT) when options.tree was given; a node's parent
+ * Invariants (besides ST1-ST5 of strace.h):
+ *   SC1 an open_file lives while an fd_entry or a process's cwd points to it (refcount);
+ *   SC2 nodes holds "" (ROOT) when options.tree was given; a node's parent
  *      is a DIR node;
- *   C3 the clock never goes back: "clock +D" only with D > 0.
+ *   SC3 the clock never goes back: "clock +D" only with D > 0.
  */
 #include "strace.h"
 
@@ -85,7 +85,7 @@ struct strace_converter {
 	GTree *unsupported;      /* call name -> count, sorted for the report */
 	GPtrArray *malformed;    /* "LOG:LINE: reason" of the first few */
 	uint64_t ops_at_start;
-	/* clock (C3) */
+	/* clock (SC3) */
 	enum strace_time_kind time_kind;
 	bool time_kind_set;      /* by the first line */
 	bool clock_started;
@@ -540,7 +540,7 @@ static enum where resolve(struct strace_converter *c, struct proc *p, const char
 
 /* --- the clock ------------------------------------------------------------------------------- */
 
-/* Before the first op of a call: move the trace clock to the call's time (C3). */
+/* Before the first op of a call: move the trace clock to the call's time (SC3). */
 static bool clock_step(struct strace_converter *c)
 {
 	if (c->time_kind == STRACE_TIME_NONE)
@@ -651,7 +651,7 @@ static enum outcome fd_arg(struct strace_converter *c, struct proc *p, const str
 	return (*file)->unlinked ? unsupported(c, "(op on an unlinked file)") : OUT_CONVERTED;
 }
 
-/* S3: a path the op needs to exist (or not) per the map. */
+/* ST3: a path the op needs to exist (or not) per the map. */
 static bool exists(struct strace_converter *c, const char *rel)
 {
 	return !c->tree_known || node_get(c, rel);

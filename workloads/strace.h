@@ -30,15 +30,15 @@
  * and how big files are (O_APPEND writes).
  *
  * Invariants:
- *   S1 deterministic: the same log and options give the same bytes;
- *   S2 every op goes through trace_writer_op (the trace always parses);
- *   S3 when options.tree is given, every op is valid against the tree the
+ *   ST1 deterministic: the same log and options give the same bytes;
+ *   ST2 every op goes through trace_writer_op (the trace always parses);
+ *   ST3 when options.tree is given, every op is valid against the tree the
  *      ops before it built (a call the map contradicts is dropped and
  *      counted as "inconsistent"), so prelude + ops replays;
- *   S4 a malformed line is reported as "LOG:LINE: reason" with the log's
+ *   ST4 a malformed line is reported as "LOG:LINE: reason" with the log's
  *      line number; with strict it stops the conversion, otherwise it is
  *      skipped and counted;
- *   S5 the library never prints and never exits.
+ *   ST5 the library never prints and never exits.
  */
 #ifndef COWSIM_WORKLOADS_STRACE_H
 #define COWSIM_WORKLOADS_STRACE_H
@@ -69,7 +69,7 @@ struct strace_options {
 	const char *prefix;        /* where ROOT is in the trace; NULL for "/tree" */
 	const char *cwd;           /* the first process's working directory; absolute */
 	const struct fstree *tree; /* ROOT before the program ran, or NULL (then symlinks and
-				      existing files are unknown, and S3 does not hold) */
+				      existing files are unknown, and ST3 does not hold) */
 	uint32_t umask;            /* cleared from the modes of mkdir and O_CREAT, as the kernel does
 				      (the log shows the mode the program asked for, not the umask) */
 	bool strict;               /* a malformed line is an error, not a skip */
@@ -89,7 +89,7 @@ struct strace_stats {
 	uint64_t failed_walks;     /* of `converted`: failed calls whose path walk followed symlinks
 				      (read LINK ops only: the walk touched their atimes) */
 	uint64_t unknown_fd;       /* calls on fds the log never opened (inherited stdio, pipes, sockets) */
-	uint64_t inconsistent;     /* calls the tree map contradicts (S3) */
+	uint64_t inconsistent;     /* calls the tree map contradicts (ST3) */
 	uint64_t unsupported;      /* calls inside ROOT the trace format cannot express (see `unsupported_by_name`) */
 	uint64_t malformed;        /* lines skipped as not understood */
 	uint64_t first_malformed_line;

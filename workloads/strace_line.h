@@ -17,10 +17,10 @@
  * split with strace_call_parse.
  *
  * Invariants:
- *   L1 a parsed call has a non-empty name of [A-Za-z0-9_], and every arg is
+ *   SL1 a parsed call has a non-empty name of [A-Za-z0-9_], and every arg is
  *      the exact text between top-level commas, trimmed of spaces;
- *   L2 strings point into the caller's line buffer (valid until it changes);
- *   L3 errors are a static reason string ("no '=' after the arguments"),
+ *   SL2 strings point into the caller's line buffer (valid until it changes);
+ *   SL3 errors are a static reason string ("no '=' after the arguments"),
  *      never printed here.
  */
 #ifndef COWSIM_WORKLOADS_STRACE_LINE_H

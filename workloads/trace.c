@@ -16,21 +16,21 @@
  *      decoded in place (escapes only shrink text, so the decoded bytes and a
  *      terminating NUL always fit where the raw token was); an unquoted token
  *      is terminated by overwriting the delimiter after it.  So op strings are
- *      pointers into r->line, valid until the next line is read (T5).  An
- *      unquoted token is scanned with a 256-entry byte class table (R4).
+ *      pointers into r->line, valid until the next line is read (TO5).  An
+ *      unquoted token is scanned with a 256-entry byte class table (TR4).
  *   3. parse_op() looks the op keyword up in the grammar table
  *      (trace_syntax.c), consumes the positionals in order, then key=value
  *      options and flags, and checks what is required.
  *
  * Invariants:
- *   R1 r->line_no is the number of the line whose tokens are being parsed;
- *   R2 every error message is "NAME:LINE:COLUMN: field FIELD: reason", with
+ *   TR1 r->line_no is the number of the line whose tokens are being parsed;
+ *   TR2 every error message is "NAME:LINE:COLUMN: field FIELD: reason", with
  *      COLUMN the 1-based byte column of the raw token (or value after '=');
- *   R3 once an error was returned, the reader is poisoned: next() keeps
+ *   TR3 once an error was returned, the reader is poisoned: next() keeps
  *      returning -1 (a half-read line cannot be resumed sensibly);
- *   R4 nothing on the path of a well-formed line allocates or formats: the
+ *   TR4 nothing on the path of a well-formed line allocates or formats: the
  *      strings of error messages are built only once an error is certain;
- *   R5 r->buf[r->buf_start .. r->buf_end) are the bytes read but not yet
+ *   TR5 r->buf[r->buf_start .. r->buf_end) are the bytes read but not yet
  *      consumed, and r->buf has one spare byte past READ_CHUNK, so a last line
  *      without '\n' can still be NUL-terminated.
  */
@@ -44,7 +44,7 @@
 
 /* The longest line the reader accepts: two maximal paths, fully \xHH-escaped, fit. */
 #define TRACE_LINE_MAX (40 * 1024)
-/* Bytes fread() fills at once: several lines per call, and room for a whole maximal line (R5). */
+/* Bytes fread() fills at once: several lines per call, and room for a whole maximal line (TR5). */
 #define READ_CHUNK (256 * 1024)
 G_STATIC_ASSERT(READ_CHUNK > TRACE_LINE_MAX + 1);
 
@@ -116,7 +116,7 @@ static bool slot_is_used(const struct trace_grammar *g, enum trace_slot slot)
 	return false;
 }
 
-/* The positionals: strings set and valid, unused slots empty (T1, T3). */
+/* The positionals: strings set and valid, unused slots empty (TO1, TO3). */
 static bool check_positionals(const struct trace_op *op, const struct trace_grammar *g, GError **error)
 {
 	for (int i = 0; i < g->n_positional; i++) {
@@ -138,7 +138,7 @@ static bool check_positionals(const struct trace_op *op, const struct trace_gram
 	return true;
 }
 
-/* Numbers the op does not take must be zero (T3), so write() loses nothing. */
+/* Numbers the op does not take must be zero (TO3), so write() loses nothing. */
 static bool check_numbers(const struct trace_op *op, const struct trace_grammar *g, GError **error)
 {
 	bool has_size = (g->keys & TRACE_KEY_SIZE) || slot_is_used(g, TRACE_SLOT_SIZE);
@@ -202,7 +202,7 @@ struct trace_reader {
 	FILE *stream;
 	bool owns_stream;
 	char *name;            /* for messages */
-	char *buf;             /* READ_CHUNK + 1 bytes, reused for every chunk (R5) */
+	char *buf;             /* READ_CHUNK + 1 bytes, reused for every chunk (TR5) */
 	size_t buf_start;      /* first byte not yet consumed */
 	size_t buf_end;        /* one past the last byte read */
 	bool at_eof;           /* fread() reached the end of the stream */
@@ -210,7 +210,7 @@ struct trace_reader {
 	size_t line_len;
 	size_t pos;            /* the lexer's cursor in line */
 	uint64_t line_no;
-	bool poisoned;         /* R3 */
+	bool poisoned;         /* TR3 */
 };
 
 /* One token of the current line. */
@@ -281,7 +281,7 @@ static void take_line(struct trace_reader *r, size_t len, size_t consumed)
 	r->buf_start += consumed;
 	if (len > 0 && line[len - 1] == '\r')
 		len--; /* accept CRLF line ends */
-	line[len] = '\0'; /* over the '\n', or the spare byte of R5 */
+	line[len] = '\0'; /* over the '\n', or the spare byte of TR5 */
 	r->line = line;
 	r->line_len = len;
 	r->pos = 0;
@@ -420,7 +420,7 @@ static uint64_t bytes_below(uint64_t x, unsigned n)
 	return ~(((x & BYTES_7F) + BYTES_01 * (128 - n)) | x) & ~BYTES_7F;
 }
 
-/* Advance r->pos over whole words of plain bytes (R4: paths are mostly plain, and long).  Stops at
+/* Advance r->pos over whole words of plain bytes (TR4: paths are mostly plain, and long).  Stops at
  * the first word holding a blank, control byte, '"', '\\' or 0x7f; the byte loop finishes. */
 static void skip_plain_words(struct trace_reader *r)
 {

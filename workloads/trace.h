@@ -21,15 +21,15 @@
  * decodes quoted tokens in place and fills a struct trace_op whose strings
  * point into that buffer.  A well-formed line costs no allocation.
  *
- * Invariants the reader guarantees for every op it returns (T1..T5):
- *   T1 every path field required by the op is set, absolute, has no empty,
+ * Invariants the reader guarantees for every op it returns (TO1..TO5):
+ *   TO1 every path field required by the op is set, absolute, has no empty,
  *      "." or ".." component, no component longer than TRACE_NAME_MAX and is
  *      at most TRACE_PATH_MAX bytes; no string contains a NUL byte;
- *   T2 every numeric field fits its type (no silent wrap-around);
- *   T3 fields the op does not take are zero/NULL, and defaults are filled in
+ *   TO2 every numeric field fits its type (no silent wrap-around);
+ *   TO3 fields the op does not take are zero/NULL, and defaults are filled in
  *      (mkdir mode 0755, create mode 0644, uid/gid 0);
- *   T4 op->line is the 1-based source line;
- *   T5 op strings stay valid until the next trace_reader_next() or free.
+ *   TO4 op->line is the 1-based source line;
+ *   TO5 op strings stay valid until the next trace_reader_next() or free.
  *
  * Errors are GError values in TRACE_ERROR, with the message
  *     FILE:LINE:COLUMN: field NAME: reason
@@ -139,7 +139,7 @@ void trace_op_init(struct trace_op *op, enum trace_op_kind kind);
 /* True when a and b describe the same operation (line is ignored; strings by content). */
 bool trace_op_equal(const struct trace_op *a, const struct trace_op *b);
 
-/* Check T1-T3 on an op built in memory.  On failure the message is
+/* Check TO1-TO3 on an op built in memory.  On failure the message is
  * "field NAME: reason" (no location). */
 bool trace_op_check(const struct trace_op *op, GError **error);
 

@@ -5,7 +5,7 @@
  * Each value parser takes one token (bytes, not NUL-terminated) and returns
  * NULL on success or a static reason ("not a number", "out of range", ...)
  * that the reader puts into "FILE:LINE:COL: field NAME: REASON: 'TOKEN'".
- * Each formatter writes exactly the text its parser reads back (S1: for
+ * Each formatter writes exactly the text its parser reads back (SY1: for
  * every value v in range, parse(format(v)) == v).
  */
 #ifndef COWSIM_WORKLOADS_TRACE_SYNTAX_H
@@ -22,7 +22,7 @@
 #include "trace.h"
 
 enum trace_value {
-	TRACE_VALUE_PATH,      /* an absolute path (rules T1 of trace.h) */
+	TRACE_VALUE_PATH,      /* an absolute path (rules TO1 of trace.h) */
 	TRACE_VALUE_STRING,    /* any non-empty bytes without NUL: symlink target, label, options */
 	TRACE_VALUE_SIZE,      /* bytes, optional K/M/G/T */
 	TRACE_VALUE_CLOCK,     /* +DURATION or @TIME */
@@ -75,7 +75,7 @@ bool trace_syntax_kind_from_token(const char *s, size_t len, enum trace_op_kind 
 const char *trace_syntax_key_name(unsigned key);
 unsigned trace_syntax_key_from_name(const char *name, size_t len);
 
-/* NULL if S (LEN bytes) may be a path (T1), else why not. */
+/* NULL if S (LEN bytes) may be a path (TO1), else why not. */
 const char *trace_syntax_path_problem(const char *s, size_t len);
 /* NULL if S may be a string value (non-empty, no NUL, <= TRACE_PATH_MAX), else why not. */
 const char *trace_syntax_string_problem(const char *s, size_t len);

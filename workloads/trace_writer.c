@@ -9,9 +9,9 @@
  * trace_syntax_append_token(), which quotes exactly when the lexer needs it.
  *
  * Invariants:
- *   W1 parse(write(op)) == op for every op trace_op_check() accepts;
- *   W2 one op, one line; the header is written once, before any op;
- *   W3 a write error is sticky: it is reported by the call that saw it and by
+ *   TW1 parse(write(op)) == op for every op trace_op_check() accepts;
+ *   TW2 one op, one line; the header is written once, before any op;
+ *   TW3 a write error is sticky: it is reported by the call that saw it and by
  *      trace_writer_finish(), so a generator cannot end "successfully" with
  *      a truncated trace.
  */
@@ -31,7 +31,7 @@ struct trace_writer {
 	uint64_t bytes;       /* written so far, header and comments included */
 	uint64_t max_ops, max_bytes; /* 0: no bound (trace_writer_set_limits) */
 	bool begun;
-	int write_errno;      /* W3: 0, or the errno of the first failed write */
+	int write_errno;      /* TW3: 0, or the errno of the first failed write */
 };
 
 struct trace_writer *trace_writer_new(FILE *out)

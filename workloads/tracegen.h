@@ -15,11 +15,11 @@
  * fixed script.
  *
  * Invariants:
- *   G1 deterministic: the same params give the same bytes (no time(), no
+ *   TG1 deterministic: the same params give the same bytes (no time(), no
  *      unseeded randomness, no hash-table iteration order in the output);
- *   G2 every trace written is accepted by trace_reader (all ops go through
+ *   TG2 every trace written is accepted by trace_reader (all ops go through
  *      trace_writer_op, which checks them);
- *   G3 library code never prints or exits: errors are GErrors.
+ *   TG3 library code never prints or exits: errors are GErrors.
  */
 #ifndef COWSIM_WORKLOADS_TRACEGEN_H
 #define COWSIM_WORKLOADS_TRACEGEN_H
@@ -88,6 +88,12 @@ struct tracegen_params {
 	gint cold_days;
 	gint new_per_day;
 	gdouble read_fraction;
+	gdouble appends;         /* churn: mean ops per day; -1 = the scenario's default */
+	gdouble overwrites;
+	gdouble creates;
+	gdouble deletes;
+	gint64 write_size;       /* churn: median bytes of an append, overwrite or new file */
+	char *size_dist;         /* churn: lognormal | pareto | fixed */
 	gdouble files_per_dir;
 	gdouble depth_mean;
 	gint64 max_file_size;

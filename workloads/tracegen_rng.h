@@ -3,7 +3,7 @@
  *
  * xoshiro256** seeded through splitmix64 from the --seed value: a generator
  * of our own rather than GRand or rand(), so the same seed gives the same
- * trace bytes whatever the libc or GLib version (G1).  Never seeded from the
+ * trace bytes whatever the libc or GLib version (TG1).  Never seeded from the
  * clock.  Continuous draws (normal, lognormal) go through libm's log/cos;
  * integers derived from them are the same wherever libm rounds the same
  * (every glibc we know of).

@@ -14,9 +14,9 @@
  * Unknown words are ignored.
  *
  * The harness aborts when:
- *   R1 a checker fails (REPLAY_CORRUPT): a model bug;
- *   R2 a run that did not finish has no message naming the trace file;
- *   R3 a row's space report is impossible: used above total, or more
+ *   FZR1 a checker fails (REPLAY_CORRUPT): a model bug;
+ *   FZR2 a run that did not finish has no message naming the trace file;
+ *   FZR3 a row's space report is impossible: used above total, or more
  *      allocated than the device holds.
  * Any sanitizer report is a crash too (tools/fuzz.sh).
  */
@@ -72,7 +72,7 @@ static void configure(const uint8_t *data, size_t size, struct replay_options *o
 		options->fs.atime_policy = NULL;
 }
 
-/* R3, and the per-subvolume walk `cowsim run --subvolume-csv` does at marks. */
+/* FZR3, and the per-subvolume walk `cowsim run --subvolume-csv` does at marks. */
 static bool sink(void *opaque, const struct replay_row *row, GError **error)
 {
 	const struct fs_config *config = opaque;

@@ -4,13 +4,13 @@
  * The input is a trace file. The harness reads it to the end through
  * trace_reader_new_from_stream() over fmemopen() and holds the reader to
  * workloads/trace.h, aborting when any of these breaks:
- *   F1 every op the reader returns passes trace_op_check() (T1-T3) and
- *      carries the line the reader is on (T4);
- *   F2 the writer accepts it, and reading the writer's line back gives an
+ *   FZT1 every op the reader returns passes trace_op_check() (TO1-TO3) and
+ *      carries the line the reader is on (TO4);
+ *   FZT2 the writer accepts it, and reading the writer's line back gives an
  *      equal op and nothing else (parse(write(o)) == o);
- *   F3 an error is a TRACE_ERROR whose message starts "fuzz:LINE:COLUMN:
+ *   FZT3 an error is a TRACE_ERROR whose message starts "fuzz:LINE:COLUMN:
  *      field " (LINE the reader's line) or, for a header error, "fuzz:";
- *   F4 after an error the reader stays stopped (-1 again).
+ *   FZT4 after an error the reader stays stopped (-1 again).
  * The sanitizers (tools/fuzz.sh) add: no out-of-bounds access, no
  * undefined behaviour, no leak.
  */
@@ -24,7 +24,7 @@
 
 #define NAME "fuzz"
 
-/* F3: "fuzz:LINE:COLUMN: field ..." with LINE == line. */
+/* FZT3: "fuzz:LINE:COLUMN: field ..." with LINE == line. */
 static bool message_names_line(const char *message, uint64_t line)
 {
 	g_autofree char *prefix = g_strdup_printf(NAME ":%" G_GUINT64_FORMAT ":", line);
@@ -38,7 +38,7 @@ static bool message_names_line(const char *message, uint64_t line)
 	return g_str_has_prefix(p, ": field ");
 }
 
-/* F2: write OP with the writer, read it back. */
+/* FZT2: write OP with the writer, read it back. */
 static void check_round_trip(const struct trace_op *op)
 {
 	g_autofree char *text = NULL; /* declared first, so freed after the reader over it */
@@ -65,7 +65,7 @@ static void check_round_trip(const struct trace_op *op)
 	FUZZ_REQUIRE(got == 0, "the writer wrote more than one op:\n%s", text);
 }
 
-/* F1 and F2 for each op, F3 and F4 at the error that ends the trace, if any. */
+/* FZT1 and FZT2 for each op, FZT3 and FZT4 at the error that ends the trace, if any. */
 static void read_all(struct trace_reader *reader)
 {
 	struct trace_op op;

@@ -33,6 +33,15 @@ check "a year of daily snapshots exits 0" "[ $status = 0 ]" "$(cat "$work/err")"
 check "the year line names days, reads, total and peak RSS" \
   "grep -qE '^year: 200 files, 365 days, keep 5: .*days .*reads.*total .* s, metadata .*peak RSS' \"$work/year\""
 
+"$cowsim" bench --big-files 16 >"$work/big" 2>"$work/err"
+status=$?
+check "the cost-against-size scenario exits 0" "[ $status = 0 ]" "$(cat "$work/err")"
+check "it gives both lines with three points and an exponent" \
+  "[ \$(grep -cE '^(files of 1 GiB|one file of N GiB) +4: .* 8: .* 16: .*exponent [0-9.-]+$' \"$work/big\") = 2 ]" \
+  "$(cat "$work/big")"
+"$cowsim" bench --big-files 40000 >/dev/null 2>"$work/err"
+check "--big-files beyond a 64 TiB device is exit 2 with a message" "[ $? = 2 ] && grep -q big-files \"$work/err\""
+
 "$cowsim" bench --sizes 0 >/dev/null 2>"$work/err"
 check "--sizes 0 is exit 2" "[ $? = 2 ]"
 "$cowsim" bench --year 10 --keep 0 >/dev/null 2>"$work/err"

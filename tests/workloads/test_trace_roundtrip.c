@@ -1,6 +1,6 @@
 /*
  * tests/workloads/test_trace_roundtrip.c - what the writer writes, the reader
- * reads back unchanged (trace.h, W1): every op kind, with and without its
+ * reads back unchanged (trace_writer.c, TW1): every op kind, with and without its
  * options, and paths that need quoting.
  */
 #include "helpers.h"

@@ -365,6 +365,62 @@ static void test_backup_rotation_keeps_k_snapshots(void **state)
 		    index_of(lines, "snapshot / /snapshots/2012-06-02"));
 }
 
+/* --- churn ---------------------------------------------------------------------- */
+
+static void test_churn_same_seed_gives_the_same_bytes(void **state)
+{
+	const char *const args[] = { "--files", "300", "--days", "4", "--seed", "9", "--size-dist", "pareto", NULL };
+	const char *const other[] = { "--files", "300", "--days", "4", "--seed", "10", "--size-dist", "pareto", NULL };
+	g_autofree char *one = generate_or_fail("churn", args);
+	g_autofree char *two = generate_or_fail("churn", args);
+	g_autofree char *three = generate_or_fail("churn", other);
+	assert_string_equal(one, two);
+	assert_string_not_equal(one, three);
+}
+
+/* CH1: nothing touches a name after its unlink; the counts follow the rates. */
+static void test_churn_never_touches_a_deleted_file_and_follows_its_rates(void **state)
+{
+	const char *const args[] = { "--files", "200", "--days", "10", "--appends", "0", "--overwrites", "30",
+				     "--creates", "8", "--deletes", "20", "--write-size", "1000",
+				     "--size-dist", "fixed", NULL };
+	g_autofree char *text = generate_or_fail("churn", args);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(trace_reader) reader = helper_reader(text, &error);
+	g_autoptr(GHashTable) gone = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	struct trace_op op;
+	int got, creates = 0, unlinks = 0, writes = 0, days = 0;
+	bool after_copy = false;
+	while ((got = trace_reader_next(reader, &op, &error)) == 1) {
+		if (op.kind == TRACE_MARK) {
+			after_copy = true;
+			days += g_str_has_prefix(op.path2, "day_");
+			continue;
+		}
+		if (!after_copy)
+			continue;
+		if (op.path && g_hash_table_contains(gone, op.path))
+			fail_msg("line %" G_GUINT64_FORMAT ": %s names an unlinked file", op.line, op.path);
+		creates += op.kind == TRACE_CREATE;
+		if (op.kind == TRACE_CREATE)
+			assert_int_equal(op.size, 1000);
+		if (op.kind == TRACE_WRITE) {
+			writes++;
+			assert_true(op.length <= 1000); /* CH2: an overwrite stays within the file */
+		}
+		if (op.kind == TRACE_UNLINK) {
+			unlinks++;
+			g_hash_table_add(gone, g_strdup(op.path));
+		}
+	}
+	assert_int_equal(got, 0);
+	assert_int_equal(days, 10);
+	/* Poisson means 80, 200 over ten days: well inside +-40% (sd 9 and 14). */
+	assert_in_range(creates, 48, 112);
+	assert_in_range(unlinks, 120, 280);
+	assert_in_range(writes, 180, 420);
+}
+
 static void test_mutt_resets_atime_below_mtime_when_mail_is_left_unread(void **state)
 {
 	const char *const args[] = { "--mailboxes", "4", "--days", "3", NULL };
@@ -450,6 +506,8 @@ int main(void)
 		cmocka_unit_test(test_gen_rejects_from_dir_and_files_together),
 		cmocka_unit_test(test_gen_rejects_an_option_the_scenario_does_not_take),
 		cmocka_unit_test(test_backup_rotation_keeps_k_snapshots),
+		cmocka_unit_test(test_churn_same_seed_gives_the_same_bytes),
+		cmocka_unit_test(test_churn_never_touches_a_deleted_file_and_follows_its_rates),
 		cmocka_unit_test(test_mutt_resets_atime_below_mtime_when_mail_is_left_unread),
 		cmocka_unit_test(test_tmpwatch_unlinks_exactly_the_files_older_than_the_limit),
 	};

@@ -13,19 +13,19 @@
  *   4. every op in order (ops.c); `mark` syncs, reads the space info and
  *      writes one CSV row (results/columns.h); `remount` runs
  *      mount -o remount,OPTS;
- *   5. cleanup, always (Y2): umount (retried, then lazy), remove the image
+ *   5. cleanup, always (BR2): umount (retried, then lazy), remove the image
  *      and the folder; then the summary of the marks.
  *
  *   SIGINT and SIGTERM only set replay_stop_signal; the op loop and the data
  *   loops poll it, so cleanup runs in the main path, never in the handler.
- *   The simulated clock is not the kernel's (Y4 of replay.h): the atimes the
+ *   The simulated clock is not the kernel's (BR4 of replay.h): the atimes the
  *   kernel writes are the real time, and time_s is the trace's clock.
  *
  * Exit status: 0 done; 1 the replay failed (an op, mkfs, a sync); 2 bad
  * arguments or trace; 77 not possible here; 128+N after signal N.
  *
- * Invariants: Y1-Y4 of replay.h; E1 the CSV is opened before the image is
- * made, so an unwritable CSV costs nothing; E2 every path that leaves
+ * Invariants: BR1-BR4 of replay.h; BRM1 the CSV is opened before the image is
+ * made, so an unwritable CSV costs nothing; BRM2 every path that leaves
  * run_replay() goes through env_cleanup().
  */
 #include <errno.h>
@@ -57,7 +57,7 @@ struct options {
 	const char *trace;
 };
 
-/* The temporary folder, image and mount (Y1, Y2). */
+/* The temporary folder, image and mount (BR1, BR2). */
 struct env {
 	char *dir;      /* mkdtemp result; NULL until made */
 	char *image;
@@ -173,7 +173,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return EXIT_DONE;
 }
 
-/* Reads the whole trace once (E1: before anything is made).  Returns the
+/* Reads the whole trace once (BRM1: before anything is made).  Returns the
  * number of ops, or -1 after printing the error. */
 static int64_t check_trace(const char *path)
 {
@@ -279,7 +279,7 @@ static bool env_setup(struct env *e, const struct options *o, bool *skip, GError
 	return true;
 }
 
-/* Unmounts: retried while busy, then lazily (Y2). */
+/* Unmounts: retried while busy, then lazily (BR2). */
 static void env_unmount(struct env *e)
 {
 	if (e->mnt_fd >= 0)
@@ -355,6 +355,12 @@ static bool do_mark(struct run *run, const struct trace_op *op, uint64_t index, 
 		return false;
 	row.cells[RESULTS_COL_OP_INDEX] = results_cell_u64(index);
 	row.cells[RESULTS_COL_TIME_S] = results_cell_double((double)run->r.n.clock_ns / 1e9);
+	row.cells[RESULTS_COL_ELAPSED_S] = results_cell_double(
+		run->r.n.clock_seen ? (double)(run->r.n.clock_ns - run->r.n.clock_origin_ns) / 1e9 : 0.0);
+	/* identity: design and policy are the model's words, unset for a kernel */
+	row.cells[RESULTS_COL_MOUNT] = results_cell_string(run->o->mount_opts ? run->o->mount_opts : "relatime");
+	row.cells[RESULTS_COL_NODESIZE] = results_cell_u64((guint64)run->o->nodesize);
+	row.cells[RESULTS_COL_DEVICE_SIZE] = results_cell_u64(run->o->size);
 	row.cells[RESULTS_COL_LABEL] = results_cell_string(op->path2);
 	row.cells[RESULTS_COL_METADATA_USED] = results_cell_u64(sp.metadata_used);
 	row.cells[RESULTS_COL_METADATA_RAW] = results_cell_u64(sp.metadata_raw);
@@ -367,7 +373,7 @@ static bool do_mark(struct run *run, const struct trace_op *op, uint64_t index, 
 			results_cell_u64(written - run->env->written_at_mount);
 	row.cells[RESULTS_COL_ENOSPC_EVENTS] = results_cell_u64(run->r.n.enospc_events);
 	row.cells[RESULTS_COL_FAILED_READS] = results_cell_u64(run->r.n.failed_reads);
-	/* tree_*, blocks_cowed, atime_*: not visible on a mounted btrfs (Y3) */
+	/* tree_*, blocks_cowed, atime_*: not visible on a mounted btrfs (BR3) */
 	if (!results_csv_write_row(run->csv, &row, error))
 		return false;
 	return results_table_add_results_row(run->table, &row, error);
@@ -469,7 +475,7 @@ static int run_replay(const struct options *o, ResultsCsv *csv, int64_t n_ops)
 				   error->message);
 		else
 			g_printerr("btrfs-replay: %s\n", error->message);
-		env_cleanup(&env, false); /* E2 */
+		env_cleanup(&env, false); /* BRM2 */
 		return replay_stop_signal ? 128 + (int)replay_stop_signal
 					  : skip ? EXIT_SKIP : EXIT_FAILED;
 	}
@@ -483,7 +489,7 @@ static int run_replay(const struct options *o, ResultsCsv *csv, int64_t n_ops)
 		g_printerr("btrfs-replay: %s\n", error->message);
 		status = exit_status_for(error);
 	}
-	env_cleanup(&env, o->keep_image); /* E2 */
+	env_cleanup(&env, o->keep_image); /* BRM2 */
 	if (run.marks > 0) {
 		FILE *out = strcmp(o->csv, "-") == 0 ? stderr : stdout;
 		g_autoptr(GError) print_error = NULL;
@@ -506,7 +512,7 @@ static int replay_main(const struct options *o)
 	g_autoptr(GError) error = NULL;
 	const char *outputs[] = { o->csv }, *inputs[] = { o->trace };
 	ResultsCsv *csv = output_file_refuse_aliases(outputs, 1, inputs, 1, &error) ?
-				  results_csv_open(o->csv, &error) : NULL; /* E1 */
+				  results_csv_open(o->csv, &error) : NULL; /* BRM1 */
 	if (!csv) {
 		g_printerr("btrfs-replay: %s\n", error->message);
 		return EXIT_BAD_INPUT;

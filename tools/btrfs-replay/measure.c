@@ -18,7 +18,7 @@
  *   sectors), whatever the block size of the device.
  *
  * Invariants
- *   M1  Nothing here changes the filesystem: only ioctls and files that read.
+ *   BRS1  Nothing here changes the filesystem: only ioctls and files that read.
  */
 #include <errno.h>
 #include <linux/btrfs.h>

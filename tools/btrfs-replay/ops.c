@@ -3,7 +3,7 @@
  *
  * How it works
  *   Each op resolves the parent folder of its path below the mount with
- *   openat2(RESOLVE_IN_ROOT) (Y1 of replay.h) and then acts on the last
+ *   openat2(RESOLVE_IN_ROOT) (BR1 of replay.h) and then acts on the last
  *   component with the *at() call a program would use:
  *
  *     create  openat(O_CREAT|O_TRUNC) + write SIZE bytes in 1 MiB chunks,
@@ -20,7 +20,7 @@
  *             calls), delete-snapshot  BTRFS_IOC_SNAP_DESTROY
  *     settime utimensat(AT_SYMLINK_NOFOLLOW), fsync  open + fsync
  *     sync    sync(2) + BTRFS_IOC_SYNC (`btrfs filesystem sync`)
- *     clock   only the simulated clock moves (Y4)
+ *     clock   only the simulated clock moves (BR4)
  *   mark and remount need the CSV and the mount options: main.c does them.
  *
  *   File data is pseudo-random and deterministic: byte i of a chunk written
@@ -28,10 +28,10 @@
  *   extent is a hole and compression gains nothing).
  *
  * Invariants
- *   O1  Every fd an op opens is closed before it returns, on every path.
- *   O2  ENOSPC is counted in enospc_events and never ends the replay; a read
+ *   BRO1  Every fd an op opens is closed before it returns, on every path.
+ *   BRO2  ENOSPC is counted in enospc_events and never ends the replay; a read
  *       that fails is counted in failed_reads.
- *   O3  Nothing is resolved outside the mount (RESOLVE_IN_ROOT).
+ *   BRO3  Nothing is resolved outside the mount (RESOLVE_IN_ROOT).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -50,7 +50,7 @@ G_DEFINE_QUARK(btrfs-replay-error-quark, replay_error)
 
 /* ---- paths ------------------------------------------------------------- */
 
-/* Closes fd keeping errno (O1). */
+/* Closes fd keeping errno (BRO1). */
 static void close_keep_errno(int fd)
 {
 	int saved = errno;
@@ -62,7 +62,7 @@ static void close_keep_errno(int fd)
 
 /* Where openat2(2) is missing (kernels before 5.6, valgrind): walk the path
  * one component at a time without following any symlink, so a link in the
- * middle fails (ELOOP/ENOTDIR) instead of leading out of the mount (O3). */
+ * middle fails (ELOOP/ENOTDIR) instead of leading out of the mount (BRO3). */
 static int open_beneath_nofollow(int root, const char *path, int flags)
 {
 	g_auto(GStrv) parts = g_strsplit(path, "/", -1);
@@ -104,7 +104,7 @@ static int openat2_in_root(int root, const char *path, int flags)
 	return open_beneath_nofollow(root, path, flags);
 }
 
-/* Opens the parent folder of the absolute trace path `path` (O3) with
+/* Opens the parent folder of the absolute trace path `path` (BRO3) with
  * `flags` (O_PATH, or O_RDONLY for ioctls) and points *leaf at the last
  * component ("." for "/").  Returns the fd, or -1 with errno set. */
 static int open_parent(struct replay *r, const char *path, const char **leaf, int flags)
@@ -488,6 +488,10 @@ static int op_dispatch(struct replay *r, const struct trace_op *op)
 	case TRACE_DELETE_SNAPSHOT: return op_delete_snapshot(r, op);
 	case TRACE_FSYNC: return op_fsync(r, op);
 	case TRACE_CLOCK:
+		if (!r->n.clock_seen) { /* elapsed_s, as cowsim run counts it */
+			r->n.clock_seen = true;
+			r->n.clock_origin_ns = op->clock_relative ? r->n.clock_ns : op->clock_ns;
+		}
 		r->n.clock_ns = op->clock_relative ? r->n.clock_ns + op->clock_ns : op->clock_ns;
 		return 0;
 	case TRACE_SYNC: /* replay_op() does it, for its error message */
@@ -516,7 +520,7 @@ bool replay_op(struct replay *r, const struct trace_op *op, GError **error)
 						r->trace_name, op->line, trace_op_kind_name(op->kind),
 						op->path ? op->path : "", op->path2 ? " " : "",
 						op->path2 ? op->path2 : "", g_strerror(err));
-	if (err == ENOSPC) { /* O2 */
+	if (err == ENOSPC) { /* BRO2 */
 		r->n.enospc_events++;
 		if (r->n.enospc_events <= 10)
 			g_printerr("btrfs-replay: %s (counted)\n", what);

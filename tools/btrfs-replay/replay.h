@@ -17,12 +17,12 @@
  *   running as root out of it (an absolute link target means the image's "/").
  *
  * Invariants
- *   Y1  Nothing outside the temporary folder is created, changed or removed.
- *   Y2  Whatever happens (error, SIGINT, SIGTERM) main() unmounts, then
+ *   BR1  Nothing outside the temporary folder is created, changed or removed.
+ *   BR2  Whatever happens (error, SIGINT, SIGTERM) main() unmounts, then
  *       removes the image (unless --keep-image) and the folder before exiting.
- *   Y3  The CSV rows have the columns of `cowsim run` (results/columns.h);
+ *   BR3  The CSV rows have the columns of `cowsim run` (results/columns.h);
  *       cells btrfs cannot show (tree_*, blocks_cowed, atime_*) stay empty.
- *   Y4  The simulated clock (clock ops) only feeds time_s: the kernel clock
+ *   BR4  The simulated clock (clock ops) only feeds time_s: the kernel clock
  *       cannot be moved, so atimes written by reads are the real time.
  */
 #ifndef COWSIM_TOOLS_BTRFS_REPLAY_H
@@ -40,11 +40,13 @@
 /* Set by the SIGINT/SIGTERM handler (the signal number); polled by the ops. */
 extern volatile sig_atomic_t replay_stop_signal;
 
-/* Counters and clock of one replay (the CSV's cumulative counters, C3). */
+/* Counters and clock of one replay (the CSV's cumulative counters, CO3). */
 struct replay_counters {
 	uint64_t enospc_events;  /* ops that failed with ENOSPC */
 	uint64_t failed_reads;   /* read ops that failed */
-	int64_t clock_ns;        /* the simulated clock, nanoseconds (Y4) */
+	int64_t clock_ns;        /* the simulated clock, nanoseconds (BR4) */
+	bool clock_seen;         /* the trace's first clock op has run */
+	int64_t clock_origin_ns; /* where elapsed_s counts from: that op's time, or the clock before it */
 };
 
 struct replay {
