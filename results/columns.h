@@ -80,6 +80,10 @@
 	  "reads that failed (for example ENOSPC from the atime update) since the start of the run") \
 	X(ATIME_DROPPED, "atime_dropped", U64, COUNT, \
 	  "atime updates that met ENOSPC and were dropped without failing the read (threshold policy)") \
+	X(ATIME_LOST, "atime_lost", U64, COUNT, \
+	  "atime updates that found no metadata space even after the flusher's commits: the read went on, the atime changed in memory only and never reached the disk (kernel 6.18) since the start of the run") \
+	X(COMMITS, "commits", U64, COUNT, \
+	  "transaction commits since the start of the run, those forced by ENOSPC flushing included") \
 	X(ATIME_STALE, "atime_stale", U64, COUNT, \
 	  "atime updates the snapshot-aware policy held back because the inode's leaf was shared") \
 	X(UNSHARE_ESTIMATE, "unshare_estimate", U64, BYTES, \
@@ -146,6 +150,12 @@
 	  "updates the threshold policy held back") \
 	X(ATIME_DROPPED, "atime_dropped", U64, COUNT, \
 	  "updates that met ENOSPC and were dropped") \
+	X(ATIME_LOST, "atime_lost", U64, COUNT, \
+	  "updates that found no space after the flusher's commits: kept in memory only, never written") \
+	X(COMMITS, "commits", U64, COUNT, \
+	  "transaction commits, those forced by ENOSPC flushing included") \
+	X(ENOSPC_COMMITS, "enospc_commits", U64, COUNT, \
+	  "commits forced by atime updates that found no metadata space") \
 	X(ATIME_STALE, "atime_stale", U64, COUNT, \
 	  "updates the snapshot-aware policy held back") \
 	X(STALE_LT_1H, "stale_lt_1h", U64, COUNT, \

@@ -66,6 +66,8 @@ void rows_fill(const struct replay_row *r, const struct fs_config *config, Resul
 	row->cells[RESULTS_COL_ENOSPC_EVENTS] = results_cell_u64(c->enospc_events);
 	row->cells[RESULTS_COL_FAILED_READS] = results_cell_u64(c->failed_reads);
 	row->cells[RESULTS_COL_ATIME_DROPPED] = results_cell_u64(c->atime_dropped);
+	row->cells[RESULTS_COL_ATIME_LOST] = results_cell_u64(c->atime_lost);
+	row->cells[RESULTS_COL_COMMITS] = results_cell_u64(c->commits);
 	row->cells[RESULTS_COL_ATIME_STALE] = results_cell_u64(c->atime_stale);
 	row->cells[RESULTS_COL_UNSHARE_ESTIMATE] = results_cell_u64(c->unshare_estimate);
 	fill_attribution(s, row);
@@ -150,7 +152,8 @@ G_STATIC_ASSERT(FS_STALENESS_BUCKETS == RESULTS_SUMMARY_COL_STALE_GE_30D - RESUL
 static const ResultsSummaryColumn printed_columns[] = {
 	RESULTS_SUMMARY_COL_STATUS, RESULTS_SUMMARY_COL_METADATA_FINAL, RESULTS_SUMMARY_COL_AMPLIFICATION,
 	RESULTS_SUMMARY_COL_ATIME_UPDATES, RESULTS_SUMMARY_COL_ATIME_SKIPPED, RESULTS_SUMMARY_COL_FAILED_READS,
-	RESULTS_SUMMARY_COL_ATIME_DROPPED, RESULTS_SUMMARY_COL_ATIME_STALE, RESULTS_SUMMARY_COL_BYTES_WRITTEN,
+	RESULTS_SUMMARY_COL_ATIME_DROPPED, RESULTS_SUMMARY_COL_ATIME_LOST, RESULTS_SUMMARY_COL_ATIME_STALE,
+	RESULTS_SUMMARY_COL_BYTES_WRITTEN,
 };
 
 static void summary_cells(const struct rows_summary *s, const struct fs_config *config, ResultsCell *cells)
@@ -172,6 +175,9 @@ static void summary_cells(const struct rows_summary *s, const struct fs_config *
 	cells[RESULTS_SUMMARY_COL_ATIME_READONLY] = results_cell_u64(c->atime_readonly);
 	cells[RESULTS_SUMMARY_COL_ATIME_THRESHOLD] = results_cell_u64(c->atime_threshold);
 	cells[RESULTS_SUMMARY_COL_ATIME_DROPPED] = results_cell_u64(c->atime_dropped);
+	cells[RESULTS_SUMMARY_COL_ATIME_LOST] = results_cell_u64(c->atime_lost);
+	cells[RESULTS_SUMMARY_COL_COMMITS] = results_cell_u64(c->commits);
+	cells[RESULTS_SUMMARY_COL_ENOSPC_COMMITS] = results_cell_u64(c->enospc_commits);
 	cells[RESULTS_SUMMARY_COL_ATIME_STALE] = results_cell_u64(c->atime_stale);
 	for (unsigned i = 0; i < FS_STALENESS_BUCKETS; i++)
 		cells[RESULTS_SUMMARY_COL_STALE_LT_1H + i] = results_cell_u64(c->staleness[i]);

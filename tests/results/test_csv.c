@@ -131,7 +131,7 @@ static void test_header_starts_with_the_documented_columns(void **state)
 					   "tree_fs,tree_extent,tree_csum,tree_root,"
 					   "tree_free_space,tree_other,blocks_cowed,"
 					   "bytes_written,atime_updates,atime_skipped,"
-					   "enospc_events,failed_reads,atime_dropped,atime_stale,unshare_estimate,"
+					   "enospc_events,failed_reads,atime_dropped,atime_lost,commits,atime_stale,unshare_estimate,"
 					   "metadata_by_mkfs,metadata_by_write,metadata_by_atime,"
 					   "metadata_by_snapshot,metadata_by_delete\n"));
 }
