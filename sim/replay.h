@@ -47,6 +47,9 @@ struct replay_options {
 	 * (REPLAY_ENOSPC) after the first op that met ENOSPC, even one the
 	 * model does not refuse (a read whose atime update was lost). */
 	bool stop_at_enospc;
+	/* Added for the ENOSPC hint of `cowsim run` (issue 18): end the run
+	 * (REPLAY_DONE) after this many ops; 0: the whole trace. */
+	uint64_t stop_after_ops;
 };
 
 enum replay_status {
