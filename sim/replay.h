@@ -21,6 +21,7 @@
 struct replay_row {
 	uint64_t op_index;            /* 0-based index of the op after which it was taken */
 	double time_s;                /* the simulated clock, seconds since the epoch */
+	double elapsed_s;             /* seconds since the trace's first clock op (0 before it) */
 	const char *label;            /* the mark's label, NULL for periodic rows */
 	struct fs_report report;
 	struct fs *fs;                /* for per-subvolume usage; valid during the call */
