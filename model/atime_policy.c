@@ -11,8 +11,10 @@
  *        |                          snapshot-aware: atime_stale, with its age)
  *        +-- lazytime vfs: kept in memory (atime_lazy), written later
  *        |                                      (see "lazytime as the VFS defines it")
- *        +-- reserve space: ENOSPC --> policy->drops_on_enospc: dropped, read goes on
- *        |                            others: the read fails (failed_reads)
+ *        +-- reserve space: ENOSPC --> the flusher commits (up to 3 times), then
+ *        |      still ENOSPC --> policy->drops_on_enospc: dropped, read goes on
+ *        |                       others, as kernel 6.18: lost, read goes on (atime_lost)
+ *        |                       --enospc-read fail (what-if): the read fails (failed_reads)
  *        |               EROFS (aborted transaction) --> skipped, read goes on
  *        +-- policy->write: inode item, side-table item, or either (hybrid)
  */
@@ -59,6 +61,7 @@ bool fs_config_validate(const struct fs_config *config, GError **error)
 }
 
 static const struct dirty_time *find_dirty_time(const struct fs *fs, uint64_t subvolume_id, uint64_t inode);
+static const struct dirty_time *find_lost_atime(const struct fs *fs, uint64_t subvolume_id, uint64_t inode);
 
 /* The atime in force: one kept in memory (lazytime vfs), else the
  * policy's own (a side-table item) when there is one, else the inode item's, `stored`
@@ -68,6 +71,9 @@ static int64_t current_atime(const struct subvolume *sv, const struct btree_item
 	const struct dirty_time *kept = find_dirty_time(sv->fs, sv->id, inode->key.objectid);
 	if (kept)
 		return kept->atime;
+	const struct dirty_time *lost = find_lost_atime(sv->fs, sv->id, inode->key.objectid);
+	if (lost)
+		return lost->atime;
 	int64_t atime;
 	if (policy_of(sv->fs)->read && policy_of(sv->fs)->read(sv, inode->key.objectid, &atime))
 		return atime;
@@ -240,7 +246,62 @@ void fs_dirty_time_free(struct fs *fs)
 	if (fs->dirty_times)
 		g_hash_table_unref(fs->dirty_times);
 	fs->dirty_times = NULL;
+	if (fs->lost_atimes)
+		g_hash_table_unref(fs->lost_atimes);
+	fs->lost_atimes = NULL;
 	g_queue_clear_full(&fs->dirty_time_queue, g_free);
+}
+
+/* --- an atime update that finds no space, as kernel 6.18 handles it --------
+ *
+ * touch_atime() -> btrfs_update_time() sets the in-memory atime, then
+ * btrfs_dirty_inode() starts a transaction for the inode item. Its
+ * reservation (start_transaction -> __reserve_bytes, BTRFS_RESERVE_FLUSH_ALL)
+ * waits while the flusher commits; when even that frees nothing the error
+ * goes back to touch_atime(), which drops it: the read succeeds, the inode
+ * stays clean, and the new atime lives in memory only until the inode is
+ * evicted or the filesystem unmounted (measured: docs/btrfs-ground-truth.md).
+ * fs->lost_atimes keeps those in-memory atimes, and current_atime() returns
+ * them, so the mount's rule (relatime) sees what the kernel sees; nothing
+ * writes them back (a later change of the inode could carry one in the
+ * kernel; the model leaves that out: reads change no inode).
+ * The commits the flusher forced are counted (enospc_commits, and commits). */
+
+static const struct dirty_time *find_lost_atime(const struct fs *fs, uint64_t subvolume_id, uint64_t inode)
+{
+	if (!fs->lost_atimes)
+		return NULL;
+	struct dirty_time probe = { .subvolume_id = subvolume_id, .inode = inode };
+	return g_hash_table_lookup(fs->lost_atimes, &probe);
+}
+
+static void keep_lost_atime(struct fs *fs, const struct inode_location *where)
+{
+	if (!fs->lost_atimes)
+		fs->lost_atimes = g_hash_table_new_full(dirty_time_hash, dirty_time_equal, g_free, NULL);
+	struct dirty_time *d = (struct dirty_time *)find_lost_atime(fs, where->subvolume->id, where->inode);
+	if (!d) {
+		d = g_new0(struct dirty_time, 1);
+		d->subvolume_id = where->subvolume->id;
+		d->inode = where->inode;
+		g_hash_table_add(fs->lost_atimes, d);
+	}
+	d->atime = fs->clock_ns;
+}
+
+/* The reservation again after each of the flusher's commits: 0 once one
+ * frees enough, else the last error. */
+static int reserve_after_flushing(struct fs *fs, unsigned items)
+{
+	uint64_t events = fs->counters.enospc_events;
+	int reserved = -ENOSPC;
+	for (unsigned i = 0; i < BTRFS_ENOSPC_FLUSH_COMMITS && reserved == -ENOSPC; i++) {
+		fs_commit(fs);
+		fs->counters.enospc_commits++;
+		reserved = fs_reserve(fs, items);
+	}
+	fs->counters.enospc_events = events; /* one event per access, not per try */
+	return reserved;
 }
 
 /* Would an access now write this inode's atime (mount rule and policy
@@ -282,6 +343,10 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, struct bt
 		return 0;
 	}
 	int reserved = fs_reserve(fs, COWSIM_RESERVE_ATIME);
+	if (reserved == -ENOSPC && !policy->drops_on_enospc) {
+		reserved = reserve_after_flushing(fs, COWSIM_RESERVE_ATIME);
+		near = NULL; /* the commits may have moved the path the lookup left */
+	}
 	if (reserved == -EROFS) {
 		/* The transaction aborted (the store overcommitted) and the
 		 * filesystem is read-only: touch_atime() skips the update when
@@ -297,8 +362,13 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, struct bt
 			fs->counters.atime_skipped++;
 			return 0;
 		}
-		fs->counters.failed_reads++;
-		return -ENOSPC;
+		if (fs->config.enospc_read == FS_ENOSPC_READ_FAIL) {
+			fs->counters.failed_reads++;
+			return -ENOSPC;
+		}
+		fs->counters.atime_lost++;
+		keep_lost_atime(fs, where);
+		return 0;
 	}
 	policy->write(fs, where, fs->clock_ns, near, NULL);
 	fs->counters.atime_updates++;

@@ -243,6 +243,14 @@ enum btrfs_key_type {
 #define COWSIM_RESERVE_SNAPSHOT 8u        /* create or delete */
 #define COWSIM_RESERVE_WRITE 4u           /* write or truncate */
 
+/* A reservation that finds no metadata space waits on a ticket while the
+ * async flusher walks its states up to COMMIT_TRANS; with the ticket
+ * unserved after a commit it starts over, and after the third commit cycle
+ * it fails the tickets (fs/btrfs/space-info.c,
+ * btrfs_async_reclaim_metadata_space(): commit_cycles > 2 ->
+ * maybe_fail_all_tickets()). The model's flusher is that many commits. */
+#define BTRFS_ENOSPC_FLUSH_COMMITS 3u
+
 /* --- time --------------------------------------------------------------- */
 /* fs/btrfs/disk-io.c BTRFS_DEFAULT_COMMIT_INTERVAL: 30 s. */
 #define BTRFS_DEFAULT_COMMIT_INTERVAL_NS (30ll * 1000000000ll)

@@ -92,6 +92,13 @@ enum fs_lazytime {
 	FS_LAZYTIME_VFS,              /* as the VFS defines it: kept in memory (I_DIRTY_TIME) */
 };
 
+/* What a read does when its atime update finds no metadata space, after
+ * the flusher's commits (model/atime_policy.c). */
+enum fs_enospc_read {
+	FS_ENOSPC_READ_LOSE = 0,      /* kernel 6.18: the read succeeds, the update is lost (atime_lost) */
+	FS_ENOSPC_READ_FAIL,          /* what-if (the 2012 fear): the read fails (failed_reads) */
+};
+
 struct fs_config {
 	const struct fs_design_ops *design; /* fs_design_find(); NULL: the default (btrfs) */
 	uint32_t nodesize;            /* bytes, default 16384 */
@@ -104,6 +111,7 @@ struct fs_config {
 	const struct atime_policy_ops *atime_policy; /* fs_policy_parse(); NULL: the default (inline) */
 	double threshold_fraction;    /* threshold policy: 0.05 for 5% */
 	enum fs_lazytime lazytime;    /* only matters on a lazytime mount */
+	enum fs_enospc_read enospc_read; /* an atime update that finds no space */
 	/* Data reaches the trees at writeback (the next commit), as btrfs's
 	 * delalloc does, rather than at write(): true by default. */
 	bool delayed_writeback;
@@ -138,6 +146,9 @@ struct fs_counters {
 	uint64_t atime_enospc;        /* atime updates that met ENOSPC */
 	uint64_t failed_reads;        /* reads failed because their atime update met ENOSPC */
 	uint64_t atime_dropped;       /* updates met ENOSPC and were dropped (the read went on) */
+	uint64_t atime_lost;          /* updates met ENOSPC after the flusher's commits: the read went on,
+				       * the atime changed in memory only and never reached the disk */
+	uint64_t enospc_commits;      /* commits forced by reservations that found no space */
 	uint64_t atime_threshold;     /* updates held back by the threshold policy */
 	uint64_t atime_stale;         /* updates held back by the snapshot-aware policy */
 	uint64_t staleness[FS_STALENESS_BUCKETS]; /* their ages, see FS_STALENESS_BUCKETS */

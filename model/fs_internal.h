@@ -91,6 +91,10 @@ struct fs {
 	GArray *pending_writes;       /* struct pending_write */
 	GHashTable *dirty_times;      /* lazytime vfs: (subvolume, inode) -> struct dirty_time * in dirty_time_queue */
 	GQueue dirty_time_queue;      /* the same, oldest first; owns them */
+	/* Lost atime updates (atime_policy.c, LA1): (subvolume, inode) -> the
+	 * in-memory atime a read set although its update never reached the
+	 * disk; owns its struct dirty_time keys. NULL until the first. */
+	GHashTable *lost_atimes;
 	GArray *free_space_written;   /* uint64 per chunk: used, as the free-space tree last said */
 	unsigned dev_extents_written; /* chunks with DEV_EXTENT items */
 	uint64_t names_removed;       /* directory entries, inodes and subvolumes removed so far */

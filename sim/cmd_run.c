@@ -36,6 +36,7 @@ struct run_sink {
 	ResultsSubvolCsv *subvol_csv;
 	ResultsTable *summary;
 	const struct fs_config *config;
+	struct rows_identity identity;
 };
 
 static bool write_subvolume_rows(struct run_sink *sink, const struct replay_row *r, GError **error)
@@ -45,6 +46,7 @@ static bool write_subvolume_rows(struct run_sink *sink, const struct replay_row 
 	for (unsigned i = 0; ok && i < usage->len; i++) {
 		const struct subvolume_usage *u = &g_array_index(usage, struct subvolume_usage, i);
 		ResultsSubvolRow row = { 0 };
+		rows_identity_fill(&sink->identity, &row.cells[RESULTS_SUBVOL_COL_DESIGN]);
 		row.cells[RESULTS_SUBVOL_COL_OP_INDEX] = results_cell_u64(r->op_index);
 		row.cells[RESULTS_SUBVOL_COL_LABEL] = results_cell_string(r->label);
 		row.cells[RESULTS_SUBVOL_COL_SUBVOLUME] = results_cell_string(u->path);
@@ -62,6 +64,7 @@ static bool sink_row(void *opaque, const struct replay_row *r, GError **error)
 	struct run_sink *sink = opaque;
 	ResultsRow row;
 	rows_fill(r, sink->config, &row);
+	rows_identity_fill(&sink->identity, &row.cells[RESULTS_COL_DESIGN]);
 	if (sink->csv && !results_csv_write_row(sink->csv, &row, error))
 		return false;
 	if (!r->label)
@@ -396,6 +399,7 @@ int cmd_run(int argc, char **argv)
 	g_autoptr(ResultsTable) summary = results_table_new();
 	results_table_add_main_columns(summary, args.wide ? wide_columns : narrow_columns, G_N_ELEMENTS(wide_columns));
 	struct run_sink sink = { .summary = summary, .config = &options.fs };
+	rows_identity_init(&sink.identity, &options.fs);
 	status = run_with_sink(&args, &options, &sink);
 	free_run_args(&args);
 	return status;

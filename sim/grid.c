@@ -63,6 +63,8 @@ char *grid_model_identity(const struct model_option_text *text)
 	}
 	g_string_append_printf(out, "lazytime=%s\nimmediate-writeback=%d\n", text->lazytime ? text->lazytime : "",
 			       text->immediate_writeback ? 1 : 0);
+	if (text->enospc_read) /* only when given: the keys of sweeps made before it stay */
+		g_string_append_printf(out, "enospc-read=%s\n", text->enospc_read);
 	return g_string_free(out, FALSE);
 }
 

@@ -93,6 +93,11 @@ void options_add_model_entries(GOptionContext *context, struct model_option_text
 		  "what a lazytime mount does: btrfs (written into the transaction at once, as btrfs "
 		  "does; default) or vfs (kept in memory until the inode's next change, fsync, sync or "
 		  "12 h, as the VFS defines lazytime)", "MODEL" },
+		{ "enospc-read", 0, 0, G_OPTION_ARG_STRING, &t->enospc_read,
+		  "what a read does when its atime update finds no metadata space after the flusher's "
+		  "commits: lose (the read succeeds and the update is lost, counted in atime_lost, as "
+		  "kernel 6.18 does; default) or fail (what-if: the read fails, counted in failed_reads)",
+		  "WHAT" },
 		{ "mkfs-atime", 0, 0, G_OPTION_ARG_STRING, &t->mkfs_atime,
 		  "the filesystem's persistent atime default, used when --mount names no atime mode "
 		  "(a proposed remedy; btrfs has none)", "MODE" },
@@ -202,6 +207,14 @@ bool options_model_config(const struct model_option_text *t, struct fs_config *c
 			return false;
 		}
 	}
+	if (t->enospc_read) {
+		if (!strcmp(t->enospc_read, "fail"))
+			config->enospc_read = FS_ENOSPC_READ_FAIL;
+		else if (strcmp(t->enospc_read, "lose")) {
+			g_set_error(error, OPTIONS_ERROR, 0, "--enospc-read %s: lose or fail", t->enospc_read);
+			return false;
+		}
+	}
 	g_autoptr(GError) invalid = NULL;
 	if (!fs_config_validate(config, &invalid)) {
 		g_set_error(error, OPTIONS_ERROR, 0, "--design %s --policy %s: %s", fs_design_name(config->design),
@@ -235,6 +248,7 @@ void options_model_text_clear(struct model_option_text *t)
 	g_free(t->mkfs_atime);
 	g_free(t->design);
 	g_free(t->lazytime);
+	g_free(t->enospc_read);
 	g_free(t->max_inline);
 	g_free(t->commit_interval);
 	memset(t, 0, sizeof(*t));

@@ -24,6 +24,7 @@ struct model_option_text {
 	char *mkfs_atime;
 	char *design;
 	char *lazytime;
+	char *enospc_read;
 	char *max_inline;
 	char *commit_interval;
 	gboolean immediate_writeback;

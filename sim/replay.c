@@ -184,6 +184,8 @@ struct run_state {
 	const struct replay_options *options;
 	replay_sink_fn sink;
 	void *opaque;
+	bool clock_seen;              /* the trace's first clock op has run */
+	int64_t clock_origin_ns;      /* where elapsed_s counts from */
 };
 
 static bool emit_row(struct run_state *st, uint64_t op_index, const char *label, GError **error)
@@ -192,6 +194,7 @@ static bool emit_row(struct run_state *st, uint64_t op_index, const char *label,
 	fs_report(st->fs, &row.report);
 	/* The simulated clock itself, as btrfs-replay writes it (columns.h CO4). */
 	row.time_s = (double)fs_clock(st->fs) / 1e9;
+	row.elapsed_s = st->clock_seen ? (double)(fs_clock(st->fs) - st->clock_origin_ns) / 1e9 : 0.0;
 	return st->sink(st->opaque, &row, error);
 }
 
@@ -316,6 +319,11 @@ static enum replay_status replay_loop(struct run_state *st, struct trace_reader 
 			break;
 		}
 		outcome->line = op.line;
+		if (op.kind == TRACE_CLOCK && !st->clock_seen) {
+			/* elapsed_s counts from the first clock: clock @T sets it, clock +D starts the clock running */
+			st->clock_seen = true;
+			st->clock_origin_ns = op.clock_relative ? fs_clock(st->fs) : op.clock_ns;
+		}
 		int ret = apply_op(st->fs, &op);
 		if (op.kind == TRACE_SNAPSHOT && !ret && o->warn_snapshots)
 			warn_snapshot(st, reader, &op);

@@ -1,6 +1,6 @@
 /*
  * tests/model/test_checkers.c - the checkers of the derived trees
- * (model/derived_check.h), of the trees themselves (BT1-BT5, BT7), the
+ * (model/derived_check.h), of the trees themselves (BT1-BT7), the
  * reference counts (RF1-RF3), the block store (BS1-BS3) and the designs' own
  * (DB2, DK4-DK6) pass on a healthy filesystem and fail, with the report
  * "corrupt <type>: <id>, <reason>[, <value>]", when one invariant is broken
@@ -173,6 +173,42 @@ static void test_item_sharing_check_fails_on_an_atime_overlay_on_a_node(void **s
 						f->tree.root->bytenr);
 	assert_string_equal(error->message, want);
 	f->tree.root->atimes = NULL;
+	tree_fixture_free(f);
+}
+
+static void test_item_sharing_check_fails_when_a_leaf_lets_go_of_a_shared_array_uncounted(void **state)
+{
+	/* An atime write to a snapshotted leaf copies the block, and the copy
+	 * shares the item array with the snapshot's leaf (BT6: refs 2). A
+	 * leaf that drops its pointer without its reference going leaves the
+	 * count above the leaves that use the array. */
+	struct tree_fixture *f = tree_fixture_new(4096);
+	for (uint64_t i = 1; i <= 200; i++) {
+		struct btree_key key = BTRFS_KEY(i, BTRFS_INODE_ITEM_KEY, 0);
+		btree_insert_item(&f->tree, &f->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
+	}
+	tree_fixture_commit(f);
+	struct btree *snapshot = tree_fixture_clone_root(f, 256);
+	tree_fixture_commit(f);
+	struct btree_key key = BTRFS_KEY(100, BTRFS_INODE_ITEM_KEY, 0);
+	struct btree_path path, snapshot_path;
+	assert_true(btree_lookup(&f->tree, &key, &path));
+	btree_path_write_inode_atime(&f->tree, &f->txn, &path, 7);
+	assert_true(btree_lookup(&f->tree, &key, &path));
+	assert_true(btree_lookup(snapshot, &key, &snapshot_path));
+	struct tree_block *copy = path.nodes[0];
+	assert_ptr_not_equal(copy, snapshot_path.nodes[0]);
+	assert_ptr_equal(copy->items, snapshot_path.nodes[0]->items);
+	g_autoptr(GHashTable) live = g_hash_table_new(NULL, NULL);
+	btree_collect_blocks(f->tree.root, live);
+	btree_collect_blocks(snapshot->root, live);
+	g_autoptr(GError) error = NULL;
+	assert_true(btree_check_item_sharing(live, blockstore_unreleased_blocks(f->store), &error));
+	struct btree_item *items = copy->items;
+	copy->items = NULL;
+	assert_false(btree_check_item_sharing(live, blockstore_unreleased_blocks(f->store), &error));
+	assert_string_equal(error->message, "corrupt item array: BT6 2 references counted, 1 leaves use it");
+	copy->items = items;
 	tree_fixture_free(f);
 }
 
@@ -596,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_btree_check_fails_when_a_leaf_holds_more_than_fits),
 		cmocka_unit_test(test_btree_check_fails_when_a_child_is_younger_than_its_parent),
 		cmocka_unit_test(test_item_sharing_check_fails_on_an_atime_overlay_on_a_node),
+		cmocka_unit_test(test_item_sharing_check_fails_when_a_leaf_lets_go_of_a_shared_array_uncounted),
 		cmocka_unit_test(test_refs_check_fails_when_a_block_counts_a_reference_too_many),
 		cmocka_unit_test(test_refs_check_fails_when_a_data_extent_counts_a_reference_too_many),
 		cmocka_unit_test(test_refs_check_fails_when_a_reachable_data_extent_is_freed),

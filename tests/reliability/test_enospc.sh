@@ -78,7 +78,7 @@ check "a CSV that cannot be written at all (/dev/full) is a bad argument: exit 2
   "[ $status = 2 ] && grep -q /dev/full '$work/err'" "status $status: $(cat "$work/err")"
 # A disk that fills during the run: RLIMIT_FSIZE of 1 KiB (SIGXFSZ ignored, so
 # write(2) fails with EFBIG) stops the CSV after a few rows.
-(trap '' XFSZ; ulimit -f 1; exec "$cowsim" run "$work/prefix.trace" --every 1 --quiet --csv "$work/limited.csv") \
+(trap '' XFSZ; ulimit -f 1; exec "$cowsim" run "$work/prefix.trace" "${opts[@]}" --csv "$work/limited.csv") \
   2>"$work/err"
 status=$?
 check "a CSV that fills its disk mid-run exits 2 with a message" "[ $status = 2 ] && [ -s '$work/err' ]" \
