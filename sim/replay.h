@@ -80,7 +80,10 @@ struct replay_outcome {
 						* (counters.enospc_events: an op refused, an atime
 						* update or a writeback that could not get space) */
 	struct replay_event first_atime_lost;  /* the first op after which an atime update had
-						* been lost to ENOSPC (counters.atime_enospc) */
+						* been lost to ENOSPC (counters.atime_enospc:
+						* lost as kernel 6.18 loses it, atime_lost;
+						* dropped by a policy, atime_dropped; or its
+						* read failed, failed_reads, --enospc-read fail) */
 	struct fs_report final;
 };
 
