@@ -243,6 +243,38 @@ static void print_summary(const struct run_args *a, const ResultsTable *summary,
 	print_events(out, outcome);
 }
 
+static bool probe_fills(const char *trace, const struct replay_options *base, uint64_t device,
+			struct replay_outcome *outcome, enum replay_status *status, GError **error);
+
+/* After ENOSPC: the device size that would have held the trace up to and
+ * including the op that failed, by doubling --device-size (at most 16x, each
+ * probe replays only that far), as a hint of --device-size. */
+static void hint_device_size(const char *trace, const struct replay_options *options, uint64_t failed_ops)
+{
+	struct replay_options probe = *options;
+	probe.keep_going = false;
+	probe.stop_after_ops = failed_ops;
+	uint64_t device = options->fs.device_size;
+	for (int i = 0; i < 4; i++) {
+		device *= 2;
+		struct replay_outcome outcome;
+		enum replay_status status;
+		g_autoptr(GError) error = NULL;
+		if (!probe_fills(trace, &probe, device, &outcome, &status, &error)) {
+			if (status != REPLAY_DONE)
+				return;
+			char size[RESULTS_SIZE_BUF];
+			fprintf(stderr, "cowsim run: hint: --device-size %" PRIu64 " (%s) holds the trace that far; "
+				"--find-min-device finds the smallest device for the whole run\n", device,
+				results_format_size(device, size));
+			return;
+		}
+	}
+	char size[RESULTS_SIZE_BUF];
+	fprintf(stderr, "cowsim run: hint: even --device-size %" PRIu64 " (%s) meets ENOSPC there\n", device,
+		results_format_size(device, size));
+}
+
 static int run_with_sink(struct run_args *a, struct replay_options *options, struct run_sink *sink)
 {
 	g_autoptr(GError) error = NULL;
@@ -266,6 +298,8 @@ static int run_with_sink(struct run_args *a, struct replay_options *options, str
 		fprintf(stderr, "cowsim run: %s\n", error ? error->message : "failed");
 		fprintf(stderr, "cowsim run: stopped after %" PRIu64 " ops; the rows written so far are complete\n",
 			outcome.ops);
+		if (status == REPLAY_ENOSPC && !cli_is_stdio(a->rest[0])) /* a pipe cannot be read again */
+			hint_device_size(a->rest[0], options, outcome.ops);
 	}
 	g_autoptr(GError) close_error = NULL;
 	bool closed = results_csv_close(g_steal_pointer(&sink->csv), &close_error) &&

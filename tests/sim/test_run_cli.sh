@@ -63,6 +63,21 @@ check "a persistent noatime default applies when --mount names no mode" \
 "$cowsim" run "$work/seed.trace" 2>"$work/warn" >/dev/null
 check "a snapshot prints the unshare warning" "grep -q 'would unshare about' \"$work/warn\""
 
+"$cowsim" gen backup-rotation --files 200 --days 30 --keep 7 -o "$work/rotation.trace"
+"$cowsim" run "$work/rotation.trace" 2>"$work/warn" >/dev/null
+check "30 snapshots: the first warning in full, then one line counting the other 29" \
+  "[ \$(grep -c 'would unshare about' '$work/warn') = 1 ] && grep -q '^cowsim: warning: 29 more snapshots gave the same warning' '$work/warn'" \
+  "$(cat "$work/warn")"
+
+# --- a device too small: the error names a --device-size that holds the trace ---
+printf 'cowsim-trace 1\nclock @1338422400\nmkdir /d\ncreate /d/big size=1G\nmark after_copy\n' >"$work/big.trace"
+"$cowsim" run "$work/big.trace" --device-size 700M --quiet 2>"$work/err"
+status=$?
+hint=$(sed -n 's/^cowsim run: hint: --device-size \([0-9]*\) .*/\1/p' "$work/err")
+check "ENOSPC in a copy exits 2 and names a --device-size that holds it" \
+  "[ $status = 2 ] && [ -n '$hint' ] && \"$cowsim\" run \"$work/big.trace\" --device-size '$hint' --quiet" \
+  "status $status: $(cat "$work/err")"
+
 # --- bad arguments ------------------------------------------------------------
 for args in "--nodesize 3000" "--nodesize 128K" "--device-size 1M" "--mount fastatime" "--policy nope" \
             "--metadata raid7" "--every -1" "--max-inline 9000" "--design zfs" "--policy threshold:0%" \
