@@ -724,6 +724,33 @@ def current_umask():
     return mask
 
 
+def command_line(argv, output):
+    """The command that made the figure, run from the figure's folder: file
+    arguments relative to it, so the text (kept in the PNG's Comment and the
+    SVG's description, shown by cowsim report) is the same wherever the
+    folder is (PY1)."""
+    import shlex
+    folder = os.path.dirname(os.path.abspath(output + ".png"))
+    words = ["cowsim", "plot"]
+
+    def rel(value, is_path):
+        if value and (is_path or os.path.exists(value)):
+            return os.path.relpath(os.path.abspath(value), folder)
+        return value
+
+    previous = ""
+    for a in argv:
+        if a.startswith("--") and "=" in a:
+            key, value = a.split("=", 1)
+            words.append(key + "=" + rel(value, key == "--output"))
+        elif a.startswith("-"):
+            words.append(a)
+        else:
+            words.append(rel(a, previous in ("-o", "--output")))
+        previous = a
+    return " ".join(shlex.quote(w) for w in words)
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(
         prog=PROG,
@@ -790,9 +817,10 @@ def main(argv):
                "free": kind_free, "sweep": kind_sweep}[args.kind](args)
     except InputError as e:
         fail(str(e))
+    command = command_line(argv, args.output)
     try:
-        save_whole(fig, args.output + ".png", "png", {"Software": None})
-        save_whole(fig, args.output + ".svg", "svg", {"Date": None})
+        save_whole(fig, args.output + ".png", "png", {"Software": None, "Comment": command})
+        save_whole(fig, args.output + ".svg", "svg", {"Date": None, "Description": command})
     except OSError as e:
         print(f"{PROG}: {args.output}: cannot write: {e.strerror}", file=sys.stderr)
         return 2

@@ -48,9 +48,23 @@ def test_writes_png_and_svg(tmp):
 
 def test_same_inputs_give_same_svg_bytes(tmp):
     args = [STRICT, NOATIME, "--x", "mark", "--labels", "strict,noatime", "--title", "t"]
-    assert run(tmp, *args, "-o", "a").returncode == 0
-    assert run(tmp, *args, "-o", "b").returncode == 0
-    assert svg(tmp, "a") == svg(tmp, "b")
+    os.mkdir(os.path.join(tmp, "a"))
+    os.mkdir(os.path.join(tmp, "b"))
+    assert run(tmp, *args, "-o", "a/out").returncode == 0
+    assert run(tmp, *args, "-o", os.path.join(tmp, "b", "out")).returncode == 0
+    assert svg(tmp, "a/out") == svg(tmp, "b/out")
+    with open(os.path.join(tmp, "a/out.png"), "rb") as fa, open(os.path.join(tmp, "b/out.png"), "rb") as fb:
+        assert fa.read() == fb.read()
+
+
+def test_the_figure_keeps_the_command_that_made_it(tmp):
+    os.mkdir(os.path.join(tmp, "d"))
+    assert run(tmp, STRICT, "--x", "mark", "-o", os.path.join(tmp, "d", "out")).returncode == 0
+    text = svg(tmp, "d/out")
+    rel = os.path.relpath(STRICT, os.path.join(tmp, "d")).encode()
+    assert b"<dc:description>cowsim plot " + rel + b" --x mark -o out</dc:description>" in text, text[:2000]
+    with open(os.path.join(tmp, "d/out.png"), "rb") as f:
+        assert b"tEXtComment\x00cowsim plot " in f.read()
 
 
 def test_svg_has_no_date(tmp):
@@ -250,7 +264,7 @@ def test_sweep_title_fills_the_template(tmp):
     r = run(tmp, table, "--kind", "sweep", "--title", "sweep: seed-experiment --snapshots {snapshots}", "-o", "out")
     assert r.returncode == 0, r.stderr
     text = svg(tmp, "out")
-    assert b"{snapshots}" not in text and b"snapshots 0,2,4 -->" in text
+    assert b"{snapshots} -->" not in text and b"snapshots 0,2,4 -->" in text
 
 
 def main():
