@@ -88,7 +88,10 @@
 	  "atime updates the snapshot-aware policy held back because the inode's leaf was shared") \
 	X(UNSHARE_ESTIMATE, "unshare_estimate", U64, BYTES, \
 	  "the last snapshot's warning: metadata one full read of its source would unshare") \
-	RESULTS_ATTRIBUTION_COLUMNS(X)
+	RESULTS_ATTRIBUTION_COLUMNS(X) \
+	X(ELAPSED_S, "elapsed_s", DOUBLE, SECONDS, \
+	  "simulated seconds since the trace's first clock op (clock @T counts from T, clock +D from the clock before it); 0 before that op") \
+	RESULTS_PARAM_COLUMNS(X)
 
 /* Attribution (docs/model.md): metadata_used split by the kind of op that
  * allocated each live tree block; the five sum to metadata_used on every
@@ -118,7 +121,8 @@
 	X(EXCLUSIVE_BYTES, "exclusive_bytes", U64, BYTES, \
 	  "bytes of blocks referenced by this subvolume only (qgroup excl)") \
 	X(SHARED_BYTES, "shared_bytes", U64, BYTES, \
-	  "bytes of blocks this subvolume shares with at least one other (qgroup rfer - excl)")
+	  "bytes of blocks this subvolume shares with at least one other (qgroup rfer - excl)") \
+	RESULTS_PARAM_COLUMNS(X)
 
 /* One line per run of compare.csv and sweep.csv (sim/rows.c): what a whole
  * run left, not a point in it.  The parameter columns (RESULTS_PARAM_COLUMNS
@@ -181,12 +185,15 @@
 
 /* The parameters a run is made of, as compare.csv and sweep.csv name them
  * before the summary columns (a sweep's other --vary names, such as
- * snapshots, shape the trace and are counts). */
+ * snapshots, shape the trace and are counts).  They also close every row of
+ * the main and the subvolume schema (last, so that the numbers keep their
+ * places for awk -F,), so that a per-run CSV says what produced it;
+ * btrfs-replay (a real kernel) leaves design and policy unset. */
 #define RESULTS_PARAM_COLUMNS(X) \
 	X(DESIGN, "design", STRING, TEXT, \
 	  "how snapshots share metadata: btrfs or keyed (--design)") \
 	X(MOUNT, "mount", STRING, TEXT, \
-	  "the mount options, as given to --mount (strictatime, relatime, noatime, ...,lazytime)") \
+	  "the mount options the run started with, as --mount takes them (strictatime, relatime, noatime, ...,lazytime)") \
 	X(POLICY, "policy", STRING, TEXT, \
 	  "the atime policy (--policy): inline, side-table, threshold:PCT%, snapshot-aware") \
 	X(NODESIZE, "nodesize", U64, BYTES, \

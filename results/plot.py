@@ -36,11 +36,11 @@ import tempfile
 # text columns is drawn in MiB).  Mirrors the COUNT/SECONDS units of
 # results/columns.h.
 NOT_BYTES = {
-    "op_index", "time_s", "blocks_cowed", "atime_updates", "atime_skipped",
+    "op_index", "time_s", "elapsed_s", "blocks_cowed", "atime_updates", "atime_skipped",
     "enospc_events", "failed_reads", "subvolume_id",
 }
 MIB = 1024.0 * 1024.0
-X_CHOICES = ("op_index", "time_s", "mark")
+X_CHOICES = ("op_index", "time_s", "elapsed_s", "mark")
 PROG = os.environ.get("COWSIM_PLOT_PROG", "plot.py")
 
 
@@ -62,7 +62,7 @@ def parse_args(argv):
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="output path without extension: OUT.png and OUT.svg are written")
     p.add_argument("--x", default="op_index", choices=X_CHOICES,
-                   help="x axis: op_index (default), time_s, or mark (the rows' labels)")
+                   help="x axis: op_index (default), time_s, elapsed_s, or mark (the rows' labels)")
     p.add_argument("--y", default="metadata_used", metavar="COLUMN",
                    help="column to draw (default metadata_used); byte columns in MiB")
     p.add_argument("--labels", metavar="A,B,...",

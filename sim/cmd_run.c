@@ -36,6 +36,7 @@ struct run_sink {
 	ResultsSubvolCsv *subvol_csv;
 	ResultsTable *summary;
 	const struct fs_config *config;
+	struct rows_identity identity;
 };
 
 static bool write_subvolume_rows(struct run_sink *sink, const struct replay_row *r, GError **error)
@@ -45,6 +46,7 @@ static bool write_subvolume_rows(struct run_sink *sink, const struct replay_row 
 	for (unsigned i = 0; ok && i < usage->len; i++) {
 		const struct subvolume_usage *u = &g_array_index(usage, struct subvolume_usage, i);
 		ResultsSubvolRow row = { 0 };
+		rows_identity_fill(&sink->identity, &row.cells[RESULTS_SUBVOL_COL_DESIGN]);
 		row.cells[RESULTS_SUBVOL_COL_OP_INDEX] = results_cell_u64(r->op_index);
 		row.cells[RESULTS_SUBVOL_COL_LABEL] = results_cell_string(r->label);
 		row.cells[RESULTS_SUBVOL_COL_SUBVOLUME] = results_cell_string(u->path);
@@ -62,6 +64,7 @@ static bool sink_row(void *opaque, const struct replay_row *r, GError **error)
 	struct run_sink *sink = opaque;
 	ResultsRow row;
 	rows_fill(r, sink->config, &row);
+	rows_identity_fill(&sink->identity, &row.cells[RESULTS_COL_DESIGN]);
 	if (sink->csv && !results_csv_write_row(sink->csv, &row, error))
 		return false;
 	if (!r->label)
@@ -240,6 +243,38 @@ static void print_summary(const struct run_args *a, const ResultsTable *summary,
 	print_events(out, outcome);
 }
 
+static bool probe_fills(const char *trace, const struct replay_options *base, uint64_t device,
+			struct replay_outcome *outcome, enum replay_status *status, GError **error);
+
+/* After ENOSPC: the device size that would have held the trace up to and
+ * including the op that failed, by doubling --device-size (at most 16x, each
+ * probe replays only that far), as a hint of --device-size. */
+static void hint_device_size(const char *trace, const struct replay_options *options, uint64_t failed_ops)
+{
+	struct replay_options probe = *options;
+	probe.keep_going = false;
+	probe.stop_after_ops = failed_ops;
+	uint64_t device = options->fs.device_size;
+	for (int i = 0; i < 4; i++) {
+		device *= 2;
+		struct replay_outcome outcome;
+		enum replay_status status;
+		g_autoptr(GError) error = NULL;
+		if (!probe_fills(trace, &probe, device, &outcome, &status, &error)) {
+			if (status != REPLAY_DONE)
+				return;
+			char size[RESULTS_SIZE_BUF];
+			fprintf(stderr, "cowsim run: hint: --device-size %" PRIu64 " (%s) holds the trace that far; "
+				"--find-min-device finds the smallest device for the whole run\n", device,
+				results_format_size(device, size));
+			return;
+		}
+	}
+	char size[RESULTS_SIZE_BUF];
+	fprintf(stderr, "cowsim run: hint: even --device-size %" PRIu64 " (%s) meets ENOSPC there\n", device,
+		results_format_size(device, size));
+}
+
 static int run_with_sink(struct run_args *a, struct replay_options *options, struct run_sink *sink)
 {
 	g_autoptr(GError) error = NULL;
@@ -263,6 +298,8 @@ static int run_with_sink(struct run_args *a, struct replay_options *options, str
 		fprintf(stderr, "cowsim run: %s\n", error ? error->message : "failed");
 		fprintf(stderr, "cowsim run: stopped after %" PRIu64 " ops; the rows written so far are complete\n",
 			outcome.ops);
+		if (status == REPLAY_ENOSPC && !cli_is_stdio(a->rest[0])) /* a pipe cannot be read again */
+			hint_device_size(a->rest[0], options, outcome.ops);
 	}
 	g_autoptr(GError) close_error = NULL;
 	bool closed = results_csv_close(g_steal_pointer(&sink->csv), &close_error) &&
@@ -396,6 +433,7 @@ int cmd_run(int argc, char **argv)
 	g_autoptr(ResultsTable) summary = results_table_new();
 	results_table_add_main_columns(summary, args.wide ? wide_columns : narrow_columns, G_N_ELEMENTS(wide_columns));
 	struct run_sink sink = { .summary = summary, .config = &options.fs };
+	rows_identity_init(&sink.identity, &options.fs);
 	status = run_with_sink(&args, &options, &sink);
 	free_run_args(&args);
 	return status;

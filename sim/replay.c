@@ -157,6 +157,7 @@ static const char *op_error_text(const struct trace_op *op, int ret)
 struct progress {
 	bool enabled;
 	double started, last;
+	int64_t size;                 /* the trace's bytes, -1 when unknown (a pipe) */
 };
 
 static double wall_seconds(void)
@@ -166,7 +167,9 @@ static double wall_seconds(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void progress_tick(struct progress *p, uint64_t ops, uint64_t line)
+/* "cowsim: 42%, line 1200, 3000 ops, 1500 ops/s, 0:03 left": the percent and
+ * the time left only when the trace's size is known, from the bytes read. */
+static void progress_tick(struct progress *p, const struct trace_reader *reader, uint64_t ops, uint64_t line)
 {
 	if (!p->enabled || (ops & 4095))
 		return;
@@ -174,8 +177,16 @@ static void progress_tick(struct progress *p, uint64_t ops, uint64_t line)
 	if (now - p->last < 0.5 || now - p->started < 1.0)
 		return;
 	p->last = now;
-	fprintf(stderr, "\rcowsim: line %" PRIu64 ", %" PRIu64 " ops, %.0f ops/s   ", line, ops,
-		ops / (now - p->started));
+	double rate = ops / (now - p->started);
+	if (p->size <= 0) {
+		fprintf(stderr, "\rcowsim: line %" PRIu64 ", %" PRIu64 " ops, %.0f ops/s   ", line, ops, rate);
+		return;
+	}
+	double done = (double)trace_reader_offset(reader) / (double)p->size;
+	done = done > 1.0 ? 1.0 : done;
+	unsigned left = done > 0 ? (unsigned)((now - p->started) * (1.0 - done) / done + 0.5) : 0;
+	fprintf(stderr, "\rcowsim: %.0f%%, line %" PRIu64 ", %" PRIu64 " ops, %.0f ops/s, %u:%02u:%02u left   ",
+		100.0 * done, line, ops, rate, left / 3600, left / 60 % 60, left % 60);
 }
 
 static void progress_done(struct progress *p)
@@ -189,6 +200,10 @@ struct run_state {
 	const struct replay_options *options;
 	replay_sink_fn sink;
 	void *opaque;
+	uint64_t snapshot_warnings;   /* snapshots that warned (only the first is printed in full) */
+	uint64_t snapshot_warning_max; /* the largest unshare estimate of the others, bytes */
+	bool clock_seen;              /* the trace's first clock op has run */
+	int64_t clock_origin_ns;      /* where elapsed_s counts from */
 };
 
 static bool emit_row(struct run_state *st, uint64_t op_index, const char *label, GError **error)
@@ -197,6 +212,7 @@ static bool emit_row(struct run_state *st, uint64_t op_index, const char *label,
 	fs_report(st->fs, &row.report);
 	/* The simulated clock itself, as btrfs-replay writes it (columns.h CO4). */
 	row.time_s = (double)fs_clock(st->fs) / 1e9;
+	row.elapsed_s = st->clock_seen ? (double)(fs_clock(st->fs) - st->clock_origin_ns) / 1e9 : 0.0;
 	return st->sink(st->opaque, &row, error);
 }
 
@@ -297,6 +313,13 @@ static void warn_snapshot(struct run_state *st, struct trace_reader *reader, con
 	fs_report(st->fs, &report);
 	if (!report.counters.unshare_estimate)
 		return;
+	/* A 30-day rotation snapshots 30 times: the first warning in full, the
+	 * others counted and summed up once at the end (warn_snapshot_summary). */
+	if (st->snapshot_warnings++) {
+		if (report.counters.unshare_estimate > st->snapshot_warning_max)
+			st->snapshot_warning_max = report.counters.unshare_estimate;
+		return;
+	}
 	char mount[64], policy[64];
 	atime_format_options(fs_atime_options(st->fs), mount, sizeof(mount));
 	const struct fs_config *config = &st->options->fs;
@@ -306,11 +329,20 @@ static void warn_snapshot(struct run_state *st, struct trace_reader *reader, con
 		op->path2, op->path, report.counters.unshare_estimate / 1048576.0, mount, policy);
 }
 
+static void warn_snapshot_summary(const struct run_state *st)
+{
+	if (st->snapshot_warnings > 1)
+		fprintf(stderr, "cowsim: warning: %" PRIu64 " more snapshots gave the same warning (the largest: about "
+			"%.1f MiB of metadata to unshare)\n", st->snapshot_warnings - 1,
+			st->snapshot_warning_max / 1048576.0);
+}
+
 static enum replay_status replay_loop(struct run_state *st, struct trace_reader *reader,
 				      struct replay_outcome *outcome, GError **error)
 {
 	const struct replay_options *o = st->options;
-	struct progress progress = { .enabled = o->progress, .started = wall_seconds() };
+	struct progress progress = { .enabled = o->progress, .started = wall_seconds(),
+				     .size = o->progress ? trace_reader_size(reader) : -1 };
 	struct trace_op op;
 	enum replay_status status = REPLAY_DONE;
 	int more;
@@ -321,6 +353,11 @@ static enum replay_status replay_loop(struct run_state *st, struct trace_reader 
 			break;
 		}
 		outcome->line = op.line;
+		if (op.kind == TRACE_CLOCK && !st->clock_seen) {
+			/* elapsed_s counts from the first clock: clock @T sets it, clock +D starts the clock running */
+			st->clock_seen = true;
+			st->clock_origin_ns = op.clock_relative ? fs_clock(st->fs) : op.clock_ns;
+		}
 		int ret = apply_op(st->fs, &op);
 		if (op.kind == TRACE_SNAPSHOT && !ret && o->warn_snapshots)
 			warn_snapshot(st, reader, &op);
@@ -339,13 +376,16 @@ static enum replay_status replay_loop(struct run_state *st, struct trace_reader 
 			status = REPLAY_SINK_FAILED;
 			break;
 		}
-		progress_tick(&progress, outcome->ops, op.line);
+		progress_tick(&progress, reader, outcome->ops, op.line);
+		if (o->stop_after_ops && outcome->ops >= o->stop_after_ops)
+			break;
 		if (op.kind == TRACE_MARK && o->stop_at_mark && !strcmp(op.path2, o->stop_at_mark)) {
 			outcome->stopped_at_mark = true;
 			break;
 		}
 	}
 	progress_done(&progress);
+	warn_snapshot_summary(st);
 	if (more < 0) {
 		outcome->line = trace_reader_line(reader);
 		status = REPLAY_BAD_INPUT;

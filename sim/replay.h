@@ -21,6 +21,7 @@
 struct replay_row {
 	uint64_t op_index;            /* 0-based index of the op after which it was taken */
 	double time_s;                /* the simulated clock, seconds since the epoch */
+	double elapsed_s;             /* seconds since the trace's first clock op (0 before it) */
 	const char *label;            /* the mark's label, NULL for periodic rows */
 	struct fs_report report;
 	struct fs *fs;                /* for per-subvolume usage; valid during the call */
@@ -46,6 +47,9 @@ struct replay_options {
 	 * (REPLAY_ENOSPC) after the first op that met ENOSPC, even one the
 	 * model does not refuse (a read whose atime update was lost). */
 	bool stop_at_enospc;
+	/* Added for the ENOSPC hint of `cowsim run` (issue 18): end the run
+	 * (REPLAY_DONE) after this many ops; 0: the whole trace. */
+	uint64_t stop_after_ops;
 };
 
 enum replay_status {
@@ -76,7 +80,10 @@ struct replay_outcome {
 						* (counters.enospc_events: an op refused, an atime
 						* update or a writeback that could not get space) */
 	struct replay_event first_atime_lost;  /* the first op after which an atime update had
-						* been lost to ENOSPC (counters.atime_enospc) */
+						* been lost to ENOSPC (counters.atime_enospc:
+						* lost as kernel 6.18 loses it, atime_lost;
+						* dropped by a policy, atime_dropped; or its
+						* read failed, failed_reads, --enospc-read fail) */
 	struct fs_report final;
 };
 

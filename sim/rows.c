@@ -39,6 +39,31 @@ static void fill_attribution(const struct space_report *s, ResultsRow *row)
 		row->cells[map[i].column] = results_cell_u64(s->cause_bytes[map[i].cause]);
 }
 
+/* The identity columns close both per-run schemas, in the parameters' order. */
+G_STATIC_ASSERT((int)RESULTS_COL_DEVICE_SIZE - (int)RESULTS_COL_DESIGN == (int)RESULTS_PARAM_COL_DEVICE_SIZE &&
+		(int)RESULTS_COL_DEVICE_SIZE == (int)RESULTS_N_COLUMNS - 1);
+G_STATIC_ASSERT((int)RESULTS_SUBVOL_COL_DEVICE_SIZE - (int)RESULTS_SUBVOL_COL_DESIGN ==
+		(int)RESULTS_PARAM_COL_DEVICE_SIZE &&
+		(int)RESULTS_SUBVOL_COL_DEVICE_SIZE == (int)RESULTS_SUBVOL_N_COLUMNS - 1);
+
+void rows_identity_init(struct rows_identity *identity, const struct fs_config *config)
+{
+	identity->design = fs_design_name(config->design);
+	atime_format_options(&config->atime, identity->mount, sizeof(identity->mount));
+	fs_policy_describe(config, identity->policy, sizeof(identity->policy));
+	identity->nodesize = config->nodesize;
+	identity->device_size = config->device_size;
+}
+
+void rows_identity_fill(const struct rows_identity *identity, ResultsCell *cells)
+{
+	cells[RESULTS_PARAM_COL_DESIGN] = results_cell_string(identity->design);
+	cells[RESULTS_PARAM_COL_MOUNT] = results_cell_string(identity->mount);
+	cells[RESULTS_PARAM_COL_POLICY] = results_cell_string(identity->policy);
+	cells[RESULTS_PARAM_COL_NODESIZE] = results_cell_u64(identity->nodesize);
+	cells[RESULTS_PARAM_COL_DEVICE_SIZE] = results_cell_u64(identity->device_size);
+}
+
 void rows_fill(const struct replay_row *r, const struct fs_config *config, ResultsRow *row)
 {
 	const struct space_report *s = &r->report.space;
@@ -46,6 +71,7 @@ void rows_fill(const struct replay_row *r, const struct fs_config *config, Resul
 	memset(row, 0, sizeof(*row));
 	row->cells[RESULTS_COL_OP_INDEX] = results_cell_u64(r->op_index);
 	row->cells[RESULTS_COL_TIME_S] = results_cell_double(r->time_s);
+	row->cells[RESULTS_COL_ELAPSED_S] = results_cell_double(r->elapsed_s);
 	row->cells[RESULTS_COL_LABEL] = results_cell_string(r->label);
 	row->cells[RESULTS_COL_METADATA_USED] = results_cell_u64(s->metadata_used);
 	row->cells[RESULTS_COL_METADATA_RAW] = results_cell_u64(s->metadata_raw);
@@ -76,6 +102,7 @@ void rows_fill(const struct replay_row *r, const struct fs_config *config, Resul
 struct run_sink {
 	ResultsCsv *csv;
 	const struct fs_config *config;
+	struct rows_identity identity;
 	struct rows_summary *summary;
 	const char *base;
 };
@@ -102,6 +129,7 @@ static bool run_sink_row(void *opaque, const struct replay_row *r, GError **erro
 		return true;
 	ResultsRow row;
 	rows_fill(r, sink->config, &row);
+	rows_identity_fill(&sink->identity, &row.cells[RESULTS_COL_DESIGN]);
 	return results_csv_write_row(sink->csv, &row, error);
 }
 
@@ -111,6 +139,7 @@ enum replay_status rows_run(const char *trace, const struct replay_options *opti
 	memset(summary, 0, sizeof(*summary));
 	summary->free_min = UINT64_MAX;
 	struct run_sink sink = { .config = &options->fs, .summary = summary, .base = base };
+	rows_identity_init(&sink.identity, &options->fs);
 	if (csv_path && !(sink.csv = results_csv_open(csv_path, error)))
 		return summary->outcome.status = REPLAY_SINK_FAILED;
 	enum replay_status status = replay_run(trace, options, run_sink_row, &sink, &summary->outcome, error);

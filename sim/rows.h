@@ -19,9 +19,10 @@
  *   describe a whole run, not a point in it.
  *
  * Invariants
- *   RW1  rows_fill() sets every main-schema cell the model can measure, the
- *       same way for every command (cowsim run's CSV and compare's per-run
- *       CSVs agree byte for byte on the same trace and options).
+ *   RW1  rows_fill() and rows_identity_fill() set every main-schema cell the
+ *       model can measure, the same way for every command (cowsim run's CSV
+ *       and compare's per-run CSVs agree byte for byte on the same trace and
+ *       options).
  *   RW2  amplification is metadata_final / metadata_base, where metadata_base
  *       is metadata_used at the base mark: the trace's first mark, or the
  *       first mark labelled --base LABEL. It is unset (empty) when there is
@@ -51,8 +52,23 @@ uint64_t rows_bytes_written(const struct fs_counters *counters, const struct fs_
 /* Free space as the threshold policy sees it (RW3). */
 uint64_t rows_free_bytes(const struct space_report *space, const struct fs_config *config);
 
-/* Fills all cells of `row` from `r` (RW1). Cannot fail. */
+/* Fills all cells of `row` from `r` (RW1) but the identity cells. Cannot fail. */
 void rows_fill(const struct replay_row *r, const struct fs_config *config, ResultsRow *row);
+
+/* What produced a run, as the identity cells that close every row of a
+ * per-run CSV (RESULTS_PARAM_COLUMNS, the last columns of the main and the
+ * subvolume schema): design, mount, policy, nodesize, device_size. */
+struct rows_identity {
+	const char *design;
+	char mount[64];
+	char policy[64];
+	uint64_t nodesize, device_size;
+};
+void rows_identity_init(struct rows_identity *identity, const struct fs_config *config);
+/* Sets cells[0..RESULTS_PARAM_N_COLUMNS), from &row.cells[RESULTS_COL_DESIGN]
+ * or &row.cells[RESULTS_SUBVOL_COL_DESIGN]; the strings are borrowed from
+ * `identity`. Cannot fail. */
+void rows_identity_fill(const struct rows_identity *identity, ResultsCell *cells);
 
 /* What one run leaves for its summary line. */
 struct rows_summary {

@@ -163,6 +163,8 @@ GOptionEntry *tracegen_option_entries(const struct tracegen_scenario *scenario, 
 		/* from-strace's positional is the log, not a tree (tracegen_params_check). */
 		if (i == OPT_REMAINING && (scenario->options & BIT(OPT_ROOT)))
 			entries[n - 1].arg_description = "LOG";
+		if (i == OPT_REMAINING && scenario->options == BIT(OPT_REMAINING))
+			entries[n - 1].arg_description = "TRACE…";
 	}
 	return entries;
 }
@@ -241,6 +243,12 @@ bool tracegen_params_check(const struct tracegen_scenario *scenario, struct trac
 	static const char *const orders[] = { "inode", "readdir", "name", NULL };
 	/* from-dir DIR: the positional is the tree. */
 	bool takes_log = scenario->options & BIT(OPT_ROOT); /* from-strace LOG: the positional is the log */
+	/* merge A B...: the positionals are the input traces, kept in params->remaining. */
+	if (scenario->options == BIT(OPT_REMAINING)) {
+		if (!params->remaining || !params->remaining[0])
+			return args_fail(error, "%s needs traces: %s A.trace B.trace...", scenario->name, scenario->name);
+		return true;
+	}
 	char **positional = takes_log ? &params->strace_log : &params->from_dir;
 	if ((scenario->options & BIT(OPT_REMAINING)) && params->remaining && params->remaining[0] && !*positional) {
 		*positional = params->remaining[0]; /* moved, not copied */
@@ -396,5 +404,12 @@ const struct tracegen_scenario tracegen_scenarios[] = {
 	  "exit 2).",
 	  BIT(OPT_REMAINING) | BIT(OPT_ROOT) | BIT(OPT_STRICT) | BIT(OPT_PRELUDE) | BIT(OPT_PREFIX) | BIT(OPT_START),
 	  tracegen_run_from_strace },
+	{ "merge", "merge traces by clock onto one timeline, marks kept distinct",
+	  "cowsim gen merge A.trace B.trace...: the ops of every input in the order of their clocks\n"
+	  "(each input's clock ops move only its own clock; ties go to the input named first), with\n"
+	  "the merged clock moved forward before each op, never back.  A mark LABEL of input A.trace\n"
+	  "becomes A:LABEL (A-N when two inputs share a name).  The inputs' paths are kept as they\n"
+	  "are: give each generator its own --prefix when they must not meet.",
+	  BIT(OPT_REMAINING), tracegen_run_merge },
 	{ NULL },
 };

@@ -39,6 +39,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "trace_syntax.h"
 
@@ -563,6 +564,20 @@ uint64_t trace_reader_line(const struct trace_reader *reader)
 const char *trace_reader_name(const struct trace_reader *reader)
 {
 	return reader->name;
+}
+
+uint64_t trace_reader_offset(const struct trace_reader *reader)
+{
+	off_t at = ftello(reader->stream);
+	return at > 0 ? (uint64_t)at : 0;
+}
+
+int64_t trace_reader_size(const struct trace_reader *reader)
+{
+	struct stat st;
+	if (fstat(fileno(reader->stream), &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	return (int64_t)st.st_size;
 }
 
 void trace_reader_free(struct trace_reader *reader)

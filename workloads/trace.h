@@ -163,6 +163,10 @@ int trace_reader_next(struct trace_reader *reader, struct trace_op *op, GError *
 uint64_t trace_reader_line(const struct trace_reader *reader);
 /* The name used in messages ("<stdin>" for "-"). */
 const char *trace_reader_name(const struct trace_reader *reader);
+/* For progress: bytes of the stream read so far, and the stream's size when
+ * it is a regular file (-1 otherwise: a pipe, a terminal). */
+uint64_t trace_reader_offset(const struct trace_reader *reader);
+int64_t trace_reader_size(const struct trace_reader *reader);
 
 void trace_reader_free(struct trace_reader *reader);
 /* The typedef exists only so that g_autoptr(trace_reader) works. */

@@ -43,6 +43,7 @@ bool tracegen_run_hsm_scan(const struct tracegen_params *p, struct trace_writer 
 bool tracegen_run_backup_rotation(const struct tracegen_params *p, struct trace_writer *w, GError **error);
 bool tracegen_run_mutt(const struct tracegen_params *p, struct trace_writer *w, GError **error);
 bool tracegen_run_churn(const struct tracegen_params *p, struct trace_writer *w, GError **error);
+bool tracegen_run_merge(const struct tracegen_params *p, struct trace_writer *w, GError **error);
 bool tracegen_run_tmpwatch(const struct tracegen_params *p, struct trace_writer *w, GError **error);
 bool tracegen_run_from_strace(const struct tracegen_params *p, struct trace_writer *w, GError **error);
 

@@ -5,7 +5,7 @@
 # The run stops with exit 2 and a message naming the trace file and line and
 # saying that the modeled device is full; the CSV rows before that line are
 # whole and byte-identical to a run of the trace cut just before the line.
-# stderr's last line gives the ops done. Exit 1 is what --help and
+# stderr gives the ops done (and a --device-size that holds them). Exit 1 is what --help and
 # docs/reliability.md say; the keyed design stops the same way. With
 # --keep-going the refused op is counted and the run goes on (exit 0).
 # A CSV that cannot be written (/dev/full) is exit 2 with a message too.
@@ -32,8 +32,8 @@ check "a create of 1G on a 700M device exits 2" "[ $status = 2 ]" "status $statu
 check "the message names the trace line of the create (fill.trace:11)" \
   "grep -q 'fill.trace:11: create /d/big: no space left on the modeled device' '$work/err'" "$(cat "$work/err")"
 check "the CSV holds whole rows only" "csv_whole '$work/fill.csv'"
-check "stderr's last line says where the run stopped and that the rows are complete" \
-  "tail -n 1 '$work/err' | grep -q '^cowsim run: stopped after 10 ops; the rows written so far are complete\$'" \
+check "stderr says where the run stopped and that the rows are complete (then the --device-size hint)" \
+  "tail -n 2 '$work/err' | head -n 1 | grep -q '^cowsim run: stopped after 10 ops; the rows written so far are complete\$'" \
   "$(cat "$work/err")"
 "$cowsim" run "$work/prefix.trace" "${opts[@]}" --csv "$work/prefix.csv" 2>/dev/null
 check "every row before the full device equals a run of the trace cut there" \
@@ -78,7 +78,7 @@ check "a CSV that cannot be written at all (/dev/full) is a bad argument: exit 2
   "[ $status = 2 ] && grep -q /dev/full '$work/err'" "status $status: $(cat "$work/err")"
 # A disk that fills during the run: RLIMIT_FSIZE of 1 KiB (SIGXFSZ ignored, so
 # write(2) fails with EFBIG) stops the CSV after a few rows.
-(trap '' XFSZ; ulimit -f 1; exec "$cowsim" run "$work/prefix.trace" --every 1 --quiet --csv "$work/limited.csv") \
+(trap '' XFSZ; ulimit -f 1; exec "$cowsim" run "$work/prefix.trace" "${opts[@]}" --csv "$work/limited.csv") \
   2>"$work/err"
 status=$?
 check "a CSV that fills its disk mid-run exits 2 with a message" "[ $status = 2 ] && [ -s '$work/err' ]" \

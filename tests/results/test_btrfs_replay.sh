@@ -79,6 +79,11 @@ check "test_data_used_holds_the_files_written" "[ ${data[0]:-0} -ge $((3 * 1024 
 times=$(column time_s | awk '{printf "%.1f\n", $1}' | paste -sd' ')
 check "test_time_s_follows_the_trace_clock" \
   "[ '$times' = '1338422400.0 1338422401.0 1338422402.0 1338508802.0 1338508802.0' ]" "$times"
+elapsed=$(column elapsed_s | awk '{printf "%.1f\n", $1}' | paste -sd' ')
+check "test_elapsed_s_counts_from_the_first_clock" "[ '$elapsed' = '0.0 1.0 2.0 86402.0 86402.0' ]" "$elapsed"
+identity=$(paste -d'|' <(column design) <(column mount) <(column policy) <(column nodesize) <(column device_size) | sort -u)
+check "test_identity_names_mount_nodesize_and_size_not_the_models_words" \
+  "[ '$identity' = '|relatime||$nodesize|1073741824' ]" "$identity"
 ops=$(joined op_index)
 check "test_op_index_is_the_marks_index" "[ '$ops' = '12 16 27 38 40' ]" "$ops"
 unmeasured=$({ column tree_fs; column blocks_cowed; column atime_updates; } | tr -d '\n')

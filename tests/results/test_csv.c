@@ -133,7 +133,8 @@ static void test_header_starts_with_the_documented_columns(void **state)
 					   "bytes_written,atime_updates,atime_skipped,"
 					   "enospc_events,failed_reads,atime_dropped,atime_lost,commits,atime_stale,unshare_estimate,"
 					   "metadata_by_mkfs,metadata_by_write,metadata_by_atime,"
-					   "metadata_by_snapshot,metadata_by_delete\n"));
+					   "metadata_by_snapshot,metadata_by_delete,"
+					   "elapsed_s,design,mount,policy,nodesize,device_size\n"));
 }
 
 static void test_every_column_has_a_name_and_doc(void **state)
@@ -202,7 +203,7 @@ static void test_subvol_header_matches_subvol_table(void **state)
 	g_autofree char *want = expected_header(results_subvol_columns(), RESULTS_SUBVOL_N_COLUMNS);
 	assert_string_equal(text, want);
 	assert_string_equal(text, "op_index,label,subvolume,subvolume_id,exclusive_bytes,"
-				  "shared_bytes\n");
+				  "shared_bytes,design,mount,policy,nodesize,device_size\n");
 }
 
 /* ---- cells ------------------------------------------------------------- */
@@ -414,7 +415,7 @@ static void test_subvol_rows_are_long_format(void **state)
 	assert_true(results_subvol_csv_close(csv, &error));
 	g_autofree char *text = slurp(path);
 	size_t header = strcspn(text, "\n"); /* an offset: see one_row_line() */
-	assert_string_equal(text + header + 1, "7,after_grep,\"/snap,1\",257,16384,\n");
+	assert_string_equal(text + header + 1, "7,after_grep,\"/snap,1\",257,16384,,,,,,\n");
 }
 
 /* ---- errors ------------------------------------------------------------ */

@@ -65,11 +65,18 @@ check "a per-run CSV is byte for byte what cowsim run writes" "cmp -s \"$work/ru
 # --- lazytime as the VFS defines it: deferred to the trace's sync/mark, so the marks are unchanged ----
 "$cowsim" compare "$work/seed.trace" --policies inline --mounts 'relatime,relatime,lazytime' --lazytime vfs \
   --base after_snapshots --out "$work/lazy" >/dev/null 2>"$work/err"
-marks() { cut -d, -f3,4 "$1"; } # label,metadata_used of each mark
+# label,metadata_used of each mark
+columns() { python3 -c 'import csv, sys
+for r in csv.DictReader(open(sys.argv[1])): print(",".join(r[c] for c in sys.argv[2:]))' "$@"; }
+marks() { columns "$1" label metadata_used; }
 check "lazytime vfs: the marks (each after a sync) show what relatime shows" \
   "[ -s \"$work/lazy/relatime+lazytime-inline.csv\" ] && \
    [ \"\$(marks \"$work/lazy/relatime-inline.csv\")\" = \"\$(marks \"$work/lazy/relatime+lazytime-inline.csv\")\" ]" \
   "$(cat "$work/err")"
+mount_cells() { columns "$1" mount | sort -u; }
+check "a per-run CSV names its mount in every row, as --mounts gave it" \
+  "[ \"\$(mount_cells \"$work/lazy/relatime+lazytime-inline.csv\")\" = relatime,lazytime ]" \
+  "$(mount_cells "$work/lazy/relatime+lazytime-inline.csv")"
 
 # --- the snapshot-time warning follows the policy in force (issue 4, unshare_estimate) ---------
 est() { cell "$work/a/compare.csv" unshare_estimate "$1" "$2"; }

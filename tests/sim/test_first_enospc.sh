@@ -38,6 +38,16 @@ check "its simulated time lies between those rows' time_s" \
 first=$(event_line "$out" 'first ENOSPC')
 check "the first ENOSPC is a read at or before it (the copy and the snapshots fitted; the flusher's commits may make room for the first ones)" \
   "[ -n \"$first\" ] && [ \"$first\" -le \"$lost\" ] && sed -n \"${first}p\" \"$work/big.trace\" | grep -q '^read '"
+# The 2012 what-if: the update's read fails instead; the first failed read is
+# the first lost update.
+out=$("$cowsim" run "$work/big.trace" --nodesize 64K --device-size 900M --enospc-read fail --every 100 \
+  --csv "$work/fail.csv" 2>/dev/null)
+read -r op index time_s <<<"$(event_op "$out" "first lost atime update")"
+bracket=$(awk -F, -v i="$index" 'NR == 1 {for (c = 1; c <= NF; c++) h[$c] = c; next}
+  $h["failed_reads"] == 0 {before = $h["op_index"]} $h["failed_reads"] > 0 && !after {after = $h["op_index"]}
+  END {print (i != "" && before < i && after >= i) ? "ok" : "bad", before, after}' "$work/fail.csv")
+check "--enospc-read fail: the first lost update is the first failed read, a read" \
+  "[ \"\${bracket%% *}\" = ok ] && [ \"$op\" = read ]" "op $op op_index $index; rows: $bracket"
 out=$("$cowsim" run "$work/big.trace" --nodesize 64K --device-size 4G 2>/dev/null)
 check "a run that never runs out names neither" "! grep -q '^first ' <<<\"\$out\"" "$out"
 

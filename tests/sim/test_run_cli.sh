@@ -14,18 +14,33 @@ cowsim=$1
 "$cowsim" run "$work/seed.trace" --nodesize 16384 --mount relatime --csv "$work/out.csv" >"$work/summary" 2>&1
 status=$?
 check "seed-experiment run exits 0" "[ $status = 0 ]" "$(cat "$work/summary")"
-labels=$(awk -F, 'NR > 1 && $3 != "" {printf "%s ", $3}' "$work/out.csv")
+# colnum NAME FILE: the 1-based position of column NAME in FILE's header
+colnum() { head -1 "$2" | tr , '\n' | grep -n "^$1\$" | cut -d: -f1; }
+lab=$(colnum label "$work/out.csv")
+labels=$(awk -F, -v l="$lab" 'NR > 1 && $l != "" {printf "%s ", $l}' "$work/out.csv")
 check "rows are labelled after_copy after_snapshots after_grep after_grep2" \
   "[ \"$labels\" = 'after_copy after_snapshots after_grep after_grep2 ' ]" "labels: $labels"
-col=$(head -1 "$work/out.csv" | tr , '\n' | grep -n '^metadata_used$' | cut -d: -f1)
+col=$(colnum metadata_used "$work/out.csv")
 check "the CSV has a metadata_used column" "[ -n \"$col\" ]"
-grew=$(awk -F, -v c="$col" '$3 == "after_copy" {a = $c} $3 == "after_grep" {g = $c} END {print (g > 1.5 * a)}' "$work/out.csv")
+grew=$(awk -F, -v c="$col" -v l="$lab" '$l == "after_copy" {a = $c} $l == "after_grep" {g = $c} END {print (g > 1.5 * a)}' "$work/out.csv")
 check "two rw snapshots and a grep grow metadata by more than half" "[ \"$grew\" = 1 ]"
 check "the summary table names the marks" "grep -q after_grep2 \"$work/summary\""
+identity=$(python3 -c 'import csv, sys
+print(sorted({"|".join(r[c] for c in ("design", "mount", "policy", "nodesize", "device_size"))
+              for r in csv.DictReader(open(sys.argv[1]))}))' "$work/out.csv")
+check "every row names its design, mount, policy, nodesize and device size" \
+  "[ \"$identity\" = \"['btrfs|relatime|inline|16384|4294967296']\" ]" "$identity"
+# elapsed_s is time_s less the first clock op's time (the trace's 'clock @1338422400')
+first_clock=$(sed -n 's/^clock @\([0-9]*\)$/\1/p' "$work/seed.trace" | head -1)
+elapsed_ok=$(python3 -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(all(abs(float(r["elapsed_s"]) - (float(r["time_s"]) - float(sys.argv[2]))) < 1e-6 for r in rows)
+      and float(rows[-1]["elapsed_s"]) > 0)' "$work/out.csv" "$first_clock")
+check "elapsed_s counts from the trace's first clock (clock @$first_clock)" "[ \"$elapsed_ok\" = True ]" "$elapsed_ok"
 "$cowsim" run "$work/seed.trace" --nodesize 16384 --mount relatime --csv "$work/again.csv" >/dev/null 2>&1
 check "the same trace and options give the same CSV bytes" "cmp -s \"$work/out.csv\" \"$work/again.csv\""
 "$cowsim" run "$work/seed.trace" --mount noatime --csv "$work/noatime.csv" >/dev/null 2>&1
-flat=$(awk -F, -v c="$col" '$3 == "after_snapshots" {a = $c} $3 == "after_grep2" {g = $c} END {print (g <= a * 1.02)}' "$work/noatime.csv")
+flat=$(awk -F, -v c="$col" -v l="$lab" '$l == "after_snapshots" {a = $c} $l == "after_grep2" {g = $c} END {print (g <= a * 1.02)}' "$work/noatime.csv")
 check "under noatime the greps leave metadata within 2%" "[ \"$flat\" = 1 ]"
 "$cowsim" run "$work/seed.trace" --paranoid --quiet >/dev/null 2>&1
 check "--paranoid runs every checker after every op and passes" "[ $? = 0 ]"
@@ -44,9 +59,24 @@ done
 check "side-table grows metadata less than inline" "[ $(final "$work/side.csv") -lt $(final "$work/out.csv") ]"
 "$cowsim" run "$work/seed.trace" --mkfs-atime noatime --csv "$work/mkfs.csv" --quiet >/dev/null 2>&1
 check "a persistent noatime default applies when --mount names no mode" \
-  "[ \"\$(awk -F, 'NR > 1 {print \$18}' \"$work/mkfs.csv\" | sort -u)\" = 0 ]"
+  "[ \"\$(awk -F, -v c=$(colnum atime_updates "$work/out.csv") 'NR > 1 {print \$c}' \"$work/mkfs.csv\" | sort -u)\" = 0 ]"
 "$cowsim" run "$work/seed.trace" 2>"$work/warn" >/dev/null
 check "a snapshot prints the unshare warning" "grep -q 'would unshare about' \"$work/warn\""
+
+"$cowsim" gen backup-rotation --files 200 --days 30 --keep 7 -o "$work/rotation.trace"
+"$cowsim" run "$work/rotation.trace" 2>"$work/warn" >/dev/null
+check "30 snapshots: the first warning in full, then one line counting the other 29" \
+  "[ \$(grep -c 'would unshare about' '$work/warn') = 1 ] && grep -q '^cowsim: warning: 29 more snapshots gave the same warning' '$work/warn'" \
+  "$(cat "$work/warn")"
+
+# --- a device too small: the error names a --device-size that holds the trace ---
+printf 'cowsim-trace 1\nclock @1338422400\nmkdir /d\ncreate /d/big size=1G\nmark after_copy\n' >"$work/big.trace"
+"$cowsim" run "$work/big.trace" --device-size 700M --quiet 2>"$work/err"
+status=$?
+hint=$(sed -n 's/^cowsim run: hint: --device-size \([0-9]*\) .*/\1/p' "$work/err")
+check "ENOSPC in a copy exits 2 and names a --device-size that holds it" \
+  "[ $status = 2 ] && [ -n '$hint' ] && \"$cowsim\" run \"$work/big.trace\" --device-size '$hint' --quiet" \
+  "status $status: $(cat "$work/err")"
 
 # --- bad arguments ------------------------------------------------------------
 for args in "--nodesize 3000" "--nodesize 128K" "--device-size 1M" "--mount fastatime" "--policy nope" \

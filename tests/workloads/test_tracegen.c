@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
+
 #include "tracegen.h"
 
 /* --- fixtures ----------------------------------------------------------------- */
@@ -122,7 +124,8 @@ static void test_every_scenario_is_deterministic(void **state)
 	const char *const args[] = { "--seed", "7", NULL };
 	const char *const tree_args[] = { "--files", "300", "--seed", "7", NULL };
 	for (const struct tracegen_scenario *s = tracegen_scenarios; s->name; s++) {
-		if (!strcmp(s->name, "from-dir") || !strcmp(s->name, "from-strace")) /* from-strace: tests/strace/ */
+		if (!strcmp(s->name, "from-dir") || !strcmp(s->name, "from-strace") || /* from-strace: tests/strace/ */
+		    !strcmp(s->name, "merge")) /* no seed: its own tests below */
 			continue;
 		const char *const *use = !strcmp(s->name, "mutt") ? args : tree_args;
 		g_autofree char *one = generate_or_fail(s->name, use);
@@ -299,6 +302,18 @@ static void test_seed_experiment_moves_the_clock_forward(void **state)
 	assert_true(seconds >= 4); /* copying and grepping 25k files takes seconds */
 }
 
+/* A temporary file holding TEXT; the caller unlinks it. */
+static char *write_temp_trace(const char *text)
+{
+	g_autoptr(GError) error = NULL;
+	char *path = NULL;
+	int fd = g_file_open_tmp("cowsim-merge-XXXXXX.trace", &path, &error);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_true(g_file_set_contents(path, text, -1, &error));
+	return path;
+}
+
 /* --- other scenarios ------------------------------------------------------------- */
 
 static void test_every_scenario_writes_a_trace_the_reader_accepts(void **state)
@@ -310,10 +325,13 @@ static void test_every_scenario_writes_a_trace_the_reader_accepts(void **state)
 		const char *const mutt[] = { "--days", "2", NULL };
 		const char *const backup[] = { "--from-dir", f->dir, "--days", "3", NULL };
 		const char *const strace_log[] = { "/dev/null", "--root", f->dir, "--prelude", NULL };
+		g_autofree char *input = write_temp_trace("cowsim-trace 1\nclock @100\nmark x\n");
+		const char *const merge[] = { input, input, NULL };
 		const char *const *args = !strcmp(s->name, "from-dir") ? plain
 					: !strcmp(s->name, "from-strace") ? strace_log
 					: !strcmp(s->name, "synthetic") ? (const char *const[]){ "--files", "50", NULL }
 					: !strcmp(s->name, "mutt") ? mutt
+					: !strcmp(s->name, "merge") ? merge
 					: !strcmp(s->name, "backup-rotation") ? backup : tree;
 		g_autofree char *text = generate_or_fail(s->name, args);
 		g_autoptr(GError) error = NULL;
@@ -325,6 +343,7 @@ static void test_every_scenario_writes_a_trace_the_reader_accepts(void **state)
 			;
 		if (got < 0)
 			fail_msg("%s: %s", s->name, error->message);
+		g_unlink(input);
 	}
 }
 
@@ -421,6 +440,45 @@ static void test_churn_never_touches_a_deleted_file_and_follows_its_rates(void *
 	assert_in_range(writes, 180, 420);
 }
 
+/* --- merge ------------------------------------------------------------------------ */
+
+static void test_merge_orders_ops_by_clock_and_keeps_marks_distinct(void **state)
+{
+	g_autofree char *a = write_temp_trace("cowsim-trace 1\nclock @100\nmkdir /a\nclock +5s\nmark x\n");
+	g_autofree char *b = write_temp_trace("cowsim-trace 1\nclock @102\nmkdir /b\nmark x\nclock @104\nmkdir /b/c\n");
+	const char *const args[] = { a, b, NULL };
+	g_autofree char *text = generate_or_fail("merge", args);
+	g_auto(GStrv) lines = op_lines(text);
+	g_autofree char *stem_a = g_path_get_basename(a), *stem_b = g_path_get_basename(b);
+	stem_a[strlen(stem_a) - strlen(".trace")] = stem_b[strlen(stem_b) - strlen(".trace")] = '\0';
+	g_autofree char *mark_a = g_strdup_printf("mark %s:x", stem_a);
+	g_autofree char *mark_b = g_strdup_printf("mark %s:x", stem_b);
+	const char *const want[] = { "clock @100", "mkdir /a", "clock +2s", "mkdir /b", mark_b, "clock +2s",
+				     "mkdir /b/c", "clock +1s", mark_a, NULL };
+	for (int i = 0; want[i]; i++) {
+		assert_non_null(lines[i]);
+		assert_string_equal(lines[i], want[i]);
+	}
+	assert_null(lines[G_N_ELEMENTS(want) - 1]);
+	g_unlink(a);
+	g_unlink(b);
+}
+
+static void test_merge_names_the_file_and_line_of_a_bad_input(void **state)
+{
+	g_autofree char *good = write_temp_trace("cowsim-trace 1\nclock @100\nmkdir /a\n");
+	g_autofree char *bad = write_temp_trace("cowsim-trace 1\nclock @100\nmkdir relative\n");
+	const char *const args[] = { good, bad, NULL };
+	g_autoptr(GError) error = NULL;
+	g_autofree char *text = helper_generate("merge", args, &error);
+	g_autofree char *where = g_strdup_printf("%s:3:", bad);
+	assert_null(text);
+	assert_non_null(error);
+	assert_non_null(strstr(error->message, where));
+	g_unlink(good);
+	g_unlink(bad);
+}
+
 static void test_mutt_resets_atime_below_mtime_when_mail_is_left_unread(void **state)
 {
 	const char *const args[] = { "--mailboxes", "4", "--days", "3", NULL };
@@ -507,6 +565,8 @@ int main(void)
 		cmocka_unit_test(test_gen_rejects_an_option_the_scenario_does_not_take),
 		cmocka_unit_test(test_backup_rotation_keeps_k_snapshots),
 		cmocka_unit_test(test_churn_same_seed_gives_the_same_bytes),
+		cmocka_unit_test(test_merge_orders_ops_by_clock_and_keeps_marks_distinct),
+		cmocka_unit_test(test_merge_names_the_file_and_line_of_a_bad_input),
 		cmocka_unit_test(test_churn_never_touches_a_deleted_file_and_follows_its_rates),
 		cmocka_unit_test(test_mutt_resets_atime_below_mtime_when_mail_is_left_unread),
 		cmocka_unit_test(test_tmpwatch_unlinks_exactly_the_files_older_than_the_limit),

@@ -355,6 +355,12 @@ static bool do_mark(struct run *run, const struct trace_op *op, uint64_t index, 
 		return false;
 	row.cells[RESULTS_COL_OP_INDEX] = results_cell_u64(index);
 	row.cells[RESULTS_COL_TIME_S] = results_cell_double((double)run->r.n.clock_ns / 1e9);
+	row.cells[RESULTS_COL_ELAPSED_S] = results_cell_double(
+		run->r.n.clock_seen ? (double)(run->r.n.clock_ns - run->r.n.clock_origin_ns) / 1e9 : 0.0);
+	/* identity: design and policy are the model's words, unset for a kernel */
+	row.cells[RESULTS_COL_MOUNT] = results_cell_string(run->o->mount_opts ? run->o->mount_opts : "relatime");
+	row.cells[RESULTS_COL_NODESIZE] = results_cell_u64((guint64)run->o->nodesize);
+	row.cells[RESULTS_COL_DEVICE_SIZE] = results_cell_u64(run->o->size);
 	row.cells[RESULTS_COL_LABEL] = results_cell_string(op->path2);
 	row.cells[RESULTS_COL_METADATA_USED] = results_cell_u64(sp.metadata_used);
 	row.cells[RESULTS_COL_METADATA_RAW] = results_cell_u64(sp.metadata_raw);

@@ -488,6 +488,10 @@ static int op_dispatch(struct replay *r, const struct trace_op *op)
 	case TRACE_DELETE_SNAPSHOT: return op_delete_snapshot(r, op);
 	case TRACE_FSYNC: return op_fsync(r, op);
 	case TRACE_CLOCK:
+		if (!r->n.clock_seen) { /* elapsed_s, as cowsim run counts it */
+			r->n.clock_seen = true;
+			r->n.clock_origin_ns = op->clock_relative ? r->n.clock_ns : op->clock_ns;
+		}
 		r->n.clock_ns = op->clock_relative ? r->n.clock_ns + op->clock_ns : op->clock_ns;
 		return 0;
 	case TRACE_SYNC: /* replay_op() does it, for its error message */

@@ -45,6 +45,8 @@ struct replay_counters {
 	uint64_t enospc_events;  /* ops that failed with ENOSPC */
 	uint64_t failed_reads;   /* read ops that failed */
 	int64_t clock_ns;        /* the simulated clock, nanoseconds (BR4) */
+	bool clock_seen;         /* the trace's first clock op has run */
+	int64_t clock_origin_ns; /* where elapsed_s counts from: that op's time, or the clock before it */
 };
 
 struct replay {
