@@ -4,8 +4,10 @@
  * Layout of the modeled device (DUP metadata: each metadata chunk takes two
  * stripes of raw space, data and system chunks as mkfs makes them):
  *
- *   raw:  | 1 MiB reserved | system 2x8M | meta 2x256M | data 8M | ... later chunks
+ *   raw:  | 1 MiB reserved | system 2x8M | meta 2xM0 | data 8M | ... later chunks
  *   logical: chunks laid end to end from CHUNK_LOGICAL_START up
+ *   (M0 as mkfs sizes it, 32 MiB to 1 GiB; later chunks as the kernel sizes
+ *   them, the last one shrunk to fit: model/chunk_alloc.h)
  *
  * Metadata addresses come from the lowest free slot of an existing chunk,
  * else from the bump pointer of the newest metadata chunk, else a new chunk.
@@ -26,6 +28,7 @@
 #include <string.h>
 
 #include "btree.h"
+#include "chunk_alloc.h"
 #include "constants.h"
 
 #define CHUNK_LOGICAL_START (22ull << 20)
@@ -103,12 +106,22 @@ static uint64_t raw_cost(const struct blockstore *store, bool data, uint64_t len
 	return (!data && store->config.metadata_dup) ? 2 * length : length;
 }
 
-/* Returns the new chunk's index, or -1 when the device has no room. */
+static uint64_t raw_unallocated(const struct blockstore *store)
+{
+	return store->config.device_size > store->raw_allocated ? store->config.device_size - store->raw_allocated
+								 : 0;
+}
+
+/* Adds a chunk of `length` logical bytes, or of what the device still has
+ * when that is less (the kernel shrinks the last chunk to fit, CA1).
+ * Returns the new chunk's index, or -1 when the device has no room. */
 static int add_chunk(struct blockstore *store, bool data, uint64_t length)
 {
-	uint64_t raw = raw_cost(store, data, length);
-	if (store->raw_allocated + raw > store->config.device_size)
+	uint64_t fits = chunk_alloc_allocatable(raw_cost(store, data, 1) == 2, raw_unallocated(store));
+	if (fits < BTRFS_STRIPE_LEN)
 		return -1;
+	length = MIN(length, fits);
+	uint64_t raw = raw_cost(store, data, length);
 	struct chunk chunk = { .start = store->next_logical, .length = length, .data = data, .changed = true };
 	store->next_logical += length;
 	store->raw_allocated += raw;
@@ -121,11 +134,18 @@ static struct chunk *chunk_at(struct blockstore *store, int index)
 	return &g_array_index(store->chunks, struct chunk, index);
 }
 
+/* Chunks are appended in logical order and never move: binary search. */
 static struct chunk *chunk_of(struct blockstore *store, uint64_t bytenr)
 {
-	for (unsigned i = 0; i < store->chunks->len; i++) {
-		struct chunk *chunk = chunk_at(store, (int)i);
-		if (bytenr >= chunk->start && bytenr < chunk->start + chunk->length)
+	unsigned lo = 0, hi = store->chunks->len;
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+		struct chunk *chunk = chunk_at(store, (int)mid);
+		if (bytenr < chunk->start)
+			hi = mid;
+		else if (bytenr >= chunk->start + chunk->length)
+			lo = mid + 1;
+		else
 			return chunk;
 	}
 	return NULL;
@@ -161,13 +181,6 @@ static uint64_t global_reserve(const struct blockstore *store)
 	return MIN(MAX(want, floor), BTRFS_GLOBAL_RESERVE_MAX);
 }
 
-/* btrfs's metadata chunk size: 1 GiB on devices of 50 GiB and more, else 256 MiB. */
-static uint64_t metadata_chunk_size_for(uint64_t device_size)
-{
-	return device_size >= BTRFS_METADATA_CHUNK_THRESHOLD ? BTRFS_METADATA_CHUNK_LARGE
-							     : BTRFS_METADATA_CHUNK_SMALL;
-}
-
 struct blockstore *blockstore_new(const struct blockstore_config *config, GError **error)
 {
 	uint32_t nodesize = config->nodesize;
@@ -179,10 +192,10 @@ struct blockstore *blockstore_new(const struct blockstore_config *config, GError
 	}
 	struct blockstore *store = g_new0(struct blockstore, 1);
 	store->config = *config;
-	store->metadata_chunk_size = metadata_chunk_size_for(config->device_size);
-	/* Data chunks are 1 GiB but at most a tenth of the device (volumes.c). */
-	store->data_chunk_size = MIN(BTRFS_DATA_CHUNK_SIZE,
-				     MAX(BTRFS_MKFS_DATA_CHUNK, (config->device_size / 10) & ~((1ull << 20) - 1)));
+	/* The kernel's chunk sizes on an empty device; add_chunk() shrinks the
+	 * last ones to what is left. */
+	store->metadata_chunk_size = chunk_alloc_size(config->device_size, false, config->metadata_dup, UINT64_MAX);
+	store->data_chunk_size = chunk_alloc_size(config->device_size, true, false, UINT64_MAX);
 	store->chunks = g_array_new(FALSE, TRUE, sizeof(struct chunk));
 	store->free_slots = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	store->pinned_slots = g_array_new(FALSE, FALSE, sizeof(uint64_t));
@@ -192,12 +205,12 @@ struct blockstore *blockstore_new(const struct blockstore_config *config, GError
 	store->next_logical = CHUNK_LOGICAL_START;
 	store->raw_allocated = BTRFS_DEVICE_RANGE_RESERVED + 2 * BTRFS_MKFS_SYSTEM_CHUNK;
 
-	store->meta_bump_chunk = add_chunk(store, false, store->metadata_chunk_size);
+	store->meta_bump_chunk = add_chunk(store, false, chunk_alloc_mkfs_metadata(config->device_size));
 	store->data_bump_chunk = add_chunk(store, true, BTRFS_MKFS_DATA_CHUNK);
-	if (store->meta_bump_chunk < 0 || store->data_bump_chunk < 0) {
+	if (config->device_size < BTRFS_MKFS_MIN_DEVICE || store->meta_bump_chunk < 0 || store->data_bump_chunk < 0) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_NO_SPACE,
-			    "device size %" G_GUINT64_FORMAT ": too small for mkfs's first chunks",
-			    config->device_size);
+			    "device size %" G_GUINT64_FORMAT ": too small for mkfs's first chunks"
+			    " (mkfs.btrfs needs %llu bytes)", config->device_size, BTRFS_MKFS_MIN_DEVICE);
 		blockstore_free(store);
 		return NULL;
 	}
@@ -242,6 +255,20 @@ static uint64_t metadata_free(const struct blockstore *store)
 			     global_reserve(store) + store->pinned_slots->len * (uint64_t)store->config.nodesize;
 	uint64_t total = metadata_total(store);
 	return total > committed ? total - committed : 0;
+}
+
+/* btrfs_start_transaction_fallback_global_rsv(): an unlink or rmdir that
+ * finds no free metadata may take its reservation out of the global
+ * reserve, so deletes still work on a full filesystem. */
+int blockstore_reserve_fallback(struct blockstore *store, unsigned items)
+{
+	if (!blockstore_reserve(store, items))
+		return 0;
+	uint64_t need = (uint64_t)items * BTRFS_RESERVE_NODES_PER_ITEM * store->config.nodesize;
+	if (metadata_free(store) + global_reserve(store) < need)
+		return -ENOSPC;
+	store->reserved += need;
+	return 0;
 }
 
 int blockstore_reserve(struct blockstore *store, unsigned items)
@@ -536,12 +563,9 @@ uint64_t space_report_metadata_free(const struct space_report *r, uint64_t devic
 {
 	uint64_t committed = r->metadata_used + r->global_reserve;
 	uint64_t in_chunks = r->metadata_total > committed ? r->metadata_total - committed : 0;
-	/* add_chunk() takes whole chunks only: unallocated space counts in the
-	 * chunks it can still hold (real btrfs would shrink the last one to fit). */
-	uint64_t chunk = metadata_chunk_size_for(device_size);
-	uint64_t chunk_raw = metadata_dup ? 2 * chunk : chunk;
+	/* Chunks shrink to fit the device's end: all unallocated space counts. */
 	uint64_t unallocated = device_size > r->device_allocated ? device_size - r->device_allocated : 0;
-	return in_chunks + unallocated / chunk_raw * chunk;
+	return in_chunks + chunk_alloc_allocatable(metadata_dup, unallocated);
 }
 
 uint64_t blockstore_live_blocks(const struct blockstore *store)

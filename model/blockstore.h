@@ -95,6 +95,9 @@ uint32_t blockstore_nodesize(const struct blockstore *store);
  * calc_insert_metadata_size). 0, or -ENOSPC when neither free metadata nor a
  * new chunk can cover it. The reservation lasts until blockstore_release(). */
 int blockstore_reserve(struct blockstore *store, unsigned items);
+/* The same, falling back on the global reserve when that fails (unlink
+ * and rmdir, as btrfs_start_transaction_fallback_global_rsv()). */
+int blockstore_reserve_fallback(struct blockstore *store, unsigned items);
 void blockstore_release(struct blockstore *store);
 
 /* The cause the next allocations are charged to (SPACE_CAUSE_MKFS in a new

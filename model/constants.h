@@ -197,16 +197,27 @@ enum btrfs_key_type {
 /* --- space -------------------------------------------------------------- */
 
 /* Chunk sizes (volumes.c, btrfs_create_chunk / calc_chunk_size): metadata
- * block groups are 256 MiB on a filesystem under 50 GiB, 1 GiB above; data
- * 1 GiB (capped at 10% of the device). mkfs makes an 8 MiB data chunk, a
- * 256 MiB metadata chunk and an 8 MiB system chunk (measured: fi df on a
- * fresh 4 GiB image, docs/btrfs-ground-truth.md). */
+ * block groups are 256 MiB on a filesystem up to 50 GiB, 1 GiB above; data
+ * stripes 1 GiB; all capped at 10% of the device (model/chunk_alloc.c).
+ * mkfs makes an 8 MiB data chunk, an 8 MiB system chunk and a metadata chunk
+ * sized by chunk_alloc_mkfs_metadata() (measured: fi df on fresh images of
+ * 256 MiB to 64 GiB, docs/btrfs-ground-truth.md). */
 #define BTRFS_METADATA_CHUNK_SMALL (256ull << 20)
 #define BTRFS_METADATA_CHUNK_LARGE (1ull << 30)
 #define BTRFS_METADATA_CHUNK_THRESHOLD (50ull << 30)
 #define BTRFS_DATA_CHUNK_SIZE (1ull << 30)
 #define BTRFS_MKFS_DATA_CHUNK (8ull << 20)
 #define BTRFS_MKFS_SYSTEM_CHUNK (8ull << 20)
+/* mkfs's metadata chunk is never below 32 MiB (measured: 256 MiB to 600 MiB
+ * devices all get 32 MiB; 800 MiB gets 40 MiB = 5 % of the device). */
+#define BTRFS_MKFS_METADATA_MIN (32ull << 20)
+/* BTRFS_STRIPE_LEN: chunk stripes are multiples of 64 KiB (volumes.h). */
+#define BTRFS_STRIPE_LEN (64ull << 10)
+/* decide_stripe_size_regular() rounds the 10 % cap up to 16 MiB. */
+#define BTRFS_CHUNK_ROUND (16ull << 20)
+/* mkfs.btrfs 6.2 refuses smaller devices ("minimum size for each btrfs
+ * device is 114294784", measured with metadata DUP). */
+#define BTRFS_MKFS_MIN_DEVICE 114294784ull
 /* The first 1 MiB of every device is never allocated (BTRFS_DEVICE_RANGE_RESERVED). */
 #define BTRFS_DEVICE_RANGE_RESERVED (1ull << 20)
 

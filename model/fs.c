@@ -71,15 +71,27 @@ static void free_subvolume(gpointer data)
 	g_free(sv);
 }
 
-int fs_reserve(struct fs *fs, unsigned items)
+/* A delete may fall back on the global reserve (blockstore_reserve_fallback). */
+static int reserve(struct fs *fs, unsigned items, bool is_delete)
 {
 	if (blockstore_overcommitted(fs->store))
 		return -EROFS;
-	if (blockstore_reserve(fs->store, items)) {
+	int ret = is_delete ? blockstore_reserve_fallback(fs->store, items) : blockstore_reserve(fs->store, items);
+	if (ret) {
 		fs->counters.enospc_events++;
 		return -ENOSPC;
 	}
 	return 0;
+}
+
+int fs_reserve(struct fs *fs, unsigned items)
+{
+	return reserve(fs, items, false);
+}
+
+int fs_reserve_delete(struct fs *fs, unsigned items)
+{
+	return reserve(fs, items, true);
 }
 
 void fs_release(struct fs *fs)

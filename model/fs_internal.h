@@ -180,6 +180,8 @@ uint64_t fs_atime_tree_id(uint64_t subvolume_id);
 /* fs.c */
 int fs_commit(struct fs *fs);
 int fs_reserve(struct fs *fs, unsigned items);
+/* fs_reserve() for unlink and rmdir: may use the global reserve. */
+int fs_reserve_delete(struct fs *fs, unsigned items);
 void fs_release(struct fs *fs);
 struct subvolume *fs_subvolume(const struct fs *fs, uint64_t id);
 /* fs_snapshot.c: is PARENT's directory entry to SV the link btrfs keeps

@@ -561,7 +561,7 @@ int fs_unlink(struct fs *fs, const char *path)
 		return ret;
 	if (entry->payload.dir.file_type == FT_DIR || entry->payload.dir.location_is_root)
 		return -EISDIR;
-	if ((ret = fs_reserve(fs, COWSIM_RESERVE_UNLINK)))
+	if ((ret = fs_reserve_delete(fs, COWSIM_RESERVE_UNLINK)))
 		return ret;
 	unlink_name(fs, &at, entry->payload.dir.location);
 	fs_release(fs);
@@ -591,7 +591,7 @@ static int rmdir_subvolume(struct fs *fs, const char *path, const struct name_lo
 	}
 	if (at->dir.subvolume->readonly)
 		return -EROFS;
-	int ret = fs_reserve(fs, COWSIM_RESERVE_RMDIR);
+	int ret = fs_reserve_delete(fs, COWSIM_RESERVE_RMDIR);
 	if (ret)
 		return ret;
 	fs_remove_dir_entry(fs, at);
@@ -613,7 +613,7 @@ int fs_rmdir(struct fs *fs, const char *path)
 	uint64_t inode = entry->payload.dir.location;
 	if (!dir_is_empty(at.dir.subvolume, inode))
 		return -ENOTEMPTY;
-	if ((ret = fs_reserve(fs, COWSIM_RESERVE_RMDIR)))
+	if ((ret = fs_reserve_delete(fs, COWSIM_RESERVE_RMDIR)))
 		return ret;
 	fs_remove_dir_entry(fs, &at);
 	fs_delete_inode_items(fs, at.dir.subvolume, inode);

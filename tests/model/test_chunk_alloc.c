@@ -1,0 +1,175 @@
+/*
+ * tests/model/test_chunk_alloc.c - chunk sizes (model/chunk_alloc.h) as
+ * mkfs.btrfs 6.2 and kernel 6.18 chose them on loop devices, and what an
+ * atime update does when the device has no room left (issue 14): the read
+ * succeeds and the update is lost, or, as the what-if, the read fails.
+ * The expected sizes are the measured ones (docs/btrfs-ground-truth.md,
+ * "Chunk sizes": `btrfs fi df -b` after mkfs and after cp -a /usr/include).
+ */
+#include "model_fixture.h"
+
+#include "chunk_alloc.h"
+#include "constants.h"
+
+#include <inttypes.h>
+
+#define MiB (1ull << 20)
+#define GiB (1ull << 30)
+
+static void test_chunk_alloc_mkfs_metadata_is_half_a_tenth_of_the_device_between_32_mib_and_the_maximum(
+	void **state)
+{
+	(void)state;
+	static const struct { uint64_t device, metadata; } measured[] = {
+		{ 256 * MiB, 33554432 }, { 512 * MiB, 33554432 }, { 600 * MiB, 33554432 },
+		{ 800 * MiB, 41943040 }, { 1 * GiB, 53673984 }, { 1500 * MiB, 78643200 },
+		{ 2 * GiB, 107347968 }, { 3 * GiB, 268435456 }, { 4 * GiB, 268435456 },
+		{ 40 * GiB, 268435456 }, { 51 * GiB, 1073741824 }, { 64 * GiB, 1073741824 },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(measured); i++)
+		assert_int_equal(chunk_alloc_mkfs_metadata(measured[i].device), measured[i].metadata);
+}
+
+static void test_chunk_alloc_kernel_chunks_are_a_tenth_of_the_device_rounded_up_to_16_mib_and_capped(
+	void **state)
+{
+	(void)state;
+	/* 512 MiB: cp -a of 256 MiB of data took 8 MiB (mkfs) + 5 x 64 MiB = 343932928. */
+	assert_int_equal(chunk_alloc_size(512 * MiB, true, false, UINT64_MAX), 64 * MiB);
+	assert_int_equal(chunk_alloc_size(512 * MiB, false, true, UINT64_MAX), 64 * MiB);
+	assert_int_equal(chunk_alloc_size(1 * GiB, true, false, UINT64_MAX), 112 * MiB);
+	/* 4 GiB: data 416 MiB, metadata at its 256 MiB maximum. */
+	assert_int_equal(chunk_alloc_size(4 * GiB, true, false, UINT64_MAX), 416 * MiB);
+	assert_int_equal(chunk_alloc_size(4 * GiB, false, true, UINT64_MAX), 256 * MiB);
+	/* Above 50 GiB metadata chunks are 1 GiB; data stripes never exceed 1 GiB. */
+	assert_int_equal(chunk_alloc_size(64 * GiB, false, true, UINT64_MAX), 1 * GiB);
+	assert_int_equal(chunk_alloc_size(64 * GiB, true, false, UINT64_MAX), 1 * GiB);
+}
+
+static void test_chunk_alloc_last_chunk_shrinks_to_what_the_device_has_left(void **state)
+{
+	(void)state;
+	/* DUP: 10 MiB of raw space holds a 5 MiB chunk; CA1 rounds to 64 KiB. */
+	assert_int_equal(chunk_alloc_size(512 * MiB, false, true, 10 * MiB), 5 * MiB);
+	assert_int_equal(chunk_alloc_size(512 * MiB, false, true, 10 * MiB + 100000), 5 * MiB);
+	assert_int_equal(chunk_alloc_size(512 * MiB, true, false, 3 * MiB), 3 * MiB);
+	/* CA2: less than a 64 KiB stripe per copy: no chunk. */
+	assert_int_equal(chunk_alloc_size(512 * MiB, false, true, 2 * BTRFS_STRIPE_LEN - 1), 0);
+	assert_int_equal(chunk_alloc_size(512 * MiB, false, true, 2 * BTRFS_STRIPE_LEN), BTRFS_STRIPE_LEN);
+	assert_int_equal(chunk_alloc_allocatable(true, 10 * MiB), 5 * MiB);
+	assert_int_equal(chunk_alloc_allocatable(false, 10 * MiB), 10 * MiB);
+}
+
+static void test_chunk_alloc_fresh_filesystem_totals_are_what_mkfs_made(void **state)
+{
+	(void)state;
+	static const uint64_t devices[] = { 512 * MiB, 1 * GiB, 4 * GiB, 64 * GiB };
+	for (size_t i = 0; i < G_N_ELEMENTS(devices); i++) {
+		struct fs *fs = fixture_fs_new(16384, devices[i]);
+		struct fs_report report;
+		fs_report(fs, &report);
+		assert_int_equal(report.space.metadata_total, chunk_alloc_mkfs_metadata(devices[i]));
+		assert_int_equal(report.space.data_total, BTRFS_MKFS_DATA_CHUNK);
+		fs_free(fs);
+	}
+}
+
+/* A 128 MiB strictatime filesystem with `files` empty files in /d and four
+ * rw snapshots of the top level: each read after a clock tick unshares. */
+static struct fs *small_fs_with_snapshots(enum fs_enospc_read enospc_read, unsigned files)
+{
+	struct fs_config config;
+	fs_config_init(&config);
+	config.device_size = 128 * MiB;
+	config.atime.mode = ATIME_STRICT;
+	config.enospc_read = enospc_read;
+	struct fs *fs = fixture_fs_new_config(&config);
+	struct fs_attributes attributes;
+	fs_attributes_init(&attributes);
+	assert_int_equal(fs_mkdir(fs, "/d", &attributes), 0);
+	for (unsigned i = 0; i < files; i++) {
+		char path[64];
+		g_snprintf(path, sizeof(path), "/d/file-with-a-longish-name-%05u", i);
+		assert_int_equal(fs_create(fs, path, 0, &attributes), 0);
+	}
+	for (unsigned s = 1; s <= 4; s++) {
+		char path[32];
+		g_snprintf(path, sizeof(path), "/snap%u", s);
+		assert_int_equal(fs_snapshot(fs, "/", path, false), 0);
+	}
+	return fs;
+}
+
+/* Reads every file of every subvolume once per clock tick until `stop`
+ * says so or `rounds` ran out; returns the first read error (0: none). */
+static int read_everything(struct fs *fs, unsigned files, unsigned rounds)
+{
+	static const char *const roots[] = { "", "/snap1", "/snap2", "/snap3", "/snap4" };
+	for (unsigned r = 1; r <= rounds; r++) {
+		assert_int_equal(fs_set_clock(fs, fs_clock(fs) + 1000000000ll), 0);
+		for (size_t s = 0; s < G_N_ELEMENTS(roots); s++)
+			for (unsigned i = 0; i < files; i++) {
+				char path[96];
+				g_snprintf(path, sizeof(path), "%s/d/file-with-a-longish-name-%05u", roots[s], i);
+				int rc = fs_read(fs, path, NULL);
+				if (rc)
+					return rc;
+			}
+	}
+	return 0;
+}
+
+static void test_enospc_in_an_atime_update_loses_the_update_and_the_read_succeeds(void **state)
+{
+	(void)state;
+	enum { FILES = 40000 };
+	struct fs *fs = small_fs_with_snapshots(FS_ENOSPC_READ_LOSE, FILES);
+	assert_int_equal(read_everything(fs, FILES, 2), 0);
+	struct fs_report report;
+	fs_report(fs, &report);
+	assert_true(report.counters.atime_lost > 0);
+	assert_int_equal(report.counters.failed_reads, 0);
+	/* Each lost update first waited for the flusher's commits. */
+	assert_true(report.counters.enospc_commits >= report.counters.atime_lost);
+	fixture_assert_fs_ok(fs, "after lost atime updates");
+	/* The full filesystem refuses new files; deletes still work. */
+	struct fs_attributes attributes;
+	fs_attributes_init(&attributes);
+	int created = 0;
+	for (unsigned i = 0; i < 64 && !created; i++) {
+		char path[32];
+		g_snprintf(path, sizeof(path), "/new-%u", i);
+		created = fs_create(fs, path, 0, &attributes);
+	}
+	assert_int_equal(created, -ENOSPC);
+	assert_int_equal(fs_unlink(fs, "/d/file-with-a-longish-name-00000"), 0);
+	fixture_assert_fs_ok(fs, "after the delete");
+	fs_free(fs);
+}
+
+static void test_enospc_read_fail_what_if_fails_the_read_and_loses_nothing(void **state)
+{
+	(void)state;
+	enum { FILES = 40000 };
+	struct fs *fs = small_fs_with_snapshots(FS_ENOSPC_READ_FAIL, FILES);
+	assert_int_equal(read_everything(fs, FILES, 2), -ENOSPC);
+	struct fs_report report;
+	fs_report(fs, &report);
+	assert_int_equal(report.counters.failed_reads, 1);
+	assert_int_equal(report.counters.atime_lost, 0);
+	fixture_assert_fs_ok(fs, "after a failed read");
+	fs_free(fs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_chunk_alloc_mkfs_metadata_is_half_a_tenth_of_the_device_between_32_mib_and_the_maximum),
+		cmocka_unit_test(test_chunk_alloc_kernel_chunks_are_a_tenth_of_the_device_rounded_up_to_16_mib_and_capped),
+		cmocka_unit_test(test_chunk_alloc_last_chunk_shrinks_to_what_the_device_has_left),
+		cmocka_unit_test(test_chunk_alloc_fresh_filesystem_totals_are_what_mkfs_made),
+		cmocka_unit_test(test_enospc_in_an_atime_update_loses_the_update_and_the_read_succeeds),
+		cmocka_unit_test(test_enospc_read_fail_what_if_fails_the_read_and_loses_nothing),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
