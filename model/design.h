@@ -113,6 +113,13 @@ struct fs_design_ops {
 	 * namespace; free what only it held (blocks, item versions, data
 	 * references). Afterwards no live subvolume's view has changed. */
 	void (*snapshot_delete)(struct fs *fs, struct subvolume *snap);
+	/* Before anything changes: may this design take a snapshot of `src`
+	 * (read-only or not), or delete `snap` (src NULL)? 0, or the -errno
+	 * fs_snapshot() / fs_delete_snapshot() return (a design whose
+	 * snapshots are read-only refuses a writable one with -EOPNOTSUPP).
+	 * May be NULL: always allowed. */
+	int (*snapshot_allowed)(const struct fs *fs, const struct subvolume *src, const struct subvolume *snap,
+				bool readonly);
 
 	/* --- what atime policies ask ---------------------------------------- */
 
@@ -143,6 +150,16 @@ struct fs_design_ops {
 	 * of what fs_check() checks for every tree. false with *error set at
 	 * the first violation. */
 	bool (*check)(const struct fs *fs, GError **error);
+
+	/* --- a design that keeps space its own way (all may be NULL) -------- */
+
+	/* The clock moved to fs->clock_ns (fs_set_clock), or the model
+	 * committed (`sync`: fs_commit, fs_sync): a design with a transaction
+	 * clock of its own follows it. */
+	void (*clock)(struct fs *fs, bool sync);
+	/* fs_report(): the space this design holds, over what the block store
+	 * counted for the tree blocks the item view lives in. */
+	void (*report)(const struct fs *fs, struct fs_report *report);
 };
 
 /* The registry (model/design_registry.c): NULL-terminated, the default

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#define FS_DESIGNS(X) X(btrfs) X(keyed)
+#define FS_DESIGNS(X) X(btrfs) X(keyed) X(zfs)
 
 #define DECLARE(name) extern const struct fs_design_ops fs_design_##name;
 #define ENTRY(name) &fs_design_##name,

@@ -360,6 +360,8 @@ int fs_commit(struct fs *fs)
 	blockstore_set_cause(fs->store, op_cause);
 	fs->counters.commits++;
 	fs->last_commit_ns = fs->clock_ns;
+	if (fs->design->clock)
+		fs->design->clock(fs, true);
 	return blockstore_overcommitted(fs->store) ? -ENOSPC : 0;
 }
 
@@ -375,6 +377,8 @@ int fs_set_clock(struct fs *fs, int64_t now_ns)
 		return -EINVAL;
 	fs->clock_ns = now_ns;
 	fs_dirty_time_write_expired(fs);
+	if (fs->design->clock)
+		fs->design->clock(fs, false);
 	bool dirty = fs->txn.blocks_dirty || fs->pending_writes->len;
 	if (dirty && now_ns - fs->last_commit_ns >= fs->config.commit_interval_ns)
 		return fs_commit(fs);
@@ -455,6 +459,8 @@ void fs_report(const struct fs *fs, struct fs_report *report)
 	fs_counters(fs, &report->counters);
 	report->clock_ns = fs->clock_ns;
 	report->transid = fs->txn.transid;
+	if (fs->design->report)
+		fs->design->report(fs, report);
 }
 
 static unsigned all_trees(struct fs *fs, struct btree ***out)

@@ -115,6 +115,10 @@ struct fs_config {
 	/* Data reaches the trees at writeback (the next commit), as btrfs's
 	 * delalloc does, rather than at write(): true by default. */
 	bool delayed_writeback;
+	/* A design whose snapshots are read-only (zfs) answers a writable
+	 * snapshot with a clone of a read-only one (zfs snapshot + zfs clone)
+	 * instead of refusing it: --zfs-clones. */
+	bool snapshot_clones;
 	/* Asked between the pieces of a long op (each data extent of a big
 	 * write or create, at most 128 MiB): true stops the op, which returns
 	 * -EINTR and leaves the model consistent (fs_check passes): a write

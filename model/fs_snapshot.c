@@ -84,6 +84,8 @@ int fs_snapshot(struct fs *fs, const char *source, const char *dest, bool readon
 		return -EROFS;
 	if (fs_dir_lookup(at.dir.subvolume, at.dir.inode, at.name, at.name_len))
 		return -EEXIST;
+	if (fs->design->snapshot_allowed && (ret = fs->design->snapshot_allowed(fs, src.subvolume, NULL, readonly)))
+		return ret;
 	if ((ret = fs_reserve(fs, COWSIM_RESERVE_SNAPSHOT)))
 		return ret;
 	/* The source's queued data goes into the snapshot, as btrfs flushes
@@ -94,10 +96,10 @@ int fs_snapshot(struct fs *fs, const char *source, const char *dest, bool readon
 	uint64_t id = fs->next_subvolume_id++;
 	g_autofree char *path = g_strndup(dest, strlen(dest));
 	struct subvolume *snap = fs_add_subvolume(fs, id, path);
+	snap->readonly = readonly; /* before the design shares: it may look */
 	fs->design->snapshot_create(fs, src.subvolume, snap);
 	fs_atime_snapshot_create(fs, src.subvolume, snap);
 	snap->highest_inode = src.subvolume->highest_inode;
-	snap->readonly = readonly;
 	src.subvolume->tree->last_snapshot = fs->txn.transid;
 	fs_add_dir_entry(fs, &at, id, true, FT_DIR);
 	add_root_tree_items(fs, id, at.dir.subvolume->id, at.name_len);
@@ -147,6 +149,8 @@ int fs_delete_snapshot(struct fs *fs, const char *path)
 	 * deleted (its tree would go, the nested one's link with it). */
 	if (fs_holds_a_subvolume(fs, snap))
 		return -ENOTEMPTY;
+	if (fs->design->snapshot_allowed && (ret = fs->design->snapshot_allowed(fs, NULL, snap, snap->readonly)))
+		return ret;
 	if ((ret = fs_reserve(fs, COWSIM_RESERVE_SNAPSHOT)))
 		return ret;
 	fs_remove_dir_entry(fs, &at);

@@ -107,6 +107,9 @@ void options_add_model_entries(GOptionContext *context, struct model_option_text
 		  "seconds of simulated time between commits (default 30)", "SECONDS" },
 		{ "immediate-writeback", 0, 0, G_OPTION_ARG_NONE, &t->immediate_writeback,
 		  "insert file data at write() instead of at writeback (btrfs delalloc)", NULL },
+		{ "zfs-clones", 0, 0, G_OPTION_ARG_NONE, &t->zfs_clones,
+		  "--design zfs: a writable snapshot becomes a clone of a read-only one (zfs snapshot + "
+		  "zfs clone) instead of an error", NULL },
 		{ NULL },
 	};
 	/* In the main group: --help shows them with the command's own (cli.h). */
@@ -235,6 +238,7 @@ bool options_model_config(const struct model_option_text *t, struct fs_config *c
 	if (t->commit_interval && !parse_commit_interval(t->commit_interval, config, error))
 		return false;
 	config->delayed_writeback = !t->immediate_writeback;
+	config->snapshot_clones = t->zfs_clones;
 	return true;
 }
 

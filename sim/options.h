@@ -28,6 +28,7 @@ struct model_option_text {
 	char *max_inline;
 	char *commit_interval;
 	gboolean immediate_writeback;
+	gboolean zfs_clones;
 };
 
 /* GOptionEntry rows for struct model_option_text, for a command's group. */

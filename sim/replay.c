@@ -144,6 +144,11 @@ static const char *op_error_text(const struct trace_op *op, int ret)
 		return "the clock cannot move backwards";
 	if (op->kind == TRACE_CLOCK && ret == -EOVERFLOW)
 		return "the clock would pass the year 2262 (int64 nanoseconds)";
+	if (op->kind == TRACE_SNAPSHOT && ret == -EOPNOTSUPP)
+		return "this design takes read-only snapshots only (snapshot -r); --zfs-clones makes a "
+		       "writable one a clone of a read-only snapshot";
+	if (op->kind == TRACE_DELETE_SNAPSHOT && ret == -EBUSY)
+		return "snapshots were taken of it (ZFS destroys a dataset with snapshots only with -r)";
 	if (op->kind == TRACE_REMOUNT && ret == -EINVAL)
 		return "unknown mount option";
 	return g_strerror(-ret);

@@ -36,6 +36,7 @@ static void for_each_design(void (*body)(struct fs *fs))
 		fs_config_init(&config);
 		config.device_size = 4ull << 30;
 		config.design = fs_design_at(i);
+		config.snapshot_clones = true; /* zfs: writable snapshots are clones */
 		struct fs *fs = fixture_fs_new_config(&config);
 		body(fs);
 		fixture_assert_fs_ok(fs, fs_design_name(config.design) ? fs_design_name(config.design) : "default");
