@@ -61,7 +61,7 @@ bool fs_config_validate(const struct fs_config *config, GError **error)
 }
 
 static const struct dirty_time *find_dirty_time(const struct fs *fs, uint64_t subvolume_id, uint64_t inode);
-static const struct dirty_time *find_lost_atime(const struct fs *fs, uint64_t subvolume_id, uint64_t inode);
+static const struct dirty_time *time_lookup(GHashTable *table, uint64_t subvolume_id, uint64_t inode);
 
 /* The atime in force: one kept in memory (lazytime vfs), else the
  * policy's own (a side-table item) when there is one, else the inode item's, `stored`
@@ -71,7 +71,7 @@ static int64_t current_atime(const struct subvolume *sv, const struct btree_item
 	const struct dirty_time *kept = find_dirty_time(sv->fs, sv->id, inode->key.objectid);
 	if (kept)
 		return kept->atime;
-	const struct dirty_time *lost = find_lost_atime(sv->fs, sv->id, inode->key.objectid);
+	const struct dirty_time *lost = time_lookup(sv->fs->lost_atimes, sv->id, inode->key.objectid);
 	if (lost)
 		return lost->atime;
 	int64_t atime;
@@ -146,12 +146,19 @@ static gboolean dirty_time_equal(gconstpointer a, gconstpointer b)
 	return x->inode == y->inode && x->subvolume_id == y->subvolume_id;
 }
 
-static const struct dirty_time *find_dirty_time(const struct fs *fs, uint64_t subvolume_id, uint64_t inode)
+/* An inode's entry in one of the (subvolume, inode) tables: dirty_times or
+ * lost_atimes; NULL when the table does not exist yet. */
+static const struct dirty_time *time_lookup(GHashTable *table, uint64_t subvolume_id, uint64_t inode)
 {
-	if (!fs->dirty_times)
+	if (!table)
 		return NULL;
 	struct dirty_time probe = { .subvolume_id = subvolume_id, .inode = inode };
-	return g_hash_table_lookup(fs->dirty_times, &probe);
+	return g_hash_table_lookup(table, &probe);
+}
+
+static const struct dirty_time *find_dirty_time(const struct fs *fs, uint64_t subvolume_id, uint64_t inode)
+{
+	return time_lookup(fs->dirty_times, subvolume_id, inode);
 }
 
 static void keep_dirty_time(struct fs *fs, const struct inode_location *where)
@@ -267,19 +274,11 @@ void fs_dirty_time_free(struct fs *fs)
  * kernel; the model leaves that out: reads change no inode).
  * The commits the flusher forced are counted (enospc_commits, and commits). */
 
-static const struct dirty_time *find_lost_atime(const struct fs *fs, uint64_t subvolume_id, uint64_t inode)
-{
-	if (!fs->lost_atimes)
-		return NULL;
-	struct dirty_time probe = { .subvolume_id = subvolume_id, .inode = inode };
-	return g_hash_table_lookup(fs->lost_atimes, &probe);
-}
-
 static void keep_lost_atime(struct fs *fs, const struct inode_location *where)
 {
 	if (!fs->lost_atimes)
 		fs->lost_atimes = g_hash_table_new_full(dirty_time_hash, dirty_time_equal, g_free, NULL);
-	struct dirty_time *d = (struct dirty_time *)find_lost_atime(fs, where->subvolume->id, where->inode);
+	struct dirty_time *d = (struct dirty_time *)time_lookup(fs->lost_atimes, where->subvolume->id, where->inode);
 	if (!d) {
 		d = g_new0(struct dirty_time, 1);
 		d->subvolume_id = where->subvolume->id;

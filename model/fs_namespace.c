@@ -156,6 +156,18 @@ const struct btree_item *fs_dir_lookup(const struct subvolume *subvolume, uint64
 	return dir_lookup_near(subvolume, dir, name, name_len, &near);
 }
 
+/* The live subvolume a directory entry of dir_sv links, or NULL: the entry
+ * names no subvolume, or it is a placeholder (btrfs_lookup_dentry(): no
+ * ROOT_BACKREF from dir_sv, or the subvolume is deleted). */
+static struct subvolume *linked_subvolume(struct fs *fs, const struct subvolume *dir_sv,
+					  const struct btree_item *entry)
+{
+	if (!entry->payload.dir.location_is_root)
+		return NULL;
+	struct subvolume *sv = fs_subvolume(fs, entry->payload.dir.location);
+	return sv && !sv->deleted && fs_is_subvolume_link(fs, dir_sv, sv) ? sv : NULL;
+}
+
 /* One path component. A directory's inode item and its DIR_ITEMs share the
  * objectid, so both lookups usually land in one leaf: *near carries it. */
 static int step_into(struct fs *fs, struct inode_location *at, const char *name, size_t length,
@@ -172,10 +184,8 @@ static int step_into(struct fs *fs, struct inode_location *at, const char *name,
 	if (!entry)
 		return -ENOENT;
 	if (entry->payload.dir.location_is_root) {
-		/* btrfs_lookup_dentry(): an entry whose subvolume is not linked
-		 * here (no ROOT_BACKREF from this subvolume) is a placeholder. */
-		struct subvolume *next = fs_subvolume(fs, entry->payload.dir.location);
-		if (!next || next->deleted || !fs_is_subvolume_link(fs, at->subvolume, next)) {
+		struct subvolume *next = linked_subvolume(fs, at->subvolume, entry);
+		if (!next) {
 			at->inode = FS_PLACEHOLDER_INODE;
 			return 0;
 		}
@@ -583,8 +593,8 @@ static bool dir_is_empty(const struct subvolume *sv, uint64_t dir)
 static int rmdir_subvolume(struct fs *fs, const char *path, const struct name_location *at,
 			   const struct btree_item *entry)
 {
-	struct subvolume *sv = fs_subvolume(fs, entry->payload.dir.location);
-	if (sv && !sv->deleted && fs_is_subvolume_link(fs, at->dir.subvolume, sv)) {
+	struct subvolume *sv = linked_subvolume(fs, at->dir.subvolume, entry);
+	if (sv) {
 		if (!dir_is_empty(sv, FS_ROOT_DIR_INODE))
 			return -ENOTEMPTY;
 		return fs_delete_snapshot(fs, path);
@@ -647,15 +657,6 @@ static bool is_inside(const struct subvolume *sv, uint64_t dir, uint64_t ancesto
 	return false;
 }
 
-/* Is this entry a subvolume linked here, not a placeholder? */
-static bool entry_is_link(struct fs *fs, const struct subvolume *dir_sv, const struct btree_item *entry)
-{
-	if (!entry->payload.dir.location_is_root)
-		return false;
-	struct subvolume *sv = fs_subvolume(fs, entry->payload.dir.location);
-	return sv && !sv->deleted && fs_is_subvolume_link(fs, dir_sv, sv);
-}
-
 static bool entry_is_dir(const struct btree_item *entry)
 {
 	return entry->payload.dir.file_type == FT_DIR || entry->payload.dir.location_is_root;
@@ -676,11 +677,11 @@ static int rename_refused(struct fs *fs, const struct name_location *src, const 
 		return is_dir ? -ENOTDIR : -EISDIR;
 	if (src->dir.subvolume != dst->dir.subvolume)
 		return -EXDEV;
-	bool is_link = entry_is_link(fs, src->dir.subvolume, entry);
+	bool is_link = linked_subvolume(fs, src->dir.subvolume, entry) != NULL;
 	if (entry->payload.dir.location_is_root && !is_link)
 		return -ENOTEMPTY; /* the placeholder itself */
 	if (existing && existing->payload.dir.location_is_root)
-		return entry_is_link(fs, dst->dir.subvolume, existing) ? -ENOTEMPTY : 0;
+		return linked_subvolume(fs, dst->dir.subvolume, existing) ? -ENOTEMPTY : 0;
 	if (existing && existing->payload.dir.file_type == FT_DIR &&
 	    !dir_is_empty(dst->dir.subvolume, existing->payload.dir.location))
 		return -ENOTEMPTY; /* rename(2) replaces an empty directory only */
