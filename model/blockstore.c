@@ -364,6 +364,7 @@ void blockstore_free_block(struct blockstore *store, struct tree_block *block)
 	account_block(store, block, false);
 	g_array_append_val(store->pinned_slots, block->bytenr);
 	g_ptr_array_add(store->freed_blocks, block);
+	btree_block_freed(block);
 }
 
 static bool take_data_hole(struct blockstore *store, uint64_t bytes, uint64_t *bytenr)

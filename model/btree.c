@@ -91,6 +91,12 @@ static const struct btree_key *block_first_key(const struct tree_block *block)
  *    the atime t_i of the inode item at slot s_i for every inode item of the
  *    leaf, slots increasing; they never move, because moving items needs a
  *    private array.
+ * BT8 a freed leaf (TREE_BLOCK_FREED) that shared its array holds no array
+ *    and no overlay: it gave its reference up when it was freed
+ *    (btree_block_freed), so the copy that replaced it does not copy the
+ *    array on its first change, and the old version waiting for the commit
+ *    costs the simulator a tree_block, not a second array. Nothing reads a
+ *    freed block's items: it is in no tree (BS2).
  */
 struct leaf_items {
 	uint64_t refs;
@@ -249,6 +255,16 @@ bool btree_check_item_sharing(GHashTable *live, const GPtrArray *unreleased, GEr
 	}
 	for (guint i = 0; i < unreleased->len; i++)
 		count_array_user(users, unreleased->pdata[i]);
+	for (guint i = 0; i < unreleased->len; i++) {
+		const struct tree_block *freed = unreleased->pdata[i];
+		if (freed->level || !freed->items ||
+		    GPOINTER_TO_UINT(g_hash_table_lookup(users, leaf_items_of(freed))) < 2)
+			continue;
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt leaf: block %" G_GUINT64_FORMAT ", BT8 freed but still sharing its item array",
+			    freed->bytenr);
+		return false;
+	}
 	g_hash_table_iter_init(&iter, users);
 	while (g_hash_table_iter_next(&iter, &key, &value)) {
 		const struct leaf_items *array = key;
@@ -260,6 +276,12 @@ bool btree_check_item_sharing(GHashTable *live, const GPtrArray *unreleased, GEr
 		}
 	}
 	return true;
+}
+
+void btree_block_freed(struct tree_block *block)
+{
+	if (!block->level && leaf_items_shared(block))
+		leaf_items_unref(block);
 }
 
 void btree_release_block(struct tree_block *block)

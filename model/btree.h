@@ -289,10 +289,16 @@ void btree_commit_blocks(struct transaction *txn);
  * transaction wrote that is now its array's only user folds its overlay. */
 void btree_commit_finish(struct transaction *txn);
 
-/* The sharing invariants BT6-BT7 (btree.c) over every tree_block in memory:
+/* The sharing invariants BT6-BT8 (btree.c) over every tree_block in memory:
  * `live` (a set, as refs_check() fills it) and `unreleased`, the freed
  * blocks the commit has not released yet (blockstore_unreleased_blocks()). */
 bool btree_check_item_sharing(GHashTable *live, const GPtrArray *unreleased, GError **error);
+
+/* A block's last reference went (blockstore_free_block()): nothing reads its
+ * items again, so a leaf that shares its item array with its copy (the COW
+ * that freed it) gives the array to the copy, which then changes it in place
+ * instead of copying it (BT8, btree.c). */
+void btree_block_freed(struct tree_block *block);
 
 /* Frees a block's arrays and the block (blockstore_release_block()). */
 void btree_release_block(struct tree_block *block);

@@ -212,6 +212,40 @@ static void test_item_sharing_check_fails_when_a_leaf_lets_go_of_a_shared_array_
 	tree_fixture_free(f);
 }
 
+static void test_item_sharing_check_fails_when_a_freed_leaf_still_shares_its_array(void **state)
+{
+	/* Without a snapshot an atime write frees the old leaf, which gives its
+	 * array to the copy (BT8). */
+	struct tree_fixture *f = tree_fixture_new(4096);
+	for (uint64_t i = 1; i <= 200; i++) {
+		struct btree_key key = BTRFS_KEY(i, BTRFS_INODE_ITEM_KEY, 0);
+		btree_insert_item(&f->tree, &f->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
+	}
+	tree_fixture_commit(f);
+	struct btree_key key = BTRFS_KEY(100, BTRFS_INODE_ITEM_KEY, 0);
+	struct btree_path path;
+	assert_true(btree_lookup(&f->tree, &key, &path));
+	struct tree_block *old = path.nodes[0];
+	btree_path_write_inode_atime(&f->tree, &f->txn, &path, 7);
+	assert_true(btree_lookup(&f->tree, &key, &path));
+	struct tree_block *copy = path.nodes[0];
+	assert_ptr_not_equal(copy, old);
+	assert_null(old->items);
+	g_autoptr(GHashTable) live = g_hash_table_new(NULL, NULL);
+	btree_collect_blocks(f->tree.root, live);
+	g_autoptr(GError) error = NULL;
+	assert_true(btree_check_item_sharing(live, blockstore_unreleased_blocks(f->store), &error));
+	/* The freed leaf pointing at the copy's array again: BT8 is checked
+	 * before the count of users (BT6). */
+	old->items = copy->items;
+	assert_false(btree_check_item_sharing(live, blockstore_unreleased_blocks(f->store), &error));
+	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT
+						", BT8 freed but still sharing its item array", old->bytenr);
+	assert_string_equal(error->message, want);
+	old->items = NULL;
+	tree_fixture_free(f);
+}
+
 /* --- reference counts (refs.h RF1-RF3) ------------------------------------------ */
 
 static void test_refs_check_fails_when_a_block_counts_a_reference_too_many(void **state)
@@ -633,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_btree_check_fails_when_a_child_is_younger_than_its_parent),
 		cmocka_unit_test(test_item_sharing_check_fails_on_an_atime_overlay_on_a_node),
 		cmocka_unit_test(test_item_sharing_check_fails_when_a_leaf_lets_go_of_a_shared_array_uncounted),
+		cmocka_unit_test(test_item_sharing_check_fails_when_a_freed_leaf_still_shares_its_array),
 		cmocka_unit_test(test_refs_check_fails_when_a_block_counts_a_reference_too_many),
 		cmocka_unit_test(test_refs_check_fails_when_a_data_extent_counts_a_reference_too_many),
 		cmocka_unit_test(test_refs_check_fails_when_a_reachable_data_extent_is_freed),
