@@ -8,8 +8,7 @@
 # policy; on a device that runs out under inline, threshold:5% keeps free space
 # at or above its limit with no failed read, and --keep-going counts each
 # failed read once; the same inputs give the same bytes; bad arguments are
-# exit 2 with a message and nothing run. Issue 16: --designs runs every
-# snapshot design on the same trace, a CSV per run and a panel per design.
+# exit 2 with a message and nothing run. (--designs: test_compare_designs.sh.)
 set -u
 cowsim=$1
 . "$(dirname "$0")/../tap.sh"
@@ -151,44 +150,6 @@ if [ "$entries" -ge 20000 ] && [ "$entries" -le 30000 ]; then
 else
   n=$((n + 1)); echo "ok $n - usr-include: threshold on 900 MiB # SKIP /usr/include has $entries entries"
 fi
-
-# --- --designs: the same trace under every snapshot design (issue 16) ---------------------------
-# Read-only snapshots, which every design takes. A per-design cell: dcell FILE COLUMN DESIGN MOUNT POLICY.
-dcell() { awk -F, -v name="$2" -v d="$3" -v m="$4" -v p="$5" 'NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i; next}
-                                                             $1 == d && $2 == m && $3 == p {print $c[name]}' "$1"; }
-"$cowsim" gen seed-experiment --files 300 --snapshots 3 --readonly -o "$work/ro.trace"
-"$cowsim" compare "$work/ro.trace" --designs btrfs,keyed,zfs --mounts relatime,noatime --base after_snapshots \
-  --out "$work/d" >"$work/stdout" 2>"$work/stderr"
-check "compare --designs btrfs,keyed,zfs exits 0" "[ $? = 0 ]" "$(cat "$work/stderr")"
-csvs=$(cd "$work/d" && ls ./*-*-*.csv 2>/dev/null | wc -l)
-check "--designs: one CSV per design x mount, policy inline by default (6)" \
-  "[ $csvs = 6 ] && [ -s \"$work/d/zfs-noatime-inline.csv\" ] && [ -s \"$work/d/keyed-relatime-inline.csv\" ]" \
-  "found $csvs"
-check "--designs: compare.csv starts with a design column, a line per run" \
-  "head -1 '$work/d/compare.csv' | grep -q '^design,mount,policy,status' && [ \$(wc -l <'$work/d/compare.csv') = 7 ]"
-check "--designs: parameters.txt records the designs" "grep -qx designs=btrfs,keyed,zfs '$work/d/parameters.txt'"
-check "--designs: progress names the design" "grep -q 'run 6 of 6: design zfs, mount noatime, policy inline' '$work/stderr'"
-check "--designs: the curves have a panel per design" \
-  "grep -q '<!-- design btrfs -->' '$work/d/compare.svg' && grep -q '<!-- design zfs -->' '$work/d/compare.svg'"
-for fig in compare compare-bars compare-ratio compare-attribution compare-free; do
-  check "--designs: the figure $fig is written" "[ -s \"$work/d/$fig.png\" ] && [ -s \"$work/d/$fig.svg\" ]"
-done
-"$cowsim" run "$work/ro.trace" --design zfs --mount relatime -o "$work/zfs.csv" -q 2>/dev/null
-check "--designs: a per-run CSV is byte for byte what cowsim run --design writes" \
-  "cmp -s '$work/zfs.csv' '$work/d/zfs-relatime-inline.csv'"
-for d in btrfs keyed zfs; do
-  check "--designs: under $d the greps grow metadata more with relatime than with noatime" \
-    "[ \"$(dcell "$work/d/compare.csv" metadata_final $d relatime inline)\" -gt \"$(dcell "$work/d/compare.csv" metadata_final $d noatime inline)\" ]"
-done
-for args in "--designs btrfs,nope" "--designs btrfs --design zfs" "--designs btrfs,btrfs" \
-            "--designs btrfs,keyed --policies side-table"; do
-  # shellcheck disable=SC2086
-  "$cowsim" compare "$work/ro.trace" $args --out "$work/bad" >/dev/null 2>"$work/err"
-  status=$?
-  check "compare $args exits 2 with a message and runs nothing" \
-    "[ $status = 2 ] && [ -s \"$work/err\" ] && ! ls \"$work\"/bad/*.csv >/dev/null 2>&1" \
-    "status $status: $(cat "$work/err")"
-done
 
 # --- determinism -------------------------------------------------------------------
 "$cowsim" compare "$work/seed.trace" --policies "$policies" --mounts "$mounts" --base after_snapshots \
