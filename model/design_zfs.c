@@ -31,15 +31,20 @@
  *   the clock, fs commits              zfs_pool_set_clock (a txg every 5 s
  *                                        when dirty), zfs_pool_sync
  *
- * A snapshot's link in its parent directory is no ZAP entry: ZFS shows
- * snapshots under .zfs/snapshot and mounts a clone, it does not link them.
+ * A snapshot's link in its parent directory is no ZAP entry, and the
+ * write of the directory's inode item (size, mtime) that goes with it is
+ * not mirrored: ZFS shows snapshots under .zfs/snapshot and mounts a
+ * clone, it does not link them, and `zfs snapshot` changes no directory.
  *
  * A writable snapshot is refused with -EOPNOTSUPP unless
  * fs_config.snapshot_clones; a filesystem that still has snapshots cannot
  * be destroyed (zfs destroy without -r: -EBUSY).
  *
  * The item trees' blocks stay in the block store (fs_check audits them as
- * for btrfs) but are not reported: fs_report's metadata and data bytes are
+ * for btrfs) but are not reported: fs_report's metadata and data bytes,
+ * its split by tree (datasets: fs, the MOS: root) and by cause (the pool's
+ * labels, set from fs_set_cause before each call), blocks_cowed (metadata
+ * blocks a txg wrote in place of a live one), blocks and bytes written are
  * the pool's (zfs_pool_usage), and usage() and reclaim() are the pool's
  * datasets' (exclusive = what `zfs destroy -nv` would reclaim).
  *
@@ -68,6 +73,11 @@ struct zfs_design {
 	GArray *written_inodes;
 	/* DZ2: the first pool call that failed, or NULL. */
 	char *mirror_error;
+	/* The directory whose subvolume link was just added or removed: the
+	 * write of its inode item that follows (size, mtime) is the link's,
+	 * and ZFS has no link (.zfs/snapshot is virtual): not mirrored. */
+	const struct subvolume *link_sv;
+	uint64_t link_dir;
 };
 
 struct zfs_subvolume {
@@ -85,6 +95,15 @@ struct written_inode {
 static struct zfs_design *state(const struct fs *fs)
 {
 	return fs->design_state;
+}
+
+/* The pool, told the kind of op that the model's changes now are (its
+ * attribution labels are enum space_cause: fs_set_cause). */
+static struct zfs_pool *labelled_pool(struct fs *fs)
+{
+	G_STATIC_ASSERT(SPACE_CAUSE_COUNT <= ZFS_POOL_CAUSES);
+	zfs_pool_set_cause(state(fs)->pool, blockstore_cause(fs->store));
+	return state(fs)->pool;
 }
 
 static uint64_t dataset_of(const struct subvolume *sv)
@@ -130,7 +149,7 @@ static void dz_top_subvolume(struct fs *fs, struct subvolume *top)
 {
 	ITEMS->top_subvolume(fs, top);
 	struct zfs_subvolume *zs = g_new0(struct zfs_subvolume, 1);
-	mirrored(fs, zfs_filesystem_create(state(fs)->pool, "pool", &zs->dataset), "create", top, 0);
+	mirrored(fs, zfs_filesystem_create(labelled_pool(fs), "pool", &zs->dataset), "create", top, 0);
 	top->design_private = zs;
 }
 
@@ -153,7 +172,7 @@ static void dz_subvolume_free(struct subvolume *sv)
 static void note_inode_written(struct fs *fs, struct subvolume *sv, uint64_t inode)
 {
 	struct written_inode w = { sv, inode };
-	mirrored(fs, zfs_object_touch(state(fs)->pool, dataset_of(sv), inode), "touch", sv, inode);
+	mirrored(fs, zfs_object_touch(labelled_pool(fs), dataset_of(sv), inode), "touch", sv, inode);
 	g_array_append_val(state(fs)->written_inodes, w);
 }
 
@@ -170,7 +189,7 @@ static void settle_sizes(struct fs *fs)
 		struct btree_key key = BTRFS_KEY(w->inode, BTRFS_INODE_ITEM_KEY, 0);
 		const struct btree_item *inode = ITEMS->lookup(w->sv, &key);
 		if (inode && S_ISREG(inode->payload.inode.mode))
-			mirrored(fs, zfs_object_truncate(z->pool, dataset_of(w->sv), w->inode, inode->payload.inode.size),
+			mirrored(fs, zfs_object_truncate(labelled_pool(fs), dataset_of(w->sv), w->inode, inode->payload.inode.size),
 				 "truncate", w->sv, w->inode);
 	}
 	g_array_set_size(z->written_inodes, 0);
@@ -186,15 +205,18 @@ static bool is_regular_file(const struct subvolume *sv, uint64_t inode)
 static void item_inserted(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size,
 			  const union item_payload *payload)
 {
-	struct zfs_pool *pool = state(fs)->pool;
+	struct zfs_pool *pool = labelled_pool(fs);
 	uint64_t ds = dataset_of(sv), obj = key->objectid;
 	switch (key->type) {
 	case BTRFS_INODE_ITEM_KEY:
 		mirrored(fs, zfs_object_claim(pool, ds, obj, object_type(payload)), "claim", sv, obj);
 		break;
 	case BTRFS_DIR_ITEM_KEY:
-		if (payload && payload->dir.location_is_root)
-			break; /* a snapshot's link: no ZAP entry */
+		if (payload && payload->dir.location_is_root) {
+			state(fs)->link_sv = sv; /* a snapshot's link: no ZAP entry, no dnode change */
+			state(fs)->link_dir = obj;
+			break;
+		}
 		mirrored(fs, zfs_zap_add(pool, ds, obj, (uint32_t)key->offset, payload ? payload->dir.name_len : size),
 			 "zap add", sv, obj);
 		break;
@@ -248,6 +270,12 @@ static uint64_t dz_visit_range_near(const struct subvolume *sv, const struct btr
  * bonus buffer's SAs): the dnode block is written at the next txg. */
 static void item_written(struct fs *fs, struct subvolume *sv, const struct btree_item *item)
 {
+	struct zfs_design *z = state(fs);
+	if (item && z->link_sv == sv && item->key.objectid == z->link_dir &&
+	    item->key.type == BTRFS_INODE_ITEM_KEY) {
+		z->link_sv = NULL; /* the subvolume link's size and mtime: nothing in ZFS */
+		return;
+	}
 	if (item && item->key.objectid >= BTRFS_FIRST_FREE_OBJECTID)
 		note_inode_written(fs, sv, item->key.objectid);
 }
@@ -273,7 +301,7 @@ static void dz_write_inode_atime_near(struct fs *fs, struct subvolume *sv, uint6
 				       struct btree_path *near)
 {
 	ITEMS->write_inode_atime_near(fs, sv, inode, atime, near);
-	mirrored(fs, zfs_object_touch(state(fs)->pool, dataset_of(sv), inode), "touch", sv, inode);
+	mirrored(fs, zfs_object_touch(labelled_pool(fs), dataset_of(sv), inode), "touch", sv, inode);
 }
 
 static struct btree_item *dz_insert(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
@@ -290,7 +318,7 @@ static struct btree_item *dz_resize(struct fs *fs, struct subvolume *sv, const s
 	struct btree_item *item = ITEMS->resize(fs, sv, key, size);
 	if (item && key->type == BTRFS_EXTENT_DATA_KEY && item->payload.file_extent.num_bytes &&
 	    is_regular_file(sv, key->objectid))
-		mirrored(fs, zfs_object_write(state(fs)->pool, dataset_of(sv), key->objectid, key->offset,
+		mirrored(fs, zfs_object_write(labelled_pool(fs), dataset_of(sv), key->objectid, key->offset,
 					      item->payload.file_extent.num_bytes),
 			 "write", sv, key->objectid);
 	else
@@ -300,7 +328,7 @@ static struct btree_item *dz_resize(struct fs *fs, struct subvolume *sv, const s
 
 static enum subvol_delete_result dz_delete(struct fs *fs, struct subvolume *sv, const struct btree_key *key)
 {
-	struct zfs_pool *pool = state(fs)->pool;
+	struct zfs_pool *pool = labelled_pool(fs);
 	const struct btree_item *item = ITEMS->lookup(sv, key);
 	bool zap_entry = item && key->type == BTRFS_DIR_ITEM_KEY && !item->payload.dir.location_is_root;
 	uint16_t name_len = zap_entry ? item->payload.dir.name_len : 0;
@@ -310,7 +338,10 @@ static enum subvol_delete_result dz_delete(struct fs *fs, struct subvolume *sv, 
 	uint64_t ds = dataset_of(sv), obj = key->objectid;
 	if (key->type == BTRFS_INODE_ITEM_KEY)
 		mirrored(fs, zfs_object_free(pool, ds, obj), "free", sv, obj);
-	else if (zap_entry)
+	else if (key->type == BTRFS_DIR_ITEM_KEY && !zap_entry) {
+		state(fs)->link_sv = sv; /* a snapshot's link goes: its directory is not changed */
+		state(fs)->link_dir = obj;
+	} else if (zap_entry)
 		mirrored(fs, zfs_zap_remove(pool, ds, obj, (uint32_t)key->offset, name_len), "zap remove", sv, obj);
 	/* An extent item's blocks go when the inode's size says so
 	 * (settle_sizes) or with the object. */
@@ -332,7 +363,6 @@ static int dz_snapshot_allowed(const struct fs *fs, const struct subvolume *src,
 
 static void dz_snapshot_create(struct fs *fs, struct subvolume *src, struct subvolume *snap)
 {
-	struct zfs_design *z = state(fs);
 	ITEMS->snapshot_create(fs, src, snap);
 	settle_sizes(fs);
 	struct zfs_subvolume *zs = g_new0(struct zfs_subvolume, 1);
@@ -340,22 +370,21 @@ static void dz_snapshot_create(struct fs *fs, struct subvolume *src, struct subv
 	zs->source = src->design_private;
 	zs->source->snapshots++;
 	g_autofree char *name = g_strdup_printf("pool@%" PRIu64, snap->id);
-	mirrored(fs, zfs_snapshot_create(z->pool, dataset_of(src), name, &zs->dataset), "snapshot", src, 0);
+	mirrored(fs, zfs_snapshot_create(labelled_pool(fs), dataset_of(src), name, &zs->dataset), "snapshot", src, 0);
 	if (snap->readonly)
 		return;
 	g_autofree char *clone = g_strdup_printf("pool/clone%" PRIu64, snap->id);
 	zs->origin = zs->dataset;
-	mirrored(fs, zfs_clone_create(z->pool, zs->origin, clone, &zs->dataset), "clone", src, 0);
+	mirrored(fs, zfs_clone_create(labelled_pool(fs), zs->origin, clone, &zs->dataset), "clone", src, 0);
 }
 
 static void dz_snapshot_delete(struct fs *fs, struct subvolume *snap)
 {
-	struct zfs_design *z = state(fs);
 	struct zfs_subvolume *zs = snap->design_private;
 	ITEMS->snapshot_delete(fs, snap);
-	mirrored(fs, zfs_dataset_destroy(z->pool, zs->dataset), "destroy", snap, 0);
+	mirrored(fs, zfs_dataset_destroy(labelled_pool(fs), zs->dataset), "destroy", snap, 0);
 	if (zs->origin)
-		mirrored(fs, zfs_dataset_destroy(z->pool, zs->origin), "destroy origin", snap, 0);
+		mirrored(fs, zfs_dataset_destroy(labelled_pool(fs), zs->origin), "destroy origin", snap, 0);
 	zs->source->snapshots--;
 }
 
@@ -389,11 +418,10 @@ static uint64_t dz_inline_atime_estimate(const struct fs *fs, const struct subvo
 
 static void dz_clock(struct fs *fs, bool sync)
 {
-	struct zfs_design *z = state(fs);
 	settle_sizes(fs);
-	zfs_pool_set_clock(z->pool, fs->clock_ns);
+	zfs_pool_set_clock(labelled_pool(fs), fs->clock_ns);
 	if (sync)
-		zfs_pool_sync(z->pool);
+		zfs_pool_sync(labelled_pool(fs));
 }
 
 /* ---- reports and checks ---- */
@@ -406,10 +434,17 @@ static void dz_report(const struct fs *fs, struct fs_report *report)
 	s->metadata_used = u.metadata_used;
 	s->metadata_raw = u.metadata_raw;
 	s->data_used = u.data_used;
-	/* The item trees' split by tree and cause is not the pool's. */
+	/* By tree: the datasets' objsets are the fs trees, the MOS plays the
+	 * root tree's part; ZFS has no extent, csum or free-space tree (block
+	 * pointers carry checksums; space maps are not modelled). */
 	memset(s->tree_bytes, 0, sizeof(s->tree_bytes));
-	memset(s->cause_bytes, 0, sizeof(s->cause_bytes));
+	s->tree_bytes[TREE_CATEGORY_FS] = u.metadata_used - u.mos_used;
+	s->tree_bytes[TREE_CATEGORY_ROOT] = u.mos_used;
+	for (unsigned k = 0; k < SPACE_CAUSE_COUNT; k++)
+		s->cause_bytes[k] = u.metadata_by_cause[k];
+	report->counters.blocks_cowed = u.metadata_cowed;
 	report->counters.blocks_written = u.blocks_written;
+	report->counters.bytes_written = u.bytes_written;
 }
 
 static const struct zfs_dataset_usage *find_dataset(GArray *datasets, uint64_t id)
@@ -435,6 +470,22 @@ static GArray *dz_usage(const struct fs *fs)
 		g_array_append_val(usage, u);
 	}
 	return usage;
+}
+
+/* `zfs destroy -nv` of the set: the pool's blocks only its datasets reach
+ * (a clone's origin snapshot goes with the clone). */
+static void dz_reclaim(const struct fs *fs, struct subvolume *const *set, unsigned n, struct fs_reclaim *out)
+{
+	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	for (unsigned i = 0; i < n; i++) {
+		const struct zfs_subvolume *zs = set[i]->design_private;
+		g_array_append_val(ids, zs->dataset);
+		if (zs->origin)
+			g_array_append_val(ids, zs->origin);
+	}
+	int ret = zfs_pool_destroy_estimate(state(fs)->pool, (const uint64_t *)(void *)ids->data, ids->len,
+					    &out->metadata_bytes, &out->data_bytes);
+	g_warn_if_fail(ret == 0); /* DZ1: every live subvolume has its dataset */
 }
 
 static bool dz_design_check(const struct fs *fs, GError **error)
@@ -485,6 +536,7 @@ const struct fs_design_ops fs_design_zfs = {
 	.inline_atime_estimate = dz_inline_atime_estimate,
 	.side_trees = false,
 	.usage = dz_usage,
+	.reclaim = dz_reclaim,
 	.check = dz_design_check,
 	.clock = dz_clock,
 	.report = dz_report,

@@ -451,6 +451,8 @@ void fs_counters(const struct fs *fs, struct fs_counters *counters)
 	counters->blocks_cowed = fs->txn.stats.blocks_cowed;
 	counters->blocks_allocated = fs->txn.stats.blocks_allocated;
 	counters->blocks_freed = fs->txn.stats.blocks_freed;
+	counters->bytes_written = counters->blocks_written * fs->config.nodesize * (fs->config.metadata_single ? 1 : 2) +
+				  counters->data_bytes_written;
 }
 
 void fs_report(const struct fs *fs, struct fs_report *report)

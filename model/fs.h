@@ -165,6 +165,7 @@ struct fs_counters {
 	uint64_t blocks_freed;
 	uint64_t blocks_written;      /* tree blocks written at commits */
 	uint64_t data_bytes_written;
+	uint64_t bytes_written;       /* to the device: tree blocks (every copy) and data */
 };
 
 struct fs_report {
@@ -225,8 +226,9 @@ int fs_delete_snapshot(struct fs *fs, const char *path);
  * bytes. Blocks the deletion itself copies (the parent's directory entry,
  * the root and extent trees' items) are its cost, not counted. 0, or what
  * fs_delete_snapshot() would refuse with (-ENOENT, -EINVAL, -EROFS; -ENOTEMPTY
- * when one holds a subvolume outside the set), or -EOPNOTSUPP when the design
- * cannot tell (keyed: one tree for all). Changes nothing. */
+ * when one holds a subvolume outside the set; -EBUSY under zfs for a
+ * filesystem that has snapshots), or -EOPNOTSUPP when the design cannot
+ * tell (keyed: one tree for all). Changes nothing. */
 struct fs_reclaim {
 	uint64_t metadata_bytes;
 	uint64_t data_bytes;

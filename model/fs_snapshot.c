@@ -201,6 +201,11 @@ int fs_delete_estimate(struct fs *fs, const char *const *paths, unsigned n, stru
 		return -ENOTEMPTY;
 	if (!fs->design->reclaim)
 		return -EOPNOTSUPP;
+	for (unsigned i = 0; fs->design->snapshot_allowed && i < set->len; i++) {
+		int ret = fs->design->snapshot_allowed(fs, NULL, members[i], false);
+		if (ret)
+			return ret; /* zfs: a filesystem that has snapshots (-EBUSY) */
+	}
 	fs->design->reclaim(fs, members, set->len, out);
 	return 0;
 }

@@ -170,10 +170,10 @@ static bool check_reached(const struct zfs_pool *pool, GPtrArray *sets, GError *
 	return true;
 }
 
-/* Z4: the counters against the blocks. */
+/* Z4: the counters against the blocks, by kind and by label. */
 static bool check_space(const struct zfs_pool *pool, GError **error)
 {
-	uint64_t used[3] = { 0 }, raw[3] = { 0 };
+	uint64_t used[3] = { 0 }, raw[3] = { 0 }, by_cause[ZFS_POOL_CAUSES] = { 0 };
 	GHashTableIter it;
 	gpointer value;
 
@@ -183,11 +183,17 @@ static bool check_space(const struct zfs_pool *pool, GError **error)
 
 		used[b->kind] += b->asize;
 		raw[b->kind] += b->asize * b->copies;
+		if (b->kind != ZFS_BLOCK_DATA)
+			by_cause[b->cause] += b->asize;
 	}
 	for (unsigned k = 0; k < 3; k++)
 		if (used[k] != pool->used[k] || raw[k] != pool->raw[k])
 			return fail(error, "space", k, "kind %u counts %" PRIu64 " bytes (raw %" PRIu64 "), blocks hold %"
 				    PRIu64 " (raw %" PRIu64 ")", k, pool->used[k], pool->raw[k], used[k], raw[k]);
+	for (unsigned k = 0; k < ZFS_POOL_CAUSES; k++)
+		if (by_cause[k] != pool->cause_used[k])
+			return fail(error, "space", k, "label %u counts %" PRIu64 " metadata bytes, its blocks hold %"
+				    PRIu64, k, pool->cause_used[k], by_cause[k]);
 	return true;
 }
 

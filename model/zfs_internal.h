@@ -29,6 +29,7 @@ struct zfs_block {
 	uint8_t level;                /* 0: data or dnode block; > 0: indirect */
 	uint8_t kind;                 /* enum zfs_block_kind */
 	uint8_t copies;
+	uint8_t cause;                /* the label it is charged to (zfs_pool_set_cause) */
 };
 
 /* A fat ZAP leaf: the names whose hash starts with `prefix`. */
@@ -79,6 +80,7 @@ struct zfs_dirty_object {
 	GHashTable *blkids;           /* level-0 blkids to write (direct keys) */
 	uint64_t free_from;           /* kill level-0 blocks from here; UINT64_MAX: none */
 	bool dnode;                   /* the dnode itself changed */
+	uint8_t cause;                /* the label of its first change in the txg */
 };
 
 struct zfs_objset {
@@ -88,6 +90,7 @@ struct zfs_objset {
 	struct zfs_block *root;       /* the objset block; NULL before the first sync */
 	GHashTable *dirty;            /* object number -> struct zfs_dirty_object * */
 	GPtrArray *freed;             /* struct zfs_object * freed in the open txg */
+	uint8_t cause;                /* the label new dirty records take (the pool's, set per call) */
 };
 
 struct zfs_dataset {
@@ -120,7 +123,9 @@ struct zfs_pool {
 	int64_t last_sync_ns;
 	uint64_t used[3];             /* one copy, by enum zfs_block_kind */
 	uint64_t raw[3];              /* every copy, by kind */
-	uint64_t txgs, blocks_written, bytes_written;
+	uint64_t txgs, blocks_written, bytes_written, metadata_cowed;
+	uint8_t cause;                /* the label in force (zfs_pool_set_cause) */
+	uint64_t cause_used[ZFS_POOL_CAUSES]; /* metadata (dataset and MOS), one copy, by label */
 };
 
 /* zfs_objset.c */
@@ -142,11 +147,13 @@ typedef void (*zfs_block_visit_fn)(const struct zfs_block *block, const struct z
 				   uint64_t blkid, void *opaque);
 void zfs_objset_visit(const struct zfs_objset *os, zfs_block_visit_fn visit, void *opaque);
 
-/* zfs_sync.c: the txg sync of one objset; kills go through `kill`. */
+/* zfs_sync.c: the txg sync of one objset; kills go through `kill`. What
+ * the txg writes beyond each object's own blocks is charged to `cause`. */
 typedef void (*zfs_kill_fn)(struct zfs_pool *pool, struct zfs_block *block, void *opaque);
-void zfs_objset_sync(struct zfs_pool *pool, struct zfs_objset *os, uint64_t txg, zfs_kill_fn kill, void *opaque);
+void zfs_objset_sync(struct zfs_pool *pool, struct zfs_objset *os, uint64_t txg, uint8_t cause, zfs_kill_fn kill,
+		     void *opaque);
 struct zfs_block *zfs_block_alloc(struct zfs_pool *pool, uint64_t txg, uint32_t lsize, uint8_t level,
-				  enum zfs_block_kind kind);
+				  enum zfs_block_kind kind, uint8_t cause);
 void zfs_block_free(struct zfs_pool *pool, struct zfs_block *block);
 
 /* zfs_pool.c */

@@ -152,6 +152,7 @@ struct zfs_dirty_object *zfs_objset_dirty(struct zfs_objset *os, uint64_t number
 		d = g_new0(struct zfs_dirty_object, 1);
 		d->blkids = g_hash_table_new(g_direct_hash, g_direct_equal);
 		d->free_from = UINT64_MAX;
+		d->cause = os->cause;
 		g_hash_table_insert(os->dirty, GSIZE_TO_POINTER(number), d);
 	}
 	return d;

@@ -165,30 +165,58 @@ static void kill_in_mos(struct zfs_pool *pool, struct zfs_block *block, void *op
 
 typedef void (*sync_task_fn)(struct zfs_pool *pool, uint64_t txg, void *arg);
 
-static void sync_dataset(struct zfs_pool *pool, struct zfs_dataset *ds, uint64_t txg)
+static void sync_dataset(struct zfs_pool *pool, struct zfs_dataset *ds, uint64_t txg, uint8_t cause)
 {
 	guint before = ds->deadlist->len;
 
-	zfs_objset_sync(pool, ds->os, txg, kill_in_dataset, ds);
+	zfs_objset_sync(pool, ds->os, txg, cause, kill_in_dataset, ds);
 	mos_touch(pool, ds->mos_object);     /* ds_bp: the new objset block */
 	if (ds->deadlist->len > before)
 		bpobj_appended(pool, ds, before);
+}
+
+/* The label of what a txg writes beyond objects' own blocks: the one
+ * that changed the most objects of the datasets, the lowest on a tie; the
+ * label in force when none changed (zfs_pool.h, "why"). */
+static uint8_t txg_cause(const struct zfs_pool *pool)
+{
+	uint64_t objects[ZFS_POOL_CAUSES] = { 0 }, most = 0;
+	uint8_t cause = pool->cause;
+
+	for (guint i = 0; i < pool->datasets->len; i++) {
+		const struct zfs_dataset *ds = pool->datasets->pdata[i];
+		GHashTableIter it;
+		gpointer value;
+
+		if (ds->destroyed || ds->snapshot || !ds->os)
+			continue;
+		g_hash_table_iter_init(&it, ds->os->dirty);
+		while (g_hash_table_iter_next(&it, NULL, &value))
+			objects[((const struct zfs_dirty_object *)value)->cause]++;
+	}
+	for (uint8_t k = 0; k < ZFS_POOL_CAUSES; k++)
+		if (objects[k] > most) {
+			most = objects[k];
+			cause = k;
+		}
+	return cause;
 }
 
 /* dsl_pool_sync: the datasets, then the sync tasks, then the MOS. */
 static void txg_sync(struct zfs_pool *pool, sync_task_fn task, void *arg)
 {
 	uint64_t txg = pool->synced_txg + 1;
+	uint8_t cause = txg_cause(pool);
 
 	for (guint i = 0; i < pool->datasets->len; i++) {
 		struct zfs_dataset *ds = pool->datasets->pdata[i];
 
 		if (!ds->destroyed && !ds->snapshot && ds->os && zfs_objset_is_dirty(ds->os))
-			sync_dataset(pool, ds, txg);
+			sync_dataset(pool, ds, txg, cause);
 	}
 	if (task)
 		task(pool, txg, arg);
-	zfs_objset_sync(pool, pool->mos, txg, kill_in_mos, NULL);
+	zfs_objset_sync(pool, pool->mos, txg, cause, kill_in_mos, NULL);
 	pool->synced_txg = txg;
 	pool->txgs++;
 	pool->last_sync_ns = pool->clock_ns;
@@ -225,6 +253,12 @@ void zfs_pool_set_clock(struct zfs_pool *pool, int64_t now_ns)
 uint64_t zfs_pool_synced_txg(const struct zfs_pool *pool)
 {
 	return pool->synced_txg;
+}
+
+void zfs_pool_set_cause(struct zfs_pool *pool, unsigned cause)
+{
+	g_return_if_fail(cause < ZFS_POOL_CAUSES);
+	pool->cause = (uint8_t)cause;
 }
 
 /* ---- datasets ---- */
@@ -443,6 +477,7 @@ static int writable(struct zfs_pool *pool, uint64_t filesystem, struct zfs_datas
 		return -ENOENT;
 	if (ds->snapshot)
 		return -EROFS;
+	ds->os->cause = pool->cause;        /* the label of the changes this call records */
 	*out = ds;
 	return 0;
 }
@@ -620,6 +655,8 @@ void zfs_pool_usage(const struct zfs_pool *pool, struct zfs_pool_usage *u)
 	u->txgs = pool->txgs;
 	u->blocks_written = pool->blocks_written;
 	u->bytes_written = pool->bytes_written;
+	u->metadata_cowed = pool->metadata_cowed;
+	memcpy(u->metadata_by_cause, pool->cause_used, sizeof(u->metadata_by_cause));
 	for (guint i = 0; i < pool->datasets->len; i++) {
 		const struct zfs_dataset *ds = pool->datasets->pdata[i];
 
@@ -697,6 +734,50 @@ GArray *zfs_pool_datasets(const struct zfs_pool *pool)
 		g_array_append_val(out, u);
 	}
 	return out;
+}
+
+static void reach_block(const struct zfs_block *block, const struct zfs_object *o, uint64_t blkid, void *opaque)
+{
+	(void)o;
+	(void)blkid;
+	g_hash_table_add(opaque, (gpointer)block);
+}
+
+static bool in_ids(const uint64_t *ids, unsigned n, uint64_t id)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+int zfs_pool_destroy_estimate(const struct zfs_pool *pool, const uint64_t *ids, unsigned n, uint64_t *metadata,
+			      uint64_t *data)
+{
+	g_autoptr(GHashTable) outside = g_hash_table_new(NULL, NULL);
+	g_autoptr(GHashTable) inside = g_hash_table_new(NULL, NULL);
+	GHashTableIter it;
+	gpointer key;
+
+	*metadata = *data = 0;
+	for (unsigned i = 0; i < n; i++)
+		if (!dataset(pool, ids[i]))
+			return -ENOENT;
+	zfs_objset_visit(pool->mos, reach_block, outside);
+	for (guint i = 0; i < pool->datasets->len; i++) {
+		const struct zfs_dataset *ds = pool->datasets->pdata[i];
+
+		if (!ds->destroyed && ds->os)
+			zfs_objset_visit(ds->os, reach_block, in_ids(ids, n, ds->id) ? inside : outside);
+	}
+	g_hash_table_iter_init(&it, inside);
+	while (g_hash_table_iter_next(&it, &key, NULL)) {
+		const struct zfs_block *b = key;
+
+		if (!g_hash_table_contains(outside, b))
+			*(b->kind == ZFS_BLOCK_DATA ? data : metadata) += b->asize;
+	}
+	return 0;
 }
 
 void zfs_pool_dump(const struct zfs_pool *pool, FILE *out)

@@ -96,6 +96,20 @@ int zfs_zap_add(struct zfs_pool *pool, uint64_t filesystem, uint64_t directory, 
 int zfs_zap_remove(struct zfs_pool *pool, uint64_t filesystem, uint64_t directory, uint32_t hash,
 		   uint32_t name_len);
 
+/* ---- why: attribution ----
+ * The caller's label for the changes that follow (the model's enum
+ * space_cause: write, atime, snapshot, ...), below ZFS_POOL_CAUSES; 0 in a
+ * new pool. Every metadata block a txg writes is charged to one label for
+ * as long as it lives (zfs_pool_usage's metadata_by_cause):
+ *  - an object's own blocks (a ZAP's, an indirect block of a file) to the
+ *    label of the object's first change in the txg;
+ *  - everything else the txg writes (dnode blocks, the meta-dnode's tree,
+ *    objset blocks, the MOS) to the label that changed the most objects in
+ *    it, the lowest on a tie; a txg that changed no object (a snapshot's,
+ *    a destroy's) to the label in force. */
+#define ZFS_POOL_CAUSES 8
+void zfs_pool_set_cause(struct zfs_pool *pool, unsigned cause);
+
 /* ---- time ---- */
 /* Moves the clock (never back); syncs a txg when txg_timeout has passed
  * since the last and something is dirty. */
@@ -115,6 +129,8 @@ struct zfs_pool_usage {
 	uint64_t txgs;                /* txgs synced */
 	uint64_t blocks_written;      /* blocks written by all txgs */
 	uint64_t bytes_written;       /* bytes written by all txgs, every copy */
+	uint64_t metadata_cowed;      /* metadata blocks written in place of a live one (copy-on-write) */
+	uint64_t metadata_by_cause[ZFS_POOL_CAUSES]; /* metadata_used by label; they sum to it */
 };
 void zfs_pool_usage(const struct zfs_pool *pool, struct zfs_pool_usage *usage);
 
@@ -132,6 +148,14 @@ struct zfs_dataset_usage {
 };
 /* Every live dataset by id; free with g_array_unref(). */
 GArray *zfs_pool_datasets(const struct zfs_pool *pool);
+
+/* What destroying the datasets `ids` together would free (`zfs destroy -nv
+ * fs@a,fs@b`): bytes (one copy) of the blocks they reach and no other live
+ * dataset or the MOS reaches, metadata and file data apart. The MOS blocks
+ * the destroy itself rewrites are not counted. 0, or -ENOENT (no such
+ * dataset); changes nothing. */
+int zfs_pool_destroy_estimate(const struct zfs_pool *pool, const uint64_t *ids, unsigned n, uint64_t *metadata,
+			      uint64_t *data);
 
 /* The invariants of model/zfs_pool.c (Z1-Z5); false with the first
  * violation in *error, as "corrupt <what>: <id>, <reason>". */

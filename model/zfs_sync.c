@@ -28,12 +28,13 @@ struct sync_ctx {
 	struct zfs_pool *pool;
 	struct zfs_objset *os;
 	uint64_t txg;
+	uint8_t cause;                /* the label of what is being written */
 	zfs_kill_fn kill;
 	void *opaque;
 };
 
 struct zfs_block *zfs_block_alloc(struct zfs_pool *pool, uint64_t txg, uint32_t lsize, uint8_t level,
-				  enum zfs_block_kind kind)
+				  enum zfs_block_kind kind, uint8_t cause)
 {
 	static const uint8_t copies[] = { ZFS_DATA_COPIES, ZFS_METADATA_COPIES, ZFS_MOS_COPIES };
 	struct zfs_block *b = g_new0(struct zfs_block, 1);
@@ -45,8 +46,11 @@ struct zfs_block *zfs_block_alloc(struct zfs_pool *pool, uint64_t txg, uint32_t 
 	b->level = level;
 	b->kind = (uint8_t)kind;
 	b->copies = copies[kind];
+	b->cause = cause;
 	b->asize = (lsize + unit - 1) / unit * unit;
 	pool->used[kind] += b->asize;
+	if (kind != ZFS_BLOCK_DATA)
+		pool->cause_used[cause] += b->asize;
 	pool->raw[kind] += b->asize * b->copies;
 	pool->blocks_written++;
 	pool->bytes_written += b->asize * b->copies;
@@ -58,6 +62,8 @@ void zfs_block_free(struct zfs_pool *pool, struct zfs_block *block)
 {
 	pool->used[block->kind] -= block->asize;
 	pool->raw[block->kind] -= block->asize * block->copies;
+	if (block->kind != ZFS_BLOCK_DATA)
+		pool->cause_used[block->cause] -= block->asize;
 	g_hash_table_remove(pool->blocks, &block->id);   /* the table owns it */
 }
 
@@ -91,7 +97,9 @@ static void write_block(struct sync_ctx *c, struct zfs_object *o, unsigned level
 	if (blkid >= a->len)
 		g_ptr_array_set_size(a, (guint)blkid + 1);
 	old = a->pdata[blkid];
-	a->pdata[blkid] = zfs_block_alloc(c->pool, c->txg, lsize, (uint8_t)level, kind_at(c, o, level));
+	a->pdata[blkid] = zfs_block_alloc(c->pool, c->txg, lsize, (uint8_t)level, kind_at(c, o, level), c->cause);
+	if (old && old->kind != ZFS_BLOCK_DATA)
+		c->pool->metadata_cowed++;
 	if (old)
 		c->kill(c->pool, old, c->opaque);
 }
@@ -221,9 +229,10 @@ static GArray *sorted_dirty_objects(const struct zfs_objset *os)
 	return numbers;
 }
 
-void zfs_objset_sync(struct zfs_pool *pool, struct zfs_objset *os, uint64_t txg, zfs_kill_fn kill, void *opaque)
+void zfs_objset_sync(struct zfs_pool *pool, struct zfs_objset *os, uint64_t txg, uint8_t cause, zfs_kill_fn kill,
+		     void *opaque)
 {
-	struct sync_ctx c = { pool, os, txg, kill, opaque };
+	struct sync_ctx c = { pool, os, txg, cause, kill, opaque };
 	g_autoptr(GArray) numbers = sorted_dirty_objects(os);
 	struct zfs_block *old_root = os->root;
 
@@ -244,13 +253,19 @@ void zfs_objset_sync(struct zfs_pool *pool, struct zfs_objset *os, uint64_t txg,
 	for (guint i = 0; i < numbers->len; i++) {
 		uint64_t n = g_array_index(numbers, uint64_t, i);
 		struct zfs_object *o = zfs_objset_object_for_write(os, n);
+		const struct zfs_dirty_object *d = g_hash_table_lookup(os->dirty, GSIZE_TO_POINTER(n));
 
-		sync_object(&c, o, g_hash_table_lookup(os->dirty, GSIZE_TO_POINTER(n)), false);
+		c.cause = os->mos ? cause : d->cause; /* the MOS is the txg's own */
+		sync_object(&c, o, d, false);
 		dirty_dnode_block(os, n);
 	}
+	c.cause = cause;
 	sync_object(&c, zfs_objset_object_for_write(os, 0), zfs_objset_dirty(os, 0), !os->mos);
 	g_hash_table_remove_all(os->dirty);
-	os->root = zfs_block_alloc(pool, txg, ZFS_OBJSET_PHYS_SIZE, 0, os->mos ? ZFS_BLOCK_MOS : ZFS_BLOCK_METADATA);
-	if (old_root)
+	os->root = zfs_block_alloc(pool, txg, ZFS_OBJSET_PHYS_SIZE, 0, os->mos ? ZFS_BLOCK_MOS : ZFS_BLOCK_METADATA,
+				   cause);
+	if (old_root) {
+		pool->metadata_cowed++;
 		kill(pool, old_root, opaque);
+	}
 }

@@ -55,21 +55,21 @@
 	X(GLOBAL_RESERVE, "global_reserve", U64, BYTES, \
 	  "size of the global block reserve, as 'btrfs fi df -b' GlobalReserve total") \
 	X(TREE_FS, "tree_fs", U64, BYTES, \
-	  "bytes of tree blocks of all fs trees (subvolumes and snapshots), each block counted once") \
+	  "bytes of tree blocks of all fs trees (subvolumes and snapshots), each block counted once; --design zfs: the datasets' metadata blocks (objsets, dnode, indirect and ZAP blocks)") \
 	X(TREE_EXTENT, "tree_extent", U64, BYTES, \
 	  "bytes of tree blocks of the extent tree") \
 	X(TREE_CSUM, "tree_csum", U64, BYTES, \
 	  "bytes of tree blocks of the checksum tree") \
 	X(TREE_ROOT, "tree_root", U64, BYTES, \
-	  "bytes of tree blocks of the root tree") \
+	  "bytes of tree blocks of the root tree; --design zfs: the MOS") \
 	X(TREE_FREE_SPACE, "tree_free_space", U64, BYTES, \
 	  "bytes of tree blocks of the free-space tree") \
 	X(TREE_OTHER, "tree_other", U64, BYTES, \
 	  "bytes of tree blocks of all other trees (chunk, dev, uuid, ...)") \
 	X(BLOCKS_COWED, "blocks_cowed", U64, COUNT, \
-	  "tree blocks copied on write since the start of the run") \
+	  "tree blocks copied on write since the start of the run; --design zfs: metadata blocks a txg wrote in place of a live one") \
 	X(BYTES_WRITTEN, "bytes_written", U64, BYTES, \
-	  "bytes written to the device since the start of the run (btrfs-replay: the loop device's write sectors x 512)") \
+	  "bytes written to the device since the start of the run (btrfs-replay: the loop device's write sectors x 512; --design zfs: every block a txg wrote, every copy)") \
 	X(ATIME_UPDATES, "atime_updates", U64, COUNT, \
 	  "reads that updated an inode's atime since the start of the run") \
 	X(ATIME_SKIPPED, "atime_skipped", U64, COUNT, \
@@ -98,7 +98,7 @@
  * row.  A block stays charged to its op until it is copied or freed. */
 #define RESULTS_ATTRIBUTION_COLUMNS(X) \
 	X(METADATA_BY_MKFS, "metadata_by_mkfs", U64, BYTES, \
-	  "bytes of live tree blocks mkfs made that nothing has copied since. The metadata_by_* columns split metadata_used (they sum to it on every row) by the kind of op that allocated each live tree block; a commit's work for an op (its delayed writeback, the extent-tree records of its reference changes) is the op's, and the root items, block-group and free-space-tree items a commit rewrites go to the kind of op that allocated and freed the most blocks in that transaction (docs/model.md, Attribution)") \
+	  "bytes of live tree blocks mkfs made that nothing has copied since. The metadata_by_* columns split metadata_used (they sum to it on every row) by the kind of op that allocated each live tree block; a commit's work for an op (its delayed writeback, the extent-tree records of its reference changes) is the op's, and the root items, block-group and free-space-tree items a commit rewrites go to the kind of op that allocated and freed the most blocks in that transaction (docs/model.md, Attribution); --design zfs: an object's own blocks go to the op of its first change in the txg, the dnode blocks, objset and MOS blocks to the op that changed the most objects in it (model/zfs_pool.h)") \
 	X(METADATA_BY_WRITE, "metadata_by_write", U64, BYTES, \
 	  "bytes of live tree blocks allocated by namespace and data changes (create, write, truncate, rename, link, unlink, rmdir, settime, ...): the blocks they copied or split, their delayed writeback's, and the extent-tree blocks their reference changes copied") \
 	X(METADATA_BY_ATIME, "metadata_by_atime", U64, BYTES, \
@@ -191,7 +191,7 @@
  * btrfs-replay (a real kernel) leaves design and policy unset. */
 #define RESULTS_PARAM_COLUMNS(X) \
 	X(DESIGN, "design", STRING, TEXT, \
-	  "how snapshots share metadata: btrfs or keyed (--design)") \
+	  "how snapshots share metadata: btrfs, keyed or zfs (--design)") \
 	X(MOUNT, "mount", STRING, TEXT, \
 	  "the mount options the run started with, as --mount takes them (strictatime, relatime, noatime, ...,lazytime)") \
 	X(POLICY, "policy", STRING, TEXT, \

@@ -1,6 +1,7 @@
 /*
  * sim/cmd_compare.c - `cowsim compare TRACE --policies A,B --mounts X,Y`:
- * every atime policy under every mount option, on the same trace.
+ * every atime policy under every mount option, on the same trace; with
+ * --designs D1,D2 under every snapshot design too.
  *
  * How it works
  *   The combinations run one after the other, mounts outer and policies
@@ -10,6 +11,11 @@
  *           --> relatime x threshold:5% --> DIR/relatime-threshold-5pct.csv
  *           --> noatime x inline        --> DIR/noatime-inline.csv   ...
  *     summaries --> DIR/compare.csv, DIR/compare.md, the table on stdout
+ *
+ *   --designs adds the outermost axis: DIR/<design>-<mount>-<policy>.csv, a
+ *   design column first in compare.csv, and the figures a panel per design
+ *   (small multiples) instead of a panel per mount. Without --designs every
+ *   file is what it was before the option existed.
  *     the CSVs  --> cowsim plot (results/plot.py) --> DIR/compare.png (a panel
  *                   per mount), compare-bars, compare-ratio (over noatime),
  *                   compare-attribution and compare-free (.png and .svg)
@@ -22,12 +28,14 @@
  * Invariants
  *   CM1  Same trace and options, same bytes in every file of DIR (the PNG too,
  *       as plot.py makes it); progress goes to stderr only.
- *   CM2  File names are the mount and the policy made name-safe
- *       (grid_safe_name) and are distinct, or compare refuses to start.
+ *   CM2  File names are the design (with --designs), the mount and the
+ *       policy made name-safe (grid_safe_name) and are distinct, or compare
+ *       refuses to start.
  *   CM3  Exit status: 0 every run done or ended by ENOSPC; 1 a run broke (a
  *       model invariant, an unwritable file) or the plot failed; 2 bad
  *       arguments or a malformed trace; 128+signal interrupted.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,22 +49,27 @@
 #include "rows.h"
 
 #define COMPARE_DEFAULT_POLICIES "inline,side-table,threshold:5%,snapshot-aware"
+/* With --designs: the policy every design takes (the side table needs a
+ * tree per subvolume beside the items, which not every design has). */
+#define COMPARE_DEFAULT_DESIGN_POLICIES "inline"
 
 struct compare_args {
 	struct model_option_text model;
 	struct multirun_args run;     /* --out, --base, --every, --keep-going, --quiet */
 	char *policies;
 	char *mounts;
+	char *designs;                /* --designs LIST; NULL: the one --design */
 	char **rest;
 };
 
-/* One policy x mount combination. */
+/* One (design x) policy x mount combination. */
 struct combination {
+	const char *design;           /* NULL without --designs */
 	const char *mount;
 	const char *policy;
 	struct fs_config config;
-	char *csv;                    /* DIR/<mount>-<policy>.csv */
-	char *label;                  /* "relatime/inline", for the plot's legend */
+	char *csv;                    /* DIR/[<design>-]<mount>-<policy>.csv */
+	char *label;                  /* "[zfs/]relatime/inline", for the plot's legend */
 };
 
 static void free_args(struct compare_args *a)
@@ -65,23 +78,29 @@ static void free_args(struct compare_args *a)
 	multirun_args_clear(&a->run);
 	g_free(a->policies);
 	g_free(a->mounts);
+	g_free(a->designs);
 	g_strfreev(a->rest);
 }
 
 static const struct cli_doc compare_doc = {
 	.command = "compare",
 	.args = "TRACE",
-	.summary = "Replays TRACE once per policy and mount option and compares final metadata,\n"
-		   "amplification (final / first mark), atime updates, failed reads and staleness.",
+	.summary = "Replays TRACE once per policy and mount option (and snapshot design, with\n"
+		   "--designs) and compares final metadata, amplification (final / first mark),\n"
+		   "atime updates, failed reads and staleness.",
 	.notes = "Writes DIR/<mount>-<policy>.csv per run, DIR/compare.csv, DIR/compare.md,\n"
 		 "DIR/parameters.txt and the figures (PNG and SVG): compare (metadata by mark, a panel\n"
 		 "per mount, a colour per policy), compare-bars (final and growth), compare-ratio\n"
 		 "(over the same policy under noatime), compare-attribution (metadata_by_*) and\n"
-		 "compare-free (unallocated space, first ENOSPC marked).",
+		 "compare-free (unallocated space, first ENOSPC marked). With --designs the files are\n"
+		 "DIR/<design>-<mount>-<policy>.csv, compare.csv starts with a design column and each\n"
+		 "figure has a panel per design (policies default to inline there).",
 	.examples = "  cowsim gen seed-experiment --from-dir /usr/include --snapshots 10 -o t.trace\n"
 		    "  cowsim compare t.trace --policies inline,side-table,threshold:5%,snapshot-aware \\\n"
 		    "      --mounts relatime,strictatime,noatime -o cmp\n"
-		    "  cowsim report cmp -o cmp.html",
+		    "  cowsim report cmp -o cmp.html\n"
+		    "  cowsim gen backup-rotation --from-dir /usr/include --readonly -o rot.trace\n"
+		    "  cowsim compare rot.trace --designs btrfs,keyed,zfs --mounts relatime,noatime -o rot",
 	.exits = "  0  done (a run ended by ENOSPC is a result)\n"
 		 "  1  a run broke or the plot failed\n"
 		 "  2  bad arguments or a malformed trace\n"
@@ -97,6 +116,9 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		{ "mounts", 'M', 0, G_OPTION_ARG_STRING, &a->mounts,
 		  "mount options to compare, as relatime,strictatime,noatime; nodiratime and lazytime join the "
 		  "mode before them (default relatime)", "LIST" },
+		{ "designs", 0, 0, G_OPTION_ARG_STRING, &a->designs,
+		  "snapshot designs to compare, as btrfs,keyed,zfs: each runs every policy and mount; a panel per "
+		  "design in the figures", "LIST" },
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, NULL },
 		{ NULL },
 	};
@@ -110,9 +132,12 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		fprintf(stderr, "cowsim compare: give exactly one TRACE (see 'cowsim compare --help')\n");
 		return EXIT_BAD_INPUT;
 	}
-	if (a->model.policy || a->model.mount) {
-		fprintf(stderr, "cowsim compare: --%s: compare takes lists, give --%s instead\n",
-			a->model.policy ? "policy" : "mount", a->model.policy ? "policies" : "mounts");
+	if (a->model.policy || a->model.mount || (a->model.design && a->designs)) {
+		unsigned which = a->model.policy ? 0 : a->model.mount ? 1 : 2;
+		static const char *const one[] = { "policy", "mount", "design" };
+		static const char *const list[] = { "policies", "mounts", "designs" };
+		fprintf(stderr, "cowsim compare: --%s: compare takes lists, give --%s instead\n", one[which],
+			list[which]);
 		return EXIT_BAD_INPUT;
 	}
 	return multirun_check("compare", &a->run, a->rest[0], "cowsim-compare");
@@ -124,6 +149,8 @@ static bool combination_config(const struct compare_args *a, struct combination 
 	struct model_option_text text = a->model;
 	text.mount = (char *)c->mount;
 	text.policy = (char *)c->policy;
+	if (c->design)
+		text.design = (char *)c->design;
 	if (!options_model_config(&text, &c->config, error))
 		return false;
 	g_autoptr(Filesystem) fs = fs_new(&c->config, error);
@@ -140,43 +167,69 @@ static void combinations_free(GArray *combinations)
 	g_array_unref(combinations);
 }
 
-/* All combinations (CM2), or NULL with a message printed. */
-static GArray *plan(const struct compare_args *a, GPtrArray *mounts, GPtrArray *policies)
+/* "design zfs, mount relatime, policy inline" for messages. */
+static char *combination_name(const struct combination *c)
+{
+	return g_strdup_printf("%s%s%smount %s, policy %s", c->design ? "design " : "", c->design ? c->design : "",
+			       c->design ? ", " : "", c->mount, c->policy);
+}
+
+/* Adds one combination (CM2); false with a message printed. */
+static bool plan_one(const struct compare_args *a, GArray *combinations, GHashTable *names, struct combination c)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *safe_design = c.design ? grid_safe_name(c.design) : NULL;
+	g_autofree char *safe_mount = grid_safe_name(c.mount);
+	g_autofree char *safe_policy = grid_safe_name(c.policy);
+	g_autofree char *name = g_strdup_printf("%s%s%s-%s.csv", c.design ? safe_design : "", c.design ? "-" : "",
+						safe_mount, safe_policy);
+	g_autofree char *what = combination_name(&c);
+	c.csv = g_build_filename(a->run.out, name, NULL);
+	c.label = g_strdelimit(g_strdup_printf("%s%s%s/%s", c.design ? c.design : "", c.design ? "/" : "", c.mount,
+					       c.policy), ",", '+');
+	g_array_append_val(combinations, c);
+	if (!combination_config(a, &g_array_index(combinations, struct combination, combinations->len - 1),
+				&error)) {
+		fprintf(stderr, "cowsim compare: %s: %s\n", what, error->message);
+		return false;
+	}
+	if (!g_hash_table_add(names, g_steal_pointer(&name))) {
+		fprintf(stderr, "cowsim compare: %s: its file name %s is taken by another combination\n", what, c.csv);
+		return false;
+	}
+	return true;
+}
+
+/* All combinations, designs outermost (CM2), or NULL with a message
+ * printed. `designs` NULL: the one design of the model options. */
+static GArray *plan(const struct compare_args *a, GPtrArray *designs, GPtrArray *mounts, GPtrArray *policies)
 {
 	GArray *combinations = g_array_new(FALSE, TRUE, sizeof(struct combination));
 	g_autoptr(GHashTable) names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	for (unsigned m = 0; m < mounts->len; m++) {
-		for (unsigned p = 0; p < policies->len; p++) {
-			struct combination c = { .mount = mounts->pdata[m], .policy = policies->pdata[p] };
-			g_autoptr(GError) error = NULL;
-			g_autofree char *safe_mount = grid_safe_name(c.mount);
-			g_autofree char *safe_policy = grid_safe_name(c.policy);
-			g_autofree char *name = g_strdup_printf("%s-%s.csv", safe_mount, safe_policy);
-			c.csv = g_build_filename(a->run.out, name, NULL);
-			c.label = g_strdelimit(g_strdup_printf("%s/%s", c.mount, c.policy), ",", '+');
-			g_array_append_val(combinations, c);
-			if (!combination_config(a, &g_array_index(combinations, struct combination,
-								  combinations->len - 1), &error)) {
-				fprintf(stderr, "cowsim compare: mount %s, policy %s: %s\n", c.mount, c.policy,
-					error->message);
-				combinations_free(combinations);
-				return NULL;
+	for (unsigned d = 0; d < (designs ? designs->len : 1); d++)
+		for (unsigned m = 0; m < mounts->len; m++)
+			for (unsigned p = 0; p < policies->len; p++) {
+				struct combination c = { .design = designs ? designs->pdata[d] : NULL,
+							 .mount = mounts->pdata[m], .policy = policies->pdata[p] };
+				if (!plan_one(a, combinations, names, c)) {
+					combinations_free(combinations);
+					return NULL;
+				}
 			}
-			if (!g_hash_table_add(names, g_steal_pointer(&name))) {
-				fprintf(stderr, "cowsim compare: mount %s, policy %s: its file name %s is taken by "
-					"another combination\n", c.mount, c.policy, c.csv);
-				combinations_free(combinations);
-				return NULL;
-			}
-		}
-	}
 	return combinations;
+}
+
+/* "zfs, relatime, inline" (the design only with --designs), for progress. */
+static char *combination_short_name(const struct combination *c)
+{
+	return g_strdup_printf("%s%s%s, %s", c->design ? c->design : "", c->design ? ", " : "", c->mount, c->policy);
 }
 
 static void report_run(const struct compare_args *a, const struct combination *c, const struct rows_summary *s, double seconds)
 {
 	const struct fs_report *f = &s->outcome.final;
-	fprintf(stderr, "cowsim compare: %s, %s: %s, metadata %.1f MiB", c->mount, c->policy,
+	g_autofree char *name = combination_short_name(c);
+	fprintf(stderr, "cowsim compare: %s: %s, metadata %.1f MiB", name,
 		rows_status_name(s->outcome.status), f->space.metadata_used / 1048576.0);
 	if (s->base_label && s->metadata_base)
 		fprintf(stderr, " (x%.2f of %s)", (double)f->space.metadata_used / s->metadata_base, s->base_label);
@@ -191,9 +244,10 @@ static int run_all(const struct compare_args *a, GArray *combinations, RowsTable
 	int status = EXIT_OK;
 	for (unsigned i = 0; i < combinations->len; i++) {
 		const struct combination *c = &g_array_index(combinations, struct combination, i);
+		g_autofree char *what = combination_name(c);
+		g_autofree char *name = combination_short_name(c);
 		if (!a->run.quiet)
-			fprintf(stderr, "cowsim compare: run %u of %u: mount %s, policy %s\n", i + 1,
-				combinations->len, c->mount, c->policy);
+			fprintf(stderr, "cowsim compare: run %u of %u: %s\n", i + 1, combinations->len, what);
 		g_autoptr(GError) error = NULL;
 		struct rows_summary summary;
 		double started = multirun_seconds();
@@ -204,13 +258,14 @@ static int run_all(const struct compare_args *a, GArray *combinations, RowsTable
 			return run;
 		}
 		if (error && (run == EXIT_RUN_FAILED || !a->run.quiet)) /* ENOSPC (a result) or a broken run */
-			fprintf(stderr, "cowsim compare: %s, %s: %s\n", c->mount, c->policy, error->message);
+			fprintf(stderr, "cowsim compare: %s: %s\n", name, error->message);
 		if (run == EXIT_RUN_FAILED)
 			status = EXIT_RUN_FAILED;
 		if (!a->run.quiet)
 			report_run(a, c, &summary, multirun_seconds() - started);
-		ResultsCell params[] = { results_cell_string(c->mount), results_cell_string(c->policy) };
-		rows_table_add(table, params, &summary, &c->config);
+		ResultsCell params[] = { results_cell_string(c->design), results_cell_string(c->mount),
+					 results_cell_string(c->policy) };
+		rows_table_add(table, c->design ? params : params + 1, &summary, &c->config); /* the design with --designs */
 		*any_mark = *any_mark || summary.marks > 0;
 		rows_summary_clear(&summary);
 	}
@@ -232,7 +287,8 @@ static int plot_kind(const struct compare_args *a, GArray *combinations, const c
 			g_ptr_array_add(argv, g_strdup(c->csv));
 			g_ptr_array_add(argv, g_strdup_printf("--label=%s", c->label));
 		}
-		g_ptr_array_add(argv, g_strdup("--keys=mount,policy"));
+		bool designs = g_array_index(combinations, struct combination, 0).design != NULL;
+		g_ptr_array_add(argv, g_strdup(designs ? "--keys=design,mount,policy" : "--keys=mount,policy"));
 	}
 	g_ptr_array_add(argv, g_strdup_printf("--kind=%s", kind));
 	g_ptr_array_add(argv, g_strdup("-o"));
@@ -250,6 +306,47 @@ static unsigned count_mount(GArray *combinations, const char *mount)
 	for (unsigned i = 0; i < combinations->len; i++)
 		n += !strcmp(g_array_index(combinations, struct combination, i).mount, mount);
 	return n;
+}
+
+/* How many distinct values the combinations take for a field (mount or
+ * policy: offsetof into struct combination). */
+static unsigned count_values(GArray *combinations, size_t field)
+{
+	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+	for (unsigned i = 0; i < combinations->len; i++)
+		g_hash_table_add(seen, *(char **)((char *)&g_array_index(combinations, struct combination, i) + field));
+	return g_hash_table_size(seen);
+}
+
+/* The figures' layout (plot.py's keys): without --designs a panel per
+ * mount and a colour per policy; with --designs a panel per design, a
+ * colour per policy, a dash per mount. */
+struct layout {
+	const char *const *curves, *const *ratio, *const *free_space, *const *bars;
+	bool bars_drawn;              /* compare-bars has two keys: design and the one list of several */
+};
+
+static struct layout layout_of(GArray *combinations)
+{
+	static const char *const by_mount[] = { "--x=mark", "--panel-by=mount", NULL };
+	static const char *const ratio[] = { "--x=mark", "--panel-by=mount", "--baseline=mount=noatime", NULL };
+	static const char *const free_space[] = { "--panel-by=mount", NULL };
+	static const char *const none[] = { NULL };
+	static const char *const by_design[] = { "--x=mark", "--panel-by=design", "--colour-by=policy",
+						 "--style-by=mount", NULL };
+	static const char *const design_ratio[] = { "--x=mark", "--panel-by=design", "--colour-by=policy",
+						    "--style-by=mount", "--baseline=mount=noatime", NULL };
+	static const char *const design_free[] = { "--panel-by=design", "--colour-by=policy", "--style-by=mount",
+						   NULL };
+	static const char *const bars_by_policy[] = { "--style-by=design", "--colour-by=policy", NULL };
+	static const char *const bars_by_mount[] = { "--style-by=design", "--colour-by=mount", NULL };
+	if (!g_array_index(combinations, struct combination, 0).design)
+		return (struct layout){ by_mount, ratio, free_space, none, true };
+	unsigned mounts = count_values(combinations, offsetof(struct combination, mount));
+	unsigned policies = count_values(combinations, offsetof(struct combination, policy));
+	return (struct layout){ by_design, design_ratio, design_free,
+				mounts > 1 && policies == 1 ? bars_by_mount : bars_by_policy,
+				mounts == 1 || policies == 1 };
 }
 
 /* The figures of DIR (results/plot.py draws each):
@@ -270,25 +367,25 @@ static int plot(const struct compare_args *a, GArray *combinations, bool any_mar
 	g_autofree char *ratio_title = g_strdup_printf("metadata_used over the same policy under noatime: %s", base);
 	g_autofree char *stack_title = g_strdup_printf("metadata_used by the kind of op that allocated it: %s", base);
 	g_autofree char *free_title = g_strdup_printf("unallocated device space: %s", base);
-	const char *const by_mount[] = { "--x=mark", "--panel-by=mount", NULL };
 	const char *const by_mark[] = { "--x=mark", NULL };
-	const char *const ratio[] = { "--x=mark", "--panel-by=mount", "--baseline=mount=noatime", NULL };
-	const char *const none[] = { NULL };
-	const char *const free_space[] = { "--panel-by=mount", NULL };
-	int status = plot_kind(a, combinations, "compare", "curves", curves_title, by_mount);
+	struct layout l = layout_of(combinations);
+	int status = plot_kind(a, combinations, "compare", "curves", curves_title, l.curves);
 	if (status == EXIT_SKIPPED) {
 		fprintf(stderr, "cowsim compare: no plot (see above); the CSVs and tables are written\n");
 		return EXIT_OK;
 	}
-	if (status == EXIT_OK)
-		status = plot_kind(a, combinations, "compare-bars", "bars", bars_title, none);
+	if (status == EXIT_OK && l.bars_drawn)
+		status = plot_kind(a, combinations, "compare-bars", "bars", bars_title, l.bars);
+	else if (status == EXIT_OK && !a->run.quiet)
+		fprintf(stderr, "cowsim compare: no compare-bars: several designs, mounts and policies at once "
+			"(compare.csv has them)\n");
 	unsigned noatime = count_mount(combinations, "noatime");
 	if (status == EXIT_OK && noatime && noatime < combinations->len) /* a baseline and a run to divide */
-		status = plot_kind(a, combinations, "compare-ratio", "ratio", ratio_title, ratio);
+		status = plot_kind(a, combinations, "compare-ratio", "ratio", ratio_title, l.ratio);
 	if (status == EXIT_OK)
 		status = plot_kind(a, combinations, "compare-attribution", "stack", stack_title, by_mark);
 	if (status == EXIT_OK)
-		status = plot_kind(a, combinations, "compare-free", "free", free_title, free_space);
+		status = plot_kind(a, combinations, "compare-free", "free", free_title, l.free_space);
 	return status == EXIT_OK ? EXIT_OK : EXIT_RUN_FAILED;
 }
 
@@ -311,19 +408,22 @@ static int write_tables(const struct compare_args *a, const RowsTable *table)
 static int compare(struct compare_args *a)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GPtrArray) policies = grid_split_list("policy", a->policies ? a->policies
-									     : COMPARE_DEFAULT_POLICIES, &error);
+	const char *policy_list = a->policies ? a->policies
+			      : a->designs ? COMPARE_DEFAULT_DESIGN_POLICIES : COMPARE_DEFAULT_POLICIES;
+	g_autoptr(GPtrArray) policies = grid_split_list("policy", policy_list, &error);
 	g_autoptr(GPtrArray) mounts = policies ? grid_split_list("mount", a->mounts ? a->mounts : "relatime",
 								 &error) : NULL;
-	if (!mounts) {
-		fprintf(stderr, "cowsim compare: --%s: %s\n", policies ? "mounts" : "policies", error->message);
+	g_autoptr(GPtrArray) designs = mounts && a->designs ? grid_split_list("design", a->designs, &error) : NULL;
+	if (!mounts || (a->designs && !designs)) {
+		fprintf(stderr, "cowsim compare: --%s: %s\n", !policies ? "policies" : !mounts ? "mounts" : "designs",
+			error->message);
 		return EXIT_BAD_INPUT;
 	}
-	GArray *combinations = plan(a, mounts, policies);
+	GArray *combinations = plan(a, designs, mounts, policies);
 	if (!combinations)
 		return EXIT_BAD_INPUT;
-	const char *const pairs[] = { "policies", a->policies ? a->policies : COMPARE_DEFAULT_POLICIES,
-				      "mounts", a->mounts ? a->mounts : "relatime", NULL };
+	const char *const pairs[] = { "policies", policy_list, "mounts", a->mounts ? a->mounts : "relatime",
+				      a->designs ? "designs" : NULL, a->designs, NULL };
 	if (multirun_make_out_dir("compare", &a->run) != EXIT_OK ||
 	    multirun_write_parameters("compare", &a->run, a->rest[0],
 				      &g_array_index(combinations, struct combination, 0).config, pairs) != EXIT_OK) {
@@ -331,10 +431,13 @@ static int compare(struct compare_args *a)
 		return EXIT_RUN_FAILED;
 	}
 	const struct rows_param params[] = {
+		{ "design", RESULTS_CELL_STRING, RESULTS_UNIT_TEXT },
 		{ "mount", RESULTS_CELL_STRING, RESULTS_UNIT_TEXT },
 		{ "policy", RESULTS_CELL_STRING, RESULTS_UNIT_TEXT },
 	};
-	g_autoptr(RowsTable) table = rows_table_new(params, G_N_ELEMENTS(params));
+	/* The design column with --designs only (files as before without). */
+	g_autoptr(RowsTable) table = designs ? rows_table_new(params, G_N_ELEMENTS(params))
+					     : rows_table_new(params + 1, G_N_ELEMENTS(params) - 1);
 	bool any_mark = false;
 	int status = run_all(a, combinations, table, &any_mark);
 	if (status == EXIT_OK || status == EXIT_RUN_FAILED) {

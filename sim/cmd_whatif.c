@@ -63,7 +63,8 @@ static const struct cli_doc whatif_doc = {
 	.notes = "The exclusive and shared bytes per subvolume are those of 'cowsim run\n"
 		 "--subvolume-csv' at the same mark (qgroup-style: reachable from one subvolume only,\n"
 		 "side tables not counted). The keyed design keeps every snapshot in one tree: it\n"
-		 "cannot answer (exit 2).",
+		 "cannot answer (exit 2). Under --design zfs the answer is the pool's: the blocks only\n"
+		 "the set's datasets reach, as 'zfs destroy -nv fs@a,fs@b' counts them.",
 	.examples = "  cowsim gen seed-experiment --files 2000 --snapshots 5 -o t.trace\n"
 		    "  cowsim whatif delete t.trace --after after_grep /snap1 /snap2 -m strictatime\n"
 		    "  cowsim whatif delete rotation.trace --after day_12 /snapshots/2012-12-03",
@@ -197,6 +198,7 @@ static const char *model_error_text(int error)
 	case -EROFS: return "its parent is a read-only snapshot";
 	case -ENOTEMPTY: return "it holds another subvolume that is not in the set";
 	case -EOPNOTSUPP: return "the keyed design keeps every snapshot in one tree and cannot tell";
+	case -EBUSY: return "a filesystem that has snapshots is not destroyed (zfs destroy without -r)";
 	}
 	return g_strerror(-error);
 }

@@ -10,11 +10,6 @@
 
 /* ---- rows of a run ------------------------------------------------------- */
 
-uint64_t rows_bytes_written(const struct fs_counters *c, const struct fs_config *config)
-{
-	return c->blocks_written * config->nodesize * (config->metadata_single ? 1 : 2) + c->data_bytes_written;
-}
-
 uint64_t rows_free_bytes(const struct space_report *s, const struct fs_config *config)
 {
 	/* the measure model/policy_threshold.c free_bytes() tests, from the report */
@@ -86,7 +81,7 @@ void rows_fill(const struct replay_row *r, const struct fs_config *config, Resul
 	row->cells[RESULTS_COL_TREE_FREE_SPACE] = results_cell_u64(s->tree_bytes[TREE_CATEGORY_FREE_SPACE]);
 	row->cells[RESULTS_COL_TREE_OTHER] = results_cell_u64(s->tree_bytes[TREE_CATEGORY_OTHER]);
 	row->cells[RESULTS_COL_BLOCKS_COWED] = results_cell_u64(c->blocks_cowed);
-	row->cells[RESULTS_COL_BYTES_WRITTEN] = results_cell_u64(rows_bytes_written(c, config));
+	row->cells[RESULTS_COL_BYTES_WRITTEN] = results_cell_u64(c->bytes_written);
 	row->cells[RESULTS_COL_ATIME_UPDATES] = results_cell_u64(c->atime_updates);
 	row->cells[RESULTS_COL_ATIME_SKIPPED] = results_cell_u64(c->atime_skipped);
 	row->cells[RESULTS_COL_ENOSPC_EVENTS] = results_cell_u64(c->enospc_events);
@@ -212,7 +207,7 @@ static void summary_cells(const struct rows_summary *s, const struct fs_config *
 		cells[RESULTS_SUMMARY_COL_STALE_LT_1H + i] = results_cell_u64(c->staleness[i]);
 	cells[RESULTS_SUMMARY_COL_FAILED_READS] = results_cell_u64(c->failed_reads);
 	cells[RESULTS_SUMMARY_COL_ENOSPC_EVENTS] = results_cell_u64(c->enospc_events);
-	cells[RESULTS_SUMMARY_COL_BYTES_WRITTEN] = results_cell_u64(rows_bytes_written(c, config));
+	cells[RESULTS_SUMMARY_COL_BYTES_WRITTEN] = results_cell_u64(c->bytes_written);
 	cells[RESULTS_SUMMARY_COL_FREE_MIN] = results_cell_u64(s->free_min);
 	cells[RESULTS_SUMMARY_COL_UNSHARE_ESTIMATE] = results_cell_u64(c->unshare_estimate);
 }

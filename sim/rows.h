@@ -45,9 +45,6 @@
 #include "replay.h"
 #include "results.h"
 
-/* Bytes written to the device: tree blocks written at commits (twice with
- * DUP) plus file data. */
-uint64_t rows_bytes_written(const struct fs_counters *counters, const struct fs_config *config);
 
 /* Free space as the threshold policy sees it (RW3). */
 uint64_t rows_free_bytes(const struct space_report *space, const struct fs_config *config);

@@ -3,7 +3,8 @@
  * (model/design_zfs.c): snapshots are read-only (a writable one is refused,
  * or made a clone), an atime update after a snapshot keeps the old dnode
  * block for the snapshot, a snapshot's exclusive bytes are what destroying
- * it frees (zfs destroy -nv), and the design's checker (DZ1, DZ2 and the
+ * it frees (zfs destroy -nv) and a set's estimate what destroying the set
+ * frees, the report's split by tree and cause is the pool's, and the design's checker (DZ1, DZ2 and the
  * pool's Z1-Z5) fails when the pool and the items part ways.
  */
 #include "model_fixture.h"
@@ -130,12 +131,79 @@ static void test_a_snapshots_exclusive_bytes_are_what_destroying_it_frees(void *
 	fs_free(fs);
 }
 
+/* zfs destroy -nv fs@s1,fs@s2: blocks both hold (a file deleted after
+ * s2) are freed by the pair and by neither alone. */
+static void test_destroying_two_snapshots_together_frees_what_the_estimate_says(void **state)
+{
+	struct fs *fs = zfs_fs(false, ATIME_STRICT);
+	assert_int_equal(fs_snapshot(fs, "/", "/s1", true), 0);
+	assert_int_equal(fs_unlink(fs, "/d/file-001"), 0);
+	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + 60 * SECOND_NS), 0);
+	assert_int_equal(fs_snapshot(fs, "/", "/s2", true), 0);
+	assert_int_equal(fs_unlink(fs, "/d/file-004"), 0);
+	assert_int_equal(fs_sync(fs), 0);
+	g_autoptr(GArray) usage = fs_subvolume_usage(fs);
+	uint64_t alone = usage_of(usage, "/s1")->exclusive_bytes + usage_of(usage, "/s2")->exclusive_bytes;
+	const char *const pair[] = { "/s1", "/s2" };
+	struct fs_reclaim reclaim;
+	assert_int_equal(fs_delete_estimate(fs, pair, 2, &reclaim), 0);
+	assert_true(reclaim.data_bytes > 0);                       /* file-004's blocks */
+	assert_true(reclaim.metadata_bytes + reclaim.data_bytes > alone);
+	uint64_t before = datasets_bytes(fs);
+	assert_int_equal(fs_delete_snapshot(fs, "/s1"), 0);
+	assert_int_equal(fs_delete_snapshot(fs, "/s2"), 0);
+	assert_int_equal(fs_sync(fs), 0);
+	assert_int_equal(before - datasets_bytes(fs), reclaim.metadata_bytes + reclaim.data_bytes);
+	fixture_assert_fs_ok(fs, "after destroying both");
+	fs_subvolume_usage_free(g_steal_pointer(&usage));
+	fs_free(fs);
+}
+
+/* The report's columns under zfs are the pool's: by tree (datasets as fs
+ * trees, the MOS as the root tree), by cause (each block charged to the
+ * kind of op whose txg wrote it), blocks copied on write. */
+static void test_the_reports_split_by_tree_and_cause_is_the_pools(void **state)
+{
+	struct fs *fs = zfs_fs(false, ATIME_STRICT);
+	struct fs_report before, after;
+	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + 60 * SECOND_NS), 0);
+	fs_set_cause(fs, SPACE_CAUSE_SNAPSHOT);
+	assert_int_equal(fs_snapshot(fs, "/", "/s1", true), 0);
+	fs_report(fs, &before);
+	assert_int_equal(before.space.cause_bytes[SPACE_CAUSE_ATIME], 0);
+	assert_true(before.space.cause_bytes[SPACE_CAUSE_SNAPSHOT] > 0); /* its txg's MOS blocks, until rewritten */
+	fs_set_cause(fs, SPACE_CAUSE_ATIME);
+	read_all(fs, "");
+	assert_int_equal(fs_sync(fs), 0);
+	fs_report(fs, &after);
+	/* The greps' txg rewrote the dnode blocks (the snapshot keeps the old
+	 * ones, still charged to the writes that made them). */
+	assert_true(after.space.cause_bytes[SPACE_CAUSE_ATIME] >= 16384);
+	assert_int_equal(after.space.cause_bytes[SPACE_CAUSE_WRITE], before.space.cause_bytes[SPACE_CAUSE_WRITE]);
+	uint64_t by_cause = 0, by_tree = 0;
+	for (unsigned k = 0; k < SPACE_CAUSE_COUNT; k++)
+		by_cause += after.space.cause_bytes[k];
+	for (unsigned k = 0; k < TREE_CATEGORY_COUNT; k++)
+		by_tree += after.space.tree_bytes[k];
+	assert_int_equal(by_cause, after.space.metadata_used);
+	assert_int_equal(by_tree, after.space.metadata_used);
+	assert_true(after.space.tree_bytes[TREE_CATEGORY_ROOT] > 0);   /* the MOS */
+	assert_int_equal(after.space.tree_bytes[TREE_CATEGORY_EXTENT], 0);
+	assert_true(after.counters.blocks_cowed > before.counters.blocks_cowed);
+	assert_true(after.counters.bytes_written > before.counters.bytes_written);
+	fixture_assert_fs_ok(fs, "after the reads");
+	fs_free(fs);
+}
+
 static void test_a_filesystem_with_snapshots_is_not_destroyed(void **state)
 {
 	struct fs *fs = zfs_fs(true, ATIME_RELATIME);
 	assert_int_equal(fs_snapshot(fs, "/", "/rw", false), 0);
 	assert_int_equal(fs_snapshot(fs, "/rw", "/rw-snap", true), 0);
 	assert_int_equal(fs_delete_snapshot(fs, "/rw"), -EBUSY);
+	const char *const rw[] = { "/rw" };
+	struct fs_reclaim reclaim;
+	assert_int_equal(fs_delete_estimate(fs, rw, 1, &reclaim), -EBUSY); /* nor estimated */
 	assert_int_equal(fs_delete_snapshot(fs, "/rw-snap"), 0);
 	assert_int_equal(fs_delete_snapshot(fs, "/rw"), 0);
 	fixture_assert_fs_ok(fs, "after both");
@@ -177,6 +245,8 @@ int main(void)
 		cmocka_unit_test(test_with_clones_a_writable_snapshot_is_a_clone_of_its_own_origin),
 		cmocka_unit_test(test_an_atime_update_after_a_snapshot_keeps_the_old_dnode_blocks),
 		cmocka_unit_test(test_a_snapshots_exclusive_bytes_are_what_destroying_it_frees),
+		cmocka_unit_test(test_destroying_two_snapshots_together_frees_what_the_estimate_says),
+		cmocka_unit_test(test_the_reports_split_by_tree_and_cause_is_the_pools),
 		cmocka_unit_test(test_a_filesystem_with_snapshots_is_not_destroyed),
 		cmocka_unit_test(test_check_fails_when_a_subvolume_and_its_dataset_disagree),
 		cmocka_unit_test(test_check_fails_when_the_pool_loses_an_object_the_items_keep),

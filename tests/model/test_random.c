@@ -8,7 +8,8 @@
  * types and inode identities) predicts every call's result, so a wrong errno
  * or a lost name fails the test as surely as a broken invariant. Work happens
  * under /w of the top-level subvolume and of each snapshot /snapN (snapshots
- * of "/", some read-only). Every failure names the seed, the configuration
+ * of "/", some read-only; under the zfs design the writable ones are clones,
+ * fs_config.snapshot_clones). Every failure names the seed, the configuration
  * (nodesize, design, policy, mount) and the operation number; a failed
  * check also dumps every tree to stderr. Seeds are constants, never the time.
  *
@@ -644,6 +645,8 @@ static void run_matrix_for_design(const char *name)
 					config.atime.mode = mounts[m].mode;
 					config.atime.lazytime = lazytimes[l].lazytime;
 					config.lazytime = lazytimes[l].model;
+					/* zfs: a writable snapshot is a clone of a read-only one */
+					config.snapshot_clones = !strcmp(name, "zfs");
 					g_autoptr(GError) error = NULL;
 					if (!fs_config_validate(&config, &error)) {
 						refused++; /* e.g. the side table under the keyed design */
@@ -669,6 +672,11 @@ static void test_random_ops_keep_every_invariant_in_the_keyed_design_under_every
 	run_matrix_for_design("keyed");
 }
 
+static void test_random_ops_keep_every_invariant_in_the_zfs_design_under_every_policy_and_mount(void **state)
+{
+	run_matrix_for_design("zfs");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -678,6 +686,7 @@ int main(void)
 		cmocka_unit_test(test_random_ops_keep_every_invariant_at_16k_second_seed),
 		cmocka_unit_test(test_random_ops_keep_every_invariant_in_the_btrfs_design_under_every_policy_and_mount),
 		cmocka_unit_test(test_random_ops_keep_every_invariant_in_the_keyed_design_under_every_policy_and_mount),
+		cmocka_unit_test(test_random_ops_keep_every_invariant_in_the_zfs_design_under_every_policy_and_mount),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

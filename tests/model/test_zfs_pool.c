@@ -404,7 +404,7 @@ static void test_check_fails_on_a_leaked_block(void **state)
 	g_autoptr(ZfsPool) pool = pool_with_deadlist(&fs);
 
 	(void)state;
-	zfs_block_alloc(pool, pool->synced_txg, 4096, 0, ZFS_BLOCK_METADATA);
+	zfs_block_alloc(pool, pool->synced_txg, 4096, 0, ZFS_BLOCK_METADATA, 0);
 	assert_check_fails(pool, "leaked");
 }
 
@@ -418,6 +418,18 @@ static void test_check_fails_when_space_is_miscounted(void **state)
 	assert_check_fails(pool, "corrupt space");
 }
 
+/* Z4 by label: a block charged to one label and counted under another. */
+static void test_check_fails_when_a_label_is_miscounted(void **state)
+{
+	uint64_t fs;
+	g_autoptr(ZfsPool) pool = pool_with_deadlist(&fs);
+
+	(void)state;
+	pool->cause_used[0] -= 4096;
+	pool->cause_used[1] += 4096;
+	assert_check_fails(pool, "label 0 counts");
+}
+
 static void test_check_fails_when_a_freed_block_is_still_reached(void **state)
 {
 	uint64_t fs;
@@ -428,11 +440,85 @@ static void test_check_fails_when_a_freed_block_is_still_reached(void **state)
 	/* Forget the block without freeing it: the snapshot still reaches it. */
 	pool->used[b->kind] -= b->asize;
 	pool->raw[b->kind] -= b->asize * b->copies;
+	pool->cause_used[b->cause] -= b->kind != ZFS_BLOCK_DATA ? b->asize : 0;
 	g_hash_table_steal(pool->blocks, &b->id);
 	assert_check_fails(pool, "reached but not allocated");
 	g_hash_table_insert(pool->blocks, &b->id, b);
 	pool->used[b->kind] += b->asize;
 	pool->raw[b->kind] += b->asize * b->copies;
+	pool->cause_used[b->cause] += b->kind != ZFS_BLOCK_DATA ? b->asize : 0;
+}
+
+/* ---- attribution: what each label's changes hold ---- */
+
+enum { LABEL_WRITE = 1, LABEL_ATIME = 2, LABEL_SNAPSHOT = 3 };
+
+static uint64_t sum_labels(const struct zfs_pool_usage *u)
+{
+	uint64_t sum = 0;
+
+	for (unsigned k = 0; k < ZFS_POOL_CAUSES; k++)
+		sum += u->metadata_by_cause[k];
+	return sum;
+}
+
+static void test_an_atime_txg_after_a_snapshot_charges_its_dnode_blocks_to_atime(void **state)
+{
+	struct zfs_pool_usage before, after;
+	g_autoptr(ZfsPool) pool = new_pool();
+	uint64_t fs, snap;
+
+	(void)state;
+	zfs_pool_set_cause(pool, LABEL_WRITE);
+	fs = new_filesystem(pool);
+	for (uint64_t o = ROOT_DIR + 1; o < ROOT_DIR + 200; o++)
+		assert_int_equal(zfs_object_claim(pool, fs, o, ZFS_OBJECT_FILE), 0);
+	zfs_pool_sync(pool);
+	zfs_pool_set_cause(pool, LABEL_SNAPSHOT);
+	assert_int_equal(zfs_snapshot_create(pool, fs, "tank/fs@1", &snap), 0);
+	zfs_pool_usage(pool, &before);
+	assert_true(before.metadata_by_cause[LABEL_WRITE] > 0);
+	assert_true(before.metadata_by_cause[LABEL_SNAPSHOT] > 0);   /* the snapshot's txg: MOS blocks */
+	assert_int_equal(before.metadata_by_cause[LABEL_ATIME], 0);
+	zfs_pool_set_cause(pool, LABEL_ATIME);
+	for (uint64_t o = ROOT_DIR + 1; o < ROOT_DIR + 200; o++)
+		assert_int_equal(zfs_object_touch(pool, fs, o), 0);
+	zfs_pool_sync(pool);
+	zfs_pool_usage(pool, &after);
+	pool_ok(pool, "after the atime txg");
+	/* 199 dnodes in 7 dnode blocks, rewritten with the meta-dnode's path
+	 * and the objset block; the snapshot keeps the old ones, still write's. */
+	assert_true(after.metadata_by_cause[LABEL_ATIME] >= 7 * ZFS_DNODE_BLOCK_SIZE);
+	assert_int_equal(after.metadata_by_cause[LABEL_WRITE], before.metadata_by_cause[LABEL_WRITE]);
+	assert_true(after.metadata_cowed > before.metadata_cowed);
+	assert_int_equal(sum_labels(&after), after.metadata_used);
+}
+
+static void test_a_txg_of_mixed_changes_charges_each_object_its_own_label(void **state)
+{
+	struct zfs_pool_usage u;
+	g_autoptr(ZfsPool) pool = new_pool();
+	uint64_t fs;
+
+	(void)state;
+	zfs_pool_set_cause(pool, LABEL_WRITE);
+	fs = new_filesystem(pool);
+	zfs_pool_sync(pool);
+	/* Four atime touches and one directory change (under a label of its
+	 * own): the directory's micro-ZAP block is that label's, and only it;
+	 * the dnode blocks, the meta-dnode and the objset go to atime. */
+	zfs_pool_set_cause(pool, LABEL_ATIME);
+	for (uint64_t n = 1; n <= 4; n++)
+		assert_int_equal(zfs_object_touch(pool, fs, n), 0);
+	zfs_pool_set_cause(pool, LABEL_SNAPSHOT);
+	assert_int_equal(zfs_zap_add(pool, fs, ROOT_DIR, 0x1234u, 8), 0);
+	zfs_pool_sync(pool);
+	zfs_pool_usage(pool, &u);
+	pool_ok(pool, "after a mixed txg");
+	assert_true(u.metadata_by_cause[LABEL_ATIME] >= ZFS_DNODE_BLOCK_SIZE);
+	assert_true(u.metadata_by_cause[LABEL_SNAPSHOT] > 0);
+	assert_true(u.metadata_by_cause[LABEL_SNAPSHOT] < ZFS_DNODE_BLOCK_SIZE); /* one small block */
+	assert_int_equal(sum_labels(&u), u.metadata_used);
 }
 
 /* ---- randomized: filesystems, snapshots, clones, destroys ---- */
@@ -443,6 +529,7 @@ static void random_step(struct zfs_pool *pool, GRand *rng, GArray *filesystems, 
 	uint64_t object = 256 + (uint64_t)g_rand_int_range(rng, 1, 200), id;
 	int op = g_rand_int_range(rng, 0, 100);
 
+	zfs_pool_set_cause(pool, (unsigned)g_rand_int_range(rng, 0, ZFS_POOL_CAUSES));
 	if (op < 30) {
 		zfs_object_claim(pool, fs, object, ZFS_OBJECT_FILE);
 		zfs_object_write(pool, fs, object, (uint64_t)g_rand_int_range(rng, 0, 1 << 20),
@@ -533,6 +620,9 @@ int main(void)
 		cmocka_unit_test(test_check_fails_when_a_block_is_on_a_deadlist_twice),
 		cmocka_unit_test(test_check_fails_on_a_leaked_block),
 		cmocka_unit_test(test_check_fails_when_space_is_miscounted),
+		cmocka_unit_test(test_check_fails_when_a_label_is_miscounted),
+		cmocka_unit_test(test_an_atime_txg_after_a_snapshot_charges_its_dnode_blocks_to_atime),
+		cmocka_unit_test(test_a_txg_of_mixed_changes_charges_each_object_its_own_label),
 		cmocka_unit_test(test_check_fails_when_a_freed_block_is_still_reached),
 		cmocka_unit_test(test_random_sequences_keep_every_invariant),
 	};

@@ -8,7 +8,7 @@
 # policy; on a device that runs out under inline, threshold:5% keeps free space
 # at or above its limit with no failed read, and --keep-going counts each
 # failed read once; the same inputs give the same bytes; bad arguments are
-# exit 2 with a message and nothing run.
+# exit 2 with a message and nothing run. (--designs: test_compare_designs.sh.)
 set -u
 cowsim=$1
 . "$(dirname "$0")/../tap.sh"

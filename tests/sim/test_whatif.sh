@@ -75,6 +75,29 @@ snaps=$(awk '/^mark day_10$/ {exit} /^snapshot \/ / {print $3}' "$work/rotation.
 # shellcheck disable=SC2086
 whatif_vs_run rotation "$work/rotation.trace" day_10 $snaps
 
+# The zfs design (issue 16): the same trace with read-only snapshots; the
+# answer is the pool's (zfs destroy -nv fs@s1,fs@s2), checked against the
+# deletion replayed: data_used and the datasets' metadata (tree_fs; the MOS
+# is tree_root) drop by exactly what it names.
+sed 's|^snapshot / \(/s[12]\)$|snapshot / \1 ro|' "$work/shared.trace" >"$work/shared-ro.trace"
+out=$("$cowsim" whatif delete "$work/shared-ro.trace" --after before_delete /s1 /s2 --design zfs -m strictatime 2>&1)
+check "zfs: whatif of two snapshots exits 0" "[ \$? = 0 ]" "$out"
+note "$out"
+{ cat "$work/shared-ro.trace"; echo "delete-snapshot /s1"; echo "delete-snapshot /s2"; echo "mark after_delete"; } \
+  >"$work/zfs-deleted.trace"
+"$cowsim" run "$work/zfs-deleted.trace" -q -m strictatime --design zfs --csv "$work/zfs.csv"
+zmeta=$(field "$out" "would free: [0-9]* bytes ([0-9.]* MiB):")
+zdata=$(field "$out" "of tree blocks,")
+zexcl=$(field "$out" "sum of their exclusive bytes:")
+zfs_data_drop=$(( $(csv_at "$work/zfs.csv" before_delete data_used) - $(csv_at "$work/zfs.csv" after_delete data_used) ))
+zfs_meta_drop=$(( $(csv_at "$work/zfs.csv" before_delete tree_fs) - $(csv_at "$work/zfs.csv" after_delete tree_fs) ))
+check "zfs: the data it would free is what the replayed destroy frees" \
+  "[ -n \"$zdata\" ] && [ \"$zdata\" -gt 0 ] && [ \"$zdata\" = $zfs_data_drop ]" "$zdata vs $zfs_data_drop"
+check "zfs: the metadata it would free is what the datasets lose" \
+  "[ -n \"$zmeta\" ] && [ \"$zmeta\" = $zfs_meta_drop ]" "$zmeta vs $zfs_meta_drop"
+check "zfs: together they free more than the sum of their exclusive bytes" \
+  "[ -n \"$zexcl\" ] && [ \$((zmeta + zdata)) -gt $zexcl ]" "$((zmeta + zdata)) vs $zexcl"
+
 # Errors name the snapshot and the reason, exit 2.
 refused() { # WANT_TEXT ARGS...
   local want=$1; shift
