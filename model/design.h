@@ -111,8 +111,14 @@ struct fs_design_ops {
 	void (*snapshot_create)(struct fs *fs, struct subvolume *src, struct subvolume *snap);
 	/* fs_delete_snapshot(): `snap` is marked deleted and out of the
 	 * namespace; free what only it held (blocks, item versions, data
-	 * references). Afterwards no live subvolume's view has changed. */
-	void (*snapshot_delete)(struct fs *fs, struct subvolume *snap);
+	 * references), or hand it to the accounting to free after the
+	 * operation (refs_drop_tree). Afterwards no live subvolume's view has
+	 * changed. 0, or -EINTR when fs_cancelled() asked it to stop: the
+	 * model is consistent, and finish_deletes() frees the rest. */
+	int (*snapshot_delete)(struct fs *fs, struct subvolume *snap);
+	/* At each commit, first: finish what a stopped snapshot_delete left.
+	 * May be NULL (nothing is ever left). */
+	void (*finish_deletes)(struct fs *fs);
 	/* Before anything changes: may this design take a snapshot of `src`
 	 * (read-only or not), or delete `snap` (src NULL)? 0, or the -errno
 	 * fs_snapshot() / fs_delete_snapshot() return (a design whose

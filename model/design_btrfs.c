@@ -135,10 +135,14 @@ static void btrfs_snapshot_create(struct fs *fs, struct subvolume *src, struct s
 	snap->tree->root_dirty = true;
 }
 
-static void btrfs_snapshot_delete(struct fs *fs, struct subvolume *snap)
+/* btrfs_drop_snapshot() runs in the cleaner after the deletion's commit;
+ * the model drops the tree in the throttle after the operation, where it
+ * may stop and go on later (refs_drop_tree). */
+static int btrfs_snapshot_delete(struct fs *fs, struct subvolume *snap)
 {
-	refs_drop_block(&fs->txn, snap->tree->root, false);
+	refs_drop_tree(&fs->txn, snap->tree->root);
 	snap->tree->root = NULL;
+	return 0;
 }
 
 static bool btrfs_item_write_is_private(const struct fs *fs, const struct subvolume *sv,

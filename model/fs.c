@@ -94,13 +94,23 @@ int fs_reserve_delete(struct fs *fs, unsigned items)
 	return reserve(fs, items, true);
 }
 
-void fs_release(struct fs *fs)
+static int release(struct fs *fs, bool stoppable)
 {
 	blockstore_release(fs->store);
 	fs->counters.operations++;
 	/* btrfs's preemptive flusher runs delayed refs between operations
-	 * (model/refs.c, refs_throttle). */
-	fs->txn.ops->throttle(&fs->txn);
+	 * (model/refs.c, refs_throttle), and its cleaner drops deleted trees. */
+	return fs->txn.ops->throttle(&fs->txn, stoppable);
+}
+
+void fs_release(struct fs *fs)
+{
+	release(fs, false);
+}
+
+int fs_release_stoppable(struct fs *fs)
+{
+	return release(fs, true);
 }
 
 /* The trees btrfs keeps outside the subvolumes, for walking them all. */
@@ -211,7 +221,8 @@ struct fs *fs_new(const struct fs_config *config, GError **error)
 	fs->store = store;
 	fs->refs = refs_new(&fs->extent_tree, fs_data_extent_freed, fs);
 	fs->txn = (struct transaction){ .transid = 1, .store = store, .ops = &refs_transaction_ops,
-					.accounting = fs->refs, .written = g_ptr_array_new() };
+					.accounting = fs->refs, .written = g_ptr_array_new(),
+					.stop = config->cancelled, .stop_opaque = config->cancelled_opaque };
 	fs->subvolumes = g_ptr_array_new_with_free_func(free_subvolume);
 	fs->subvolume_by_id = g_hash_table_new(g_int64_hash, g_int64_equal);
 	fs->names = g_string_chunk_new(1 << 16);
@@ -344,6 +355,8 @@ static bool update_chunk_trees(void *opaque)
 
 int fs_commit(struct fs *fs)
 {
+	if (fs->design->finish_deletes)
+		fs->design->finish_deletes(fs);
 	/* A cancelled writeback returns at once: what it wrote stays in the
 	 * running transaction and the rest queued, both for the next commit
 	 * (committing now would cost as much as the writeback did). */

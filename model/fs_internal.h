@@ -183,6 +183,9 @@ int fs_reserve(struct fs *fs, unsigned items);
 /* fs_reserve() for unlink and rmdir: may use the global reserve. */
 int fs_reserve_delete(struct fs *fs, unsigned items);
 void fs_release(struct fs *fs);
+/* fs_release() whose throttle stops when fs_config.cancelled asks: 0, or
+ * -EINTR with the rest of its work left to the next throttle or commit. */
+int fs_release_stoppable(struct fs *fs);
 struct subvolume *fs_subvolume(const struct fs *fs, uint64_t id);
 /* fs_snapshot.c: is PARENT's directory entry to SV the link btrfs keeps
  * (a ROOT_BACKREF), not a snapshot's placeholder of it? */
