@@ -22,8 +22,10 @@
  *                                     or parameter file, else inferred from the
  *                                     per-run CSVs' tree sizes)
  *
- *   Options held fixed are shown only when a key=value .txt file in DIR
- *   records them (compare and sweep do not write one yet). Nothing outside
+ *   Options held fixed are shown from DIR/parameters.json (compare and sweep
+ *   write it, provenance.h) and from any key=value .txt file. Beside a page
+ *   written to FILE.html goes FILE.parameters.json: the report's own options,
+ *   the calibration file's sha256 and the folder's parameters.json. Nothing outside
  *   the page is referenced: images are data URIs, the style is inline, and a
  *   Content-Security-Policy forbids any other source. A short inline script
  *   writes data-images-loaded="N" data-images-total="M" on <body> once the
@@ -52,7 +54,9 @@
 #include "cli.h"
 #include "commands.h"
 #include "options.h"
+#include "provenance.h"
 #include "results.h"
+#include "sweep_store.h"
 
 /* ---- CSV ------------------------------------------------------------------- */
 
@@ -305,6 +309,7 @@ struct folder {
 	GPtrArray *images;            /* char * file names */
 	GPtrArray *notes;             /* char * file names: .md, .txt */
 	GPtrArray *others;            /* char * file names */
+	char *parameters;             /* the text of DIR/parameters.json (compare, sweep), or NULL */
 	unsigned left_out;            /* hidden files, *.tmp, the page itself */
 };
 
@@ -315,6 +320,7 @@ static void folder_clear(struct folder *f)
 	g_ptr_array_unref(f->images);
 	g_ptr_array_unref(f->notes);
 	g_ptr_array_unref(f->others);
+	g_free(f->parameters);
 }
 
 static int compare_names(gconstpointer a, gconstpointer b)
@@ -361,6 +367,17 @@ static bool svg_has_png(const GPtrArray *names, const char *svg)
 	return false;
 }
 
+/* FILE.parameters.json beside a page FILE.html (provenance.h). */
+static char *page_parameters_path(const char *page)
+{
+	size_t stem = strlen(page);
+	if (has_suffix_ci(page, ".html"))
+		stem -= 5;
+	else if (has_suffix_ci(page, ".htm"))
+		stem -= 4;
+	return g_strdup_printf("%.*s.%s", (int)stem, page, PROVENANCE_PARAMETERS_FILE);
+}
+
 static bool read_folder(struct folder *f, const char *dir, const char *output, GError **error)
 {
 	*f = (struct folder){ .dir = g_strdup(dir) };
@@ -372,6 +389,7 @@ static bool read_folder(struct folder *f, const char *dir, const char *output, G
 	if (!names)
 		return false;
 	g_autofree char *output_base = g_path_get_basename(output);
+	g_autofree char *output_parameters = page_parameters_path(output_base);
 	g_autofree char *output_dir = g_path_get_dirname(output);
 	g_autofree char *output_real = g_canonicalize_filename(output_dir, NULL);
 	g_autofree char *dir_real = g_canonicalize_filename(dir, NULL);
@@ -379,8 +397,11 @@ static bool read_folder(struct folder *f, const char *dir, const char *output, G
 	for (unsigned i = 0; i < names->len; i++) {
 		const char *name = names->pdata[i];
 		g_autofree char *path = g_build_filename(dir, name, NULL);
-		if (output_here && !strcmp(name, output_base)) {
-			continue; /* the page itself, from an earlier report (RP1) */
+		if (output_here && (!strcmp(name, output_base) || !strcmp(name, output_parameters))) {
+			continue; /* the page itself and its parameters, from an earlier report (RP1) */
+		} else if (!strcmp(name, PROVENANCE_PARAMETERS_FILE)) {
+			if (!g_file_get_contents(path, &f->parameters, NULL, error))
+				return false;
 		} else if (name[0] == '.' || g_str_has_suffix(name, ".tmp")) {
 			f->left_out++;
 		} else if (has_suffix_ci(name, ".csv")) {
@@ -396,7 +417,7 @@ static bool read_folder(struct folder *f, const char *dir, const char *output, G
 			g_ptr_array_add(f->others, g_strdup(name));
 		}
 	}
-	if (!f->csvs->len && !f->images->len && !f->notes->len) {
+	if (!f->csvs->len && !f->images->len && !f->notes->len && !f->parameters) {
 		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
 			    "%s: no results here (no .csv, .png, .svg, .md or .txt files); give the folder that "
 			    "'cowsim compare' or 'cowsim sweep' wrote", dir);
@@ -486,6 +507,13 @@ static void html_parameters(GString *out, const struct folder *f, GPtrArray *par
 		if (has_suffix_ci(f->notes->pdata[i], ".txt") && read_parameter_file(path, pairs))
 			g_ptr_array_add(parameter_files, g_strdup(f->notes->pdata[i]));
 	}
+	if (f->parameters) {
+		g_string_append(out, "<p>Recorded in " PROVENANCE_PARAMETERS_FILE " (cowsim's version and commit, the "
+				     "trace's sha256 and the command that generated it, every option; "
+				     "docs/json.md):</p>\n<pre>");
+		html_text(out, f->parameters);
+		g_string_append(out, "</pre>\n");
+	}
 	if (pairs->len) {
 		g_string_append(out, "<p>Recorded in the folder's parameter files:</p>\n<pre>");
 		for (unsigned i = 0; i < pairs->len; i++) {
@@ -494,10 +522,10 @@ static void html_parameters(GString *out, const struct folder *f, GPtrArray *par
 		}
 		g_string_append(out, "</pre>\n");
 	}
-	if (!n && !pairs->len)
+	if (!n && !pairs->len && !f->parameters)
 		g_string_append(out, "<p>The folder records no parameters: no compare.csv or sweep.csv with "
-				     "parameter columns, and no key=value text file.</p>\n");
-	else if (!pairs->len)
+				     "parameter columns, no " PROVENANCE_PARAMETERS_FILE " and no key=value text file.</p>\n");
+	else if (!pairs->len && !f->parameters)
 		g_string_append(out, "<p class=\"note\">Options held fixed (trace, nodesize, device size, ...) are "
 				     "not recorded in the folder unless a key=value .txt file names them.</p>\n");
 }
@@ -524,9 +552,27 @@ static void add_unique(GPtrArray *list, const char *value)
 		g_ptr_array_add(list, g_strdup(value));
 }
 
-/* "nodesize=16K" or "nodesize: 16384" lines of the parameter files, in bytes. */
+/* The "nodesize" of parameters.json's "model" object (provenance.h writes it
+ * one member a line), or 0. */
+static uint64_t parameters_nodesize(const char *json)
+{
+	const char *model = json ? strstr(json, "\n  \"model\": {") : NULL;
+	const char *end = model ? strstr(model, "\n  }") : NULL;
+	const char *member = model ? strstr(model, "\"nodesize\": ") : NULL;
+	if (!member || member > end)
+		return 0;
+	return g_ascii_strtoull(member + strlen("\"nodesize\": "), NULL, 10);
+}
+
+/* "nodesize=16K" or "nodesize: 16384" lines of the parameter files, and the
+ * model's nodesize in parameters.json, in bytes. */
 static void parameter_nodesizes(const struct folder *f, GPtrArray *sizes)
 {
+	uint64_t recorded = parameters_nodesize(f->parameters);
+	if (recorded) {
+		g_autofree char *text = g_strdup_printf("%" PRIu64, recorded);
+		add_unique(sizes, text);
+	}
 	g_autoptr(GPtrArray) pairs = g_ptr_array_new_with_free_func(g_free);
 	for (unsigned i = 0; i < f->notes->len; i++) {
 		g_autofree char *path = g_build_filename(f->dir, f->notes->pdata[i], NULL);
@@ -820,6 +866,8 @@ struct report_args {
 	char *title;
 	gint64 max_rows;
 	char **rest;
+	char **given;                 /* the arguments as given, for FILE.parameters.json */
+	GArray *entries;              /* every option (cli_take_entries) */
 };
 
 static void html_csv_section(GString *out, const CsvTable *t, unsigned max_rows)
@@ -906,8 +954,11 @@ static const struct cli_doc report_doc = {
 	.examples = "  cowsim compare t.trace -o cmp && cowsim report cmp\n"
 		    "  cowsim report cmp -o cmp.html --title 'seed experiment'\n"
 		    "  cowsim report cmp -o - > page.html",
+	.notes = "Beside a page written to FILE.html goes FILE.parameters.json (docs/json.md): cowsim's\n"
+		 "version and commit, every option, the calibration file's sha256 and the folder's\n"
+		 "parameters.json (the trace's sha256 and generator); none with -o -.",
 	.exits = "  0  written\n"
-		 "  1  the page could not be written\n"
+		 "  1  the page or its parameters.json could not be written\n"
 		 "  2  bad arguments, an unreadable folder or a malformed CSV",
 };
 
@@ -928,9 +979,12 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, NULL },
 		{ NULL },
 	};
+	a->given = g_strdupv(argv + 1);
 	g_autoptr(GOptionContext) context = cli_context_new(&report_doc);
-	g_option_context_add_main_entries(context, entries, NULL);
-	if (!cli_parse(context, &report_doc, &argc, &argv))
+	cli_add_entries(context, entries);
+	bool parsed = cli_parse(context, &report_doc, &argc, &argv);
+	a->entries = cli_take_entries(context);
+	if (!parsed)
 		return EXIT_BAD_INPUT;
 	g_autoptr(GError) error = NULL;
 	if (!a->rest || !a->rest[0] || a->rest[1]) {
@@ -959,6 +1013,32 @@ static void free_report_args(struct report_args *a)
 	g_free(a->nodesize);
 	g_free(a->title);
 	g_strfreev(a->rest);
+	g_strfreev(a->given);
+	if (a->entries)
+		g_array_unref(a->entries);
+}
+
+/* FILE.parameters.json beside the page: the report's options, the
+ * calibration it read and the folder's own parameters.json, embedded when it
+ * is one cowsim wrote (provenance.h). */
+static int write_parameters(const struct report_args *a, const char *folder_parameters)
+{
+	g_autoptr(GError) error = NULL;
+	struct provenance p = { .command = "report", .argv = a->given, .entries = a->entries };
+	ResultsJson *w = provenance_begin(&p, PROVENANCE_PARAMETERS_SCHEMA, &error);
+	g_autofree char *calibration_sha256 = a->calibration ? sweep_store_file_sha256(a->calibration, NULL) : NULL;
+	results_json_begin_object(w, "calibration");
+	results_json_string(w, "path", a->calibration);
+	results_json_string(w, "sha256", calibration_sha256);
+	results_json_end(w);
+	results_json_string(w, "folder", a->rest[0]);
+	if (folder_parameters && g_str_has_prefix(folder_parameters, "{\n  \"schema\": \"" PROVENANCE_PARAMETERS_SCHEMA "\""))
+		results_json_raw(w, "folder_parameters", folder_parameters);
+	else
+		results_json_null(w, "folder_parameters");
+	results_json_end(w);
+	g_autofree char *path = page_parameters_path(a->output);
+	return provenance_write(w, "report", path) ? EXIT_OK : EXIT_RUN_FAILED;
 }
 
 static int write_report(const struct report_args *a)
@@ -968,6 +1048,7 @@ static int write_report(const struct report_args *a)
 	bool ok = read_folder(&f, a->rest[0], a->output, &error);
 	g_autoptr(GString) page = g_string_new(NULL);
 	ok = ok && html_page(page, &f, a, &error);
+	g_autofree char *folder_parameters = g_steal_pointer(&f.parameters);
 	folder_clear(&f);
 	if (!ok) {
 		fprintf(stderr, "cowsim report: %s\n", error->message);
@@ -981,7 +1062,7 @@ static int write_report(const struct report_args *a)
 		fprintf(stderr, "cowsim report: %s\n", error->message);
 		return EXIT_RUN_FAILED;
 	}
-	return EXIT_OK;
+	return write_parameters(a, folder_parameters);
 }
 
 int cmd_report(int argc, char **argv)
