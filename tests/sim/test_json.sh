@@ -123,7 +123,7 @@ check "report -o page.html writes page.parameters.json with the folder's paramet
   "$(head -c 600 "$work/page.parameters.json" 2>&1)"
 check "report: its options are every option of report --help" \
   "[ \"\$(option_keys '$work/page.parameters.json')\" = \"\$(help_options report)\" ]"
-check "the page shows the folder's parameters.json" "grep -q 'Recorded in parameters.json' '$work/page.html' && grep -q '$sha' '$work/page.html'"
+check "the page shows the folder's parameters.json: the trace's sha256 and generator held fixed" "grep -q 'parameters.json' '$work/page.html' && grep -q 'trace_sha256=$sha' '$work/page.html' && grep -q 'gen_command=cowsim gen seed-experiment' '$work/page.html'"
 "$cowsim" report "$work/cmp" 2>/dev/null && cp "$work/cmp/report.html" "$work/first.html" &&
   "$cowsim" report "$work/cmp" 2>/dev/null
 check "a report made again over its own output (and its parameters file) is the same bytes" \
