@@ -496,7 +496,7 @@ bool fs_check(struct fs *fs, GError **error)
 		return false;
 	if (!blockstore_check(fs->store, live, error))
 		return false;
-	return derived_check(fs, live, error) && fs->design->check(fs, error);
+	return derived_check(fs, live, error) && fs->design->check(fs, error) && fs_namespace_check(fs, error);
 }
 
 void fs_dump(const struct fs *fs, FILE *out)

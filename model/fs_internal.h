@@ -74,6 +74,7 @@ struct walk_memo {
 	uint64_t names_removed;       /* fs->names_removed when it was recorded */
 	size_t len;                   /* bytes of prefix, which ends with '/'; 0: none */
 	struct inode_location dir;    /* where the prefix leads */
+	bool dir_checked;             /* NS2: dir's inode item is a directory (a step from it passed) */
 	char prefix[4096];
 };
 
@@ -104,6 +105,10 @@ struct fs {
 	uint64_t next_subvolume_id;
 	struct fs_counters counters;
 };
+
+/* NS1 and NS2 (fs_namespace.c): the walk memo leads where a full walk of its prefix does, and a
+ * memo marked dir_checked holds a directory. */
+bool fs_namespace_check(struct fs *fs, GError **error);
 
 /* A path's last component and the directory that holds it. */
 struct name_location {

@@ -25,9 +25,16 @@
  *     subvolume deleted); every such change counts in names_removed
  *     (fs_remove_dir_entry, fs_delete_inode_items, fs_delete_snapshot). New
  *     names change no existing resolution, and a walk has no side effects,
- *     so the memo gives exactly what a full walk would.
+ *     so the memo gives exactly what a full walk would;
+ *  NS2 when the memo says dir_checked, the step out of its directory does not
+ *     look the directory's inode item up again: the memo was made by a walk
+ *     whose step out of that directory found it a directory, an inode goes
+ *     away only with a name (NS1), and a directory's S_IFDIR never changes.
+ *     That lookup was a third of a read's walk (a descent from the root).
+ * fs_namespace_check() re-walks the memo's prefix in full and checks both.
  */
 #include "design.h"
+#include "model_error.h"
 
 #include <errno.h>
 #include <string.h>
@@ -170,16 +177,19 @@ static struct subvolume *linked_subvolume(struct fs *fs, const struct subvolume 
 
 /* One path component. A directory's inode item and its DIR_ITEMs share the
  * objectid, so both lookups usually land in one leaf: *near carries it. */
+/* One component: AT (a directory, already known to be one when AT_IS_DIR: NS2) to its entry NAME. */
 static int step_into(struct fs *fs, struct inode_location *at, const char *name, size_t length,
-		     struct btree_path *near)
+		     struct btree_path *near, bool at_is_dir)
 {
 	if (length > BTRFS_NAME_LEN)
 		return -ENAMETOOLONG;
-	const struct btree_item *inode = fs_inode_item_near(at->subvolume, at->inode, near);
-	if (!inode)
-		return -ENOENT;
-	if (!fs_mode_is_dir(inode->payload.inode.mode))
-		return -ENOTDIR;
+	if (!at_is_dir) {
+		const struct btree_item *inode = fs_inode_item_near(at->subvolume, at->inode, near);
+		if (!inode)
+			return -ENOENT;
+		if (!fs_mode_is_dir(inode->payload.inode.mode))
+			return -ENOTDIR;
+	}
 	const struct btree_item *entry = dir_lookup_near(at->subvolume, at->inode, name, (uint16_t)length, near);
 	if (!entry)
 		return -ENOENT;
@@ -204,7 +214,8 @@ static bool memo_applies(const struct fs *fs, const char *path, size_t end)
 	return m->len && m->len <= end && m->names_removed == fs->names_removed && !memcmp(m->prefix, path, m->len);
 }
 
-static void memo_record(struct fs *fs, const char *path, size_t len, const struct inode_location *dir)
+static void memo_record(struct fs *fs, const char *path, size_t len, const struct inode_location *dir,
+			bool dir_checked)
 {
 	struct walk_memo *m = &fs->walk_memo;
 	if (!len || len >= sizeof(m->prefix) || path[len - 1] != '/')
@@ -212,6 +223,7 @@ static void memo_record(struct fs *fs, const char *path, size_t len, const struc
 	memcpy(m->prefix, path, len);
 	m->len = len;
 	m->dir = *dir;
+	m->dir_checked = dir_checked;
 	m->names_removed = fs->names_removed;
 }
 
@@ -225,8 +237,10 @@ static int walk(struct fs *fs, const char *path, size_t end, struct inode_locati
 		return -EINVAL;
 	size_t i = 0, last_start = 0;
 	struct inode_location before_last = { 0 };
+	bool out_is_dir = false; /* NS2: only for the memo's directory, before the first step */
 	if (memo_applies(fs, path, end)) {
 		*out = fs->walk_memo.dir;
+		out_is_dir = fs->walk_memo.dir_checked;
 		i = fs->walk_memo.len;
 	} else {
 		out->subvolume = fs_subvolume(fs, FS_TOP_SUBVOLUME);
@@ -245,15 +259,44 @@ static int walk(struct fs *fs, const char *path, size_t end, struct inode_locati
 			return -EINVAL;
 		last_start = start;
 		before_last = *out;
-		int ret = step_into(fs, out, path + start, length, near);
+		int ret = step_into(fs, out, path + start, length, near, out_is_dir);
 		if (ret)
 			return ret;
+		out_is_dir = false;
 	}
 	if (end && path[end - 1] == '/')
-		memo_record(fs, path, end, out);
+		memo_record(fs, path, end, out, false); /* not stepped out of: its type is unchecked */
 	else if (last_start)
-		memo_record(fs, path, last_start, &before_last);
+		memo_record(fs, path, last_start, &before_last, true); /* the last step checked it */
 	return 0;
+}
+
+bool fs_namespace_check(struct fs *fs, GError **error)
+{
+	if (!fs->walk_memo.len || fs->walk_memo.names_removed != fs->names_removed)
+		return true; /* no memo in use */
+	struct walk_memo memo = fs->walk_memo;
+	struct inode_location full;
+	struct btree_path near = { .levels = 0 };
+	fs->walk_memo.len = 0; /* a full walk: the memo itself must not answer */
+	int ret = walk(fs, memo.prefix, memo.len, &full, &near);
+	fs->walk_memo = memo;
+	if (ret || full.subvolume != memo.dir.subvolume || full.inode != memo.dir.inode) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt walk memo: %" G_GUINT64_FORMAT ", NS1 the prefix '%.*s' leads elsewhere",
+			    memo.dir.inode, (int)memo.len, memo.prefix);
+		return false;
+	}
+	if (!memo.dir_checked || fs_is_placeholder(&memo.dir))
+		return true;
+	const struct btree_item *inode = fs_inode_item_near(memo.dir.subvolume, memo.dir.inode, &near);
+	if (!inode || !fs_mode_is_dir(inode->payload.inode.mode)) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt walk memo: %" G_GUINT64_FORMAT ", NS2 marked checked but not a directory",
+			    memo.dir.inode);
+		return false;
+	}
+	return true;
 }
 
 int fs_resolve(struct fs *fs, const char *path, struct inode_location *out)

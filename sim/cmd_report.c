@@ -323,6 +323,7 @@ struct folder {
 	GPtrArray *images;            /* char * file names */
 	GPtrArray *notes;             /* char * file names: .md, .txt */
 	GPtrArray *twins;             /* char * file names: the summary again (compare.md) */
+	GPtrArray *svg_twins;         /* char * file names: the SVG of a PNG shown */
 	GPtrArray *others;            /* char * file names */
 	char *parameters;             /* the text of DIR/parameters.json (compare, sweep), or NULL */
 	unsigned left_out;            /* hidden files, *.tmp, the page itself */
@@ -335,6 +336,7 @@ static void folder_clear(struct folder *f)
 	g_ptr_array_unref(f->images);
 	g_ptr_array_unref(f->notes);
 	g_ptr_array_unref(f->twins);
+	g_ptr_array_unref(f->svg_twins);
 	g_ptr_array_unref(f->others);
 	g_free(f->parameters);
 }
@@ -412,6 +414,7 @@ static bool read_folder(struct folder *f, const char *dir, const char *output, G
 	f->images = g_ptr_array_new_with_free_func(g_free);
 	f->notes = g_ptr_array_new_with_free_func(g_free);
 	f->twins = g_ptr_array_new_with_free_func(g_free);
+	f->svg_twins = g_ptr_array_new_with_free_func(g_free);
 	f->others = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) names = list_dir(dir, error);
 	if (!names)
@@ -441,6 +444,8 @@ static bool read_folder(struct folder *f, const char *dir, const char *output, G
 			/* the summary's own figure (compare.png, sweep.png) leads */
 			bool lead = shares_summary_stem(names, name, ".png") || shares_summary_stem(names, name, ".svg");
 			g_ptr_array_insert(f->images, lead ? 0 : -1, g_strdup(name));
+		} else if (has_suffix_ci(name, ".svg")) {
+			g_ptr_array_add(f->svg_twins, g_strdup(name));
 		} else if (shares_summary_stem(names, name, ".md")) {
 			g_ptr_array_add(f->twins, g_strdup(name));
 		} else if (has_suffix_ci(name, ".md") || has_suffix_ci(name, ".txt")) {
@@ -625,6 +630,22 @@ static bool is_varied(const struct parameters *p, const char *column)
 	return false;
 }
 
+/* "mounts=relatime,noatime" in parameters.txt lists the values of the
+ * varied column "mount" (policies: policy): not an option held fixed. */
+static bool names_varied_list(const struct parameters *p, const char *pair)
+{
+	for (int c = 0; c < p->varied; c++) {
+		const char *column = p->summary->header->pdata[c];
+		size_t n = strlen(column);
+		g_autofree char *plural = n && column[n - 1] == 'y' ? g_strdup_printf("%.*sies", (int)n - 1, column)
+								    : g_strdup_printf("%ss", column);
+		size_t key = strcspn(pair, "=:");
+		if ((key == n && !strncmp(pair, column, n)) || (key == strlen(plural) && !strncmp(pair, plural, key)))
+			return true;
+	}
+	return false;
+}
+
 /* A parameter's value for a reader: sizes in KiB/MiB/GiB. */
 static void append_value(GString *out, const char *column, const char *value)
 {
@@ -726,6 +747,8 @@ static void html_parameters(GString *out, const struct parameters *p)
 		}
 		g_string_append(out, "):");
 		for (unsigned i = 0; i < p->fixed->len; i++) {
+			if (names_varied_list(p, p->fixed->pdata[i]))
+				continue;
 			g_string_append(out, " <code>");
 			html_text(out, p->fixed->pdata[i]);
 			g_string_append(out, "</code>");
@@ -1136,6 +1159,10 @@ static void html_files(GString *out, const struct folder *f)
 	if (f->twins->len) {
 		g_string_append(out, "; the summary again, in Markdown, not repeated here: ");
 		html_file_list(out, f->twins);
+	}
+	if (f->svg_twins->len) {
+		g_string_append(out, "; the same figures as SVG, for print: ");
+		html_file_list(out, f->svg_twins);
 	}
 	if (f->others->len) {
 		g_string_append(out, "; not shown: ");

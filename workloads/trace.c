@@ -932,10 +932,11 @@ static bool parse_path_only(struct trace_reader *r, struct trace_op *op)
 	if (!k)
 		return false;
 	const char *path = s + k->len + 1;
-	size_t len = left - (size_t)(path - s);
-	if (!trace_syntax_plain_path_token(path, len, shared_with_last_path(r, path, len)))
+	size_t len = left - (size_t)(path - s), known = shared_with_last_path(r, path, len);
+	if (!trace_syntax_plain_path_token(path, len, known))
 		return false;
-	memcpy(r->last_path, path, len); /* plain_path_token took at most TRACE_NAME_MAX + 1 bytes */
+	/* plain_path_token took at most TRACE_NAME_MAX + 1 bytes; the first KNOWN are there already */
+	memcpy(r->last_path + known, path + known, len - known);
 	r->last_path_len = len;
 	/* trace_op_init(), then the path and line, as one compound literal */
 	*op = (struct trace_op){ .kind = k->kind, .mode = k->default_mode, .line = r->line_no,
@@ -955,10 +956,10 @@ int trace_reader_next(struct trace_reader *reader, struct trace_op *op, GError *
 		int got = read_line(reader, error);
 		if (got <= 0)
 			return got;
+		if (parse_path_only(reader, op)) /* a keyword at column 1: neither blank nor a comment */
+			return 1;
 		if (line_is_empty(reader))
 			continue;
-		if (parse_path_only(reader, op))
-			return 1;
 		if (!parse_op(reader, op, error))
 			return -1;
 		remember_keyword(reader, op);
