@@ -25,7 +25,7 @@ for mount in relatime noatime; do
 done
 printf 'mount,policy,status,metadata_final\nrelatime,inline,done,69632\nnoatime,inline,done,65536\n' > "$dir/compare.csv"
 printf '| mount | policy | metadata_final (MiB) |\n|---|---|---:|\n| relatime | inline | 0.1 |\n' > "$dir/compare.md"
-printf 'trace=ten-files.trace\nnodesize=4096\n' > "$dir/params.txt"
+printf 'trace=ten-files.trace\nnodesize=4096\nmounts=relatime,noatime\npolicies=inline\n' > "$dir/params.txt"
 plotted=0
 if "$cowsim" plot "$dir/relatime-inline.csv" "$dir/noatime-inline.csv" -o "$dir/compare" --x mark >/dev/null 2>&1; then plotted=1; fi
 [ $plotted = 1 ] || printf '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>' > "$dir/compare.svg"
@@ -56,6 +56,9 @@ check "per-run tables are folded, one <details> each" \
 check "the parameter columns before status are listed with their values" \
   "grep -q '<b>Varied</b> (the columns of compare.csv before <code>status</code>): mount relatime, noatime; policy inline.' '$page'"
 check "a key=value text file is shown as parameters" "grep -q '<code>nodesize=4096</code>' '$page'"
+check "its lists of the values varied (mounts=, policies=) are not called held fixed" \
+  "! grep -q '<code>mounts=\|<code>policies=' '$page'"
+check "the SVG of a PNG shown is listed as such" "grep -q 'the same figures as SVG, for print: compare.svg' '$page' || [ $plotted = 0 ]"
 check "an SVG's description is its command: XML entities undone, HTML-escaped once" \
   "grep -q 'drawing.svg, drawn in the folder by:<code>cowsim plot x.csv -o drawing --title=&quot;a &amp; b&quot;</code>' '$page'"
 if [ $plotted = 1 ]; then
