@@ -22,7 +22,7 @@ How it works
       stack    per CSV a stacked area of the columns named PREFIX* (--stack,
                default metadata_by_: the attribution; tree_: the trees).
       free     unallocated device space over time (device size, from
-               the device_size column, --device-size or parameters.txt beside it, minus the data
+               the device_size column, --device-size or parameters.json beside it, minus the data
                chunks and the metadata chunks times their copies), panels and
                styles as curves; the first ENOSPC and first lost or dropped
                atime update marked from the enospc_events, atime_lost and
@@ -566,15 +566,13 @@ def kind_stack(args):
 def device_size(args, path):
     if args.device_size:
         return args.device_size
-    params = os.path.join(os.path.dirname(path) or ".", "parameters.txt")
+    params = os.path.join(os.path.dirname(path) or ".", "parameters.json")
     try:
         with open(params, encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("device_size="):
-                    return int(line.split("=", 1)[1])
-    except (OSError, ValueError):
+            return int(json.load(f)["model"]["device_size"])
+    except (OSError, ValueError, KeyError, TypeError):
         pass
-    raise InputError(f"{path}: no device size: give --device-size or keep parameters.txt beside it")
+    raise InputError(f"{path}: no device size: give --device-size or keep parameters.json beside it")
 
 
 def free_curve(args, i, path):
@@ -789,7 +787,7 @@ def parse_args(argv):
     p.add_argument("--stack", default="metadata_by_", metavar="PREFIX",
                    help="stack: the columns to stack (default metadata_by_; tree_ for the trees)")
     p.add_argument("--device-size", type=int, metavar="BYTES",
-                   help="free: the device size (default: the CSV's device_size column, else parameters.txt beside it)")
+                   help="free: the device size (default: the CSV's device_size column, else parameters.json beside it)")
     args = p.parse_intermixed_args(argv)
     if args.keys is not None:
         args.keys = args.keys.split(",")

@@ -29,11 +29,13 @@
  *                                     or parameter file, else inferred from the
  *                                     per-run CSVs' tree sizes)
  *
- *   Options held fixed are shown only when a key=value .txt file in DIR
- *   records them (compare writes parameters.txt). The title is made from
- *   them: the trace (parameters.txt, or a sweep plan's trace or --gen
- *   template), the values of each parameter varied, the design and nodesize
- *   held fixed. Nothing outside
+ *   Options held fixed are shown when DIR/parameters.json (compare and sweep
+ *   write it, provenance.h: its trace and model members) or a key=value .txt
+ *   file records them. The title is made from them: the trace (parameters.json,
+ *   or a sweep plan's trace or --gen template), the values of each parameter
+ *   varied, the design and nodesize held fixed. Beside a page written to
+ *   FILE.html goes FILE.parameters.json: the report's own options, the
+ *   calibration file's sha256 and the folder's parameters.json. Nothing outside
  *   the page is referenced: images are data URIs, the style is inline, and a
  *   Content-Security-Policy forbids any other source. A short inline script
  *   writes data-images-loaded="N" data-images-total="M" on <body> once the
@@ -66,6 +68,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "options.h"
+#include "provenance.h"
 #include "results.h"
 #include "sweep_store.h"
 
@@ -322,6 +325,7 @@ struct folder {
 	GPtrArray *twins;             /* char * file names: the summary again (compare.md) */
 	GPtrArray *svg_twins;         /* char * file names: the SVG of a PNG shown */
 	GPtrArray *others;            /* char * file names */
+	char *parameters;             /* the text of DIR/parameters.json (compare, sweep), or NULL */
 	unsigned left_out;            /* hidden files, *.tmp, the page itself */
 };
 
@@ -334,6 +338,7 @@ static void folder_clear(struct folder *f)
 	g_ptr_array_unref(f->twins);
 	g_ptr_array_unref(f->svg_twins);
 	g_ptr_array_unref(f->others);
+	g_free(f->parameters);
 }
 
 static int compare_names(gconstpointer a, gconstpointer b)
@@ -391,6 +396,17 @@ static bool svg_has_png(const GPtrArray *names, const char *svg)
 	return false;
 }
 
+/* FILE.parameters.json beside a page FILE.html (provenance.h). */
+static char *page_parameters_path(const char *page)
+{
+	size_t stem = strlen(page);
+	if (has_suffix_ci(page, ".html"))
+		stem -= 5;
+	else if (has_suffix_ci(page, ".htm"))
+		stem -= 4;
+	return g_strdup_printf("%.*s.%s", (int)stem, page, PROVENANCE_PARAMETERS_FILE);
+}
+
 static bool read_folder(struct folder *f, const char *dir, const char *output, GError **error)
 {
 	*f = (struct folder){ .dir = g_strdup(dir) };
@@ -404,6 +420,7 @@ static bool read_folder(struct folder *f, const char *dir, const char *output, G
 	if (!names)
 		return false;
 	g_autofree char *output_base = g_path_get_basename(output);
+	g_autofree char *output_parameters = page_parameters_path(output_base);
 	g_autofree char *output_dir = g_path_get_dirname(output);
 	g_autofree char *output_real = g_canonicalize_filename(output_dir, NULL);
 	g_autofree char *dir_real = g_canonicalize_filename(dir, NULL);
@@ -411,8 +428,11 @@ static bool read_folder(struct folder *f, const char *dir, const char *output, G
 	for (unsigned i = 0; i < names->len; i++) {
 		const char *name = names->pdata[i];
 		g_autofree char *path = g_build_filename(dir, name, NULL);
-		if (output_here && !strcmp(name, output_base)) {
-			continue; /* the page itself, from an earlier report (RP1) */
+		if (output_here && (!strcmp(name, output_base) || !strcmp(name, output_parameters))) {
+			continue; /* the page itself and its parameters, from an earlier report (RP1) */
+		} else if (!strcmp(name, PROVENANCE_PARAMETERS_FILE)) {
+			if (!g_file_get_contents(path, &f->parameters, NULL, error))
+				return false;
 		} else if (name[0] == '.' || g_str_has_suffix(name, ".tmp")) {
 			f->left_out++;
 		} else if (has_suffix_ci(name, ".csv")) {
@@ -434,7 +454,7 @@ static bool read_folder(struct folder *f, const char *dir, const char *output, G
 			g_ptr_array_add(f->others, g_strdup(name));
 		}
 	}
-	if (!f->csvs->len && !f->images->len && !f->notes->len) {
+	if (!f->csvs->len && !f->images->len && !f->notes->len && !f->parameters) {
 		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
 			    "%s: no results here (no .csv, .png, .svg, .md or .txt files); give the folder that "
 			    "'cowsim compare' or 'cowsim sweep' wrote", dir);
@@ -507,11 +527,64 @@ struct parameters {
 	char *plan_title;             /* sweep-plan.ini's title; NULL: no plan */
 };
 
+/* The members of parameters.json's "trace" and "model" objects as
+ * "key=value" pairs (the trace's path as trace=, its sha256 as trace_sha256=,
+ * its generator as gen_command=; null members left out). provenance.h writes
+ * one member a line, so the lines are read, not the JSON parsed. */
+static void parameters_json_pairs(const char *json, GPtrArray *pairs)
+{
+	g_auto(GStrv) lines = g_strsplit(json ? json : "", "\n", -1);
+	const char *object = NULL;
+	for (char **l = lines; *l; l++) {
+		if (!strcmp(*l, "  \"trace\": {") || !strcmp(*l, "  \"model\": {")) {
+			object = (*l)[3] == 't' ? "trace" : "model";
+			continue;
+		}
+		if (!object)
+			continue;
+		if (g_str_has_prefix(*l, "  }")) { /* the object's end */
+			object = NULL;
+			continue;
+		}
+		if (!g_str_has_prefix(*l, "    \""))
+			continue;
+		g_autofree char *key = g_strndup(*l + 5, strcspn(*l + 5, "\""));
+		const char *value = *l + 5 + strlen(key) + strlen("\": ");
+		g_autofree char *text = g_strndup(value, strlen(value) - g_str_has_suffix(value, ","));
+		if (!strcmp(text, "null"))
+			continue;
+		if (*text == '"') { /* "..." with JSON's escapes: \" \\ \n as C's */
+			text[strlen(text) - 1] = '\0';
+			char *plain = g_strcompress(text + 1);
+			g_free(text);
+			text = plain;
+		}
+		if (!strcmp(object, "trace"))
+			g_ptr_array_add(pairs, g_strdup_printf("%s=%s", !strcmp(key, "path") ? "trace" :
+							       !strcmp(key, "sha256") ? "trace_sha256" : key, text));
+		else
+			g_ptr_array_add(pairs, g_strdup_printf("%s=%s", key, text));
+	}
+}
+
+static bool is_varied(const struct parameters *p, const char *column);
+
 static void parameters_read(struct parameters *p, const struct folder *f)
 {
 	*p = (struct parameters){ .fixed = g_ptr_array_new_with_free_func(g_free),
 				  .files = g_ptr_array_new_with_free_func(g_free) };
 	p->varied = summary_param_columns(f, &p->summary);
+	if (f->parameters) { /* less what a sweep varies: the model has its first point's */
+		g_autoptr(GPtrArray) pairs = g_ptr_array_new_with_free_func(g_free);
+		parameters_json_pairs(f->parameters, pairs);
+		for (unsigned i = 0; i < pairs->len; i++) {
+			g_autofree char *key = g_strndup(pairs->pdata[i], strcspn(pairs->pdata[i], "="));
+			g_autofree char *option = g_strdelimit(g_strdup(key), "_", '-');
+			if (!is_varied(p, key) && !is_varied(p, option))
+				g_ptr_array_add(p->fixed, g_strdup(pairs->pdata[i]));
+		}
+		g_ptr_array_add(p->files, g_strdup(PROVENANCE_PARAMETERS_FILE));
+	}
 	for (unsigned i = 0; i < f->notes->len; i++) {
 		g_autofree char *path = g_build_filename(f->dir, f->notes->pdata[i], NULL);
 		if (has_suffix_ci(f->notes->pdata[i], ".txt") && read_parameter_file(path, p->fixed))
@@ -614,7 +687,7 @@ static void append_varied(GString *out, const struct parameters *p, int column)
  *   grep-all.trace: mount relatime, noatime × policy inline, side-table (btrfs, nodesize 4 KiB)
  *   seed-experiment --snapshots {snapshots}: snapshots 0, 1, 2, 3 × nodesize 4 KiB, 16 KiB
  *
- * the trace (parameters.txt) or the sweep plan's trace or template, the
+ * the trace (parameters.json) or the sweep plan's trace or template, the
  * parameters varied with their values, then the design and nodesize when
  * they were held fixed. A folder that records nothing is named by its path. */
 static char *page_title(const struct parameters *p, const char *dir)
@@ -713,10 +786,12 @@ static void add_unique(GPtrArray *list, const char *value)
 		g_ptr_array_add(list, g_strdup(value));
 }
 
-/* "nodesize=16K" or "nodesize: 16384" lines of the parameter files, in bytes. */
+/* "nodesize=16K" or "nodesize: 16384" lines of the parameter files, and
+ * the model's nodesize in parameters.json, in bytes. */
 static void parameter_nodesizes(const struct folder *f, GPtrArray *sizes)
 {
 	g_autoptr(GPtrArray) pairs = g_ptr_array_new_with_free_func(g_free);
+	parameters_json_pairs(f->parameters, pairs);
 	for (unsigned i = 0; i < f->notes->len; i++) {
 		g_autofree char *path = g_build_filename(f->dir, f->notes->pdata[i], NULL);
 		if (has_suffix_ci(f->notes->pdata[i], ".txt"))
@@ -1105,6 +1180,8 @@ struct report_args {
 	char *title;
 	gint64 max_rows;
 	char **rest;
+	char **given;                 /* the arguments as given, for FILE.parameters.json */
+	GArray *entries;              /* every option (cli_take_entries) */
 };
 
 /* A per-run table, folded: its name and size show, the rows on a click. */
@@ -1219,8 +1296,11 @@ static const struct cli_doc report_doc = {
 	.examples = "  cowsim compare t.trace -o cmp && cowsim report cmp\n"
 		    "  cowsim report cmp -o cmp.html --title 'seed experiment'\n"
 		    "  cowsim report cmp -o - > page.html",
+	.notes = "Beside a page written to FILE.html goes FILE.parameters.json (docs/json.md): cowsim's\n"
+		 "version and commit, every option, the calibration file's sha256 and the folder's\n"
+		 "parameters.json (the trace's sha256 and generator); none with -o -.",
 	.exits = "  0  written\n"
-		 "  1  the page could not be written\n"
+		 "  1  the page or its parameters.json could not be written\n"
 		 "  2  bad arguments, an unreadable folder or a malformed CSV",
 };
 
@@ -1242,9 +1322,12 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, NULL },
 		{ NULL },
 	};
+	a->given = g_strdupv(argv + 1);
 	g_autoptr(GOptionContext) context = cli_context_new(&report_doc);
-	g_option_context_add_main_entries(context, entries, NULL);
-	if (!cli_parse(context, &report_doc, &argc, &argv))
+	cli_add_entries(context, entries);
+	bool parsed = cli_parse(context, &report_doc, &argc, &argv);
+	a->entries = cli_take_entries(context);
+	if (!parsed)
 		return EXIT_BAD_INPUT;
 	g_autoptr(GError) error = NULL;
 	if (!a->rest || !a->rest[0] || a->rest[1]) {
@@ -1273,6 +1356,32 @@ static void free_report_args(struct report_args *a)
 	g_free(a->nodesize);
 	g_free(a->title);
 	g_strfreev(a->rest);
+	g_strfreev(a->given);
+	if (a->entries)
+		g_array_unref(a->entries);
+}
+
+/* FILE.parameters.json beside the page: the report's options, the
+ * calibration it read and the folder's own parameters.json, embedded when it
+ * is one cowsim wrote (provenance.h). */
+static int write_parameters(const struct report_args *a, const char *folder_parameters)
+{
+	g_autoptr(GError) error = NULL;
+	struct provenance p = { .command = "report", .argv = a->given, .entries = a->entries };
+	ResultsJson *w = provenance_begin(&p, PROVENANCE_PARAMETERS_SCHEMA, &error);
+	g_autofree char *calibration_sha256 = a->calibration ? sweep_store_file_sha256(a->calibration, NULL) : NULL;
+	results_json_begin_object(w, "calibration");
+	results_json_string(w, "path", a->calibration);
+	results_json_string(w, "sha256", calibration_sha256);
+	results_json_end(w);
+	results_json_string(w, "folder", a->rest[0]);
+	if (folder_parameters && g_str_has_prefix(folder_parameters, "{\n  \"schema\": \"" PROVENANCE_PARAMETERS_SCHEMA "\""))
+		results_json_raw(w, "folder_parameters", folder_parameters);
+	else
+		results_json_null(w, "folder_parameters");
+	results_json_end(w);
+	g_autofree char *path = page_parameters_path(a->output);
+	return provenance_write(w, "report", path) ? EXIT_OK : EXIT_RUN_FAILED;
 }
 
 static int write_report(const struct report_args *a)
@@ -1282,6 +1391,7 @@ static int write_report(const struct report_args *a)
 	bool ok = read_folder(&f, a->rest[0], a->output, &error);
 	g_autoptr(GString) page = g_string_new(NULL);
 	ok = ok && html_page(page, &f, a, &error);
+	g_autofree char *folder_parameters = g_steal_pointer(&f.parameters);
 	folder_clear(&f);
 	if (!ok) {
 		fprintf(stderr, "cowsim report: %s\n", error->message);
@@ -1295,7 +1405,7 @@ static int write_report(const struct report_args *a)
 		fprintf(stderr, "cowsim report: %s\n", error->message);
 		return EXIT_RUN_FAILED;
 	}
-	return EXIT_OK;
+	return write_parameters(a, folder_parameters);
 }
 
 int cmd_report(int argc, char **argv)

@@ -65,11 +65,11 @@
 #include <glib/gstdio.h>
 
 #include "cli.h"
-#include "cli.h"
 #include "commands.h"
 #include "grid.h"
 #include "multirun.h"
 #include "options.h"
+#include "provenance.h"
 #include "rows.h"
 #include "sweep_store.h"
 
@@ -89,6 +89,8 @@ struct sweep_args {
 	gint64 point;                 /* --point K, -1 without */
 	char *trace_sha256;           /* hidden --trace-sha256: the parent's hash of TRACE (-j N children) */
 	char **given;                 /* the arguments as given, for --point K command lines */
+	char *json;                   /* --json[=FILE]: "-" for stdout, NULL for none */
+	GArray *entries;              /* every option, for parameters.json (cli_take_entries) */
 };
 
 struct sweep {
@@ -113,6 +115,9 @@ static void free_args(struct sweep_args *a)
 	g_strfreev(a->rest);
 	g_strfreev(a->given);
 	g_free(a->trace_sha256);
+	g_free(a->json);
+	if (a->entries)
+		g_array_unref(a->entries);
 }
 
 static struct grid_param *const *param_list(const struct sweep *s)
@@ -135,7 +140,10 @@ static const struct cli_doc sweep_doc = {
 		 "parameters: nodesize, device-size, metadata, mount, policy, mkfs-atime, design,\n"
 		 "max-inline, commit-interval. Other parameters shape the trace and need --gen\n"
 		 "with a {name} placeholder. Writes DIR/sweep.csv, DIR/sweep.png/.svg,\n"
-		 "DIR/sweep-plan.ini and DIR/points/ (a .point and a .csv per finished point).",
+		 "DIR/sweep-plan.ini, DIR/parameters.json (cowsim's version and commit, the trace's\n"
+		 "sha256 or the --gen command, every option; docs/json.md) and DIR/points/ (a\n"
+		 ".point and a .csv per finished point). With --json the summary goes to stdout as\n"
+		 "JSON and the table to stderr; --point K writes neither.",
 	.examples = "  cowsim sweep t.trace --vary nodesize=4K,16K,64K --policies inline,side-table\n"
 		    "  cowsim sweep --gen 'seed-experiment --from-dir /usr/include --snapshots {snapshots}' \\\n"
 		    "      --vary snapshots=0..50/10 --vary nodesize=4K,16K,64K -o sw -j 2",
@@ -169,9 +177,11 @@ static void add_entries(GOptionContext *context, struct sweep_args *a)
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, NULL },
 		{ NULL },
 	};
-	g_option_context_add_main_entries(context, entries, NULL);
+	cli_add_entries(context, entries);
 	multirun_add_entries(context, &a->run, "folder for sweep.csv, the plot and points/ (default cowsim-sweep)");
 	options_add_model_entries(context, &a->model);
+	cli_add_json_entry(context, &a->json, "the summary as JSON (docs/json.md) on stdout (the table then goes to "
+			   "stderr), or with =FILE to FILE");
 }
 
 static int parse_args(int argc, char **argv, struct sweep_args *a)
@@ -183,7 +193,9 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
 		a->given[i - 1] = g_strdup(argv[i]);
 	g_autoptr(GOptionContext) context = cli_context_new(&sweep_doc);
 	add_entries(context, a);
-	if (!cli_parse(context, &sweep_doc, &argc, &argv))
+	bool parsed = cli_parse(context, &sweep_doc, &argc, &argv);
+	a->entries = cli_take_entries(context);
+	if (!parsed)
 		return EXIT_BAD_INPUT;
 	unsigned traces = a->rest ? g_strv_length(a->rest) : 0;
 	if (traces > 1 || (traces == 1) == (a->gen != NULL)) {
@@ -799,10 +811,11 @@ static int plot(const char *dir, const char *title)
 
 /* sweep.csv (already written), the table on stdout unless quiet, the plot
  * when there is a line to draw. */
-static int finish_outputs(const char *dir, const RowsTable *table, const struct sweep_plan *plan, bool quiet)
+static int finish_outputs(const char *dir, const RowsTable *table, const struct sweep_plan *plan, bool quiet,
+			  FILE *out)
 {
 	g_autoptr(GError) error = NULL;
-	if (!quiet && !rows_table_print(table, stdout, &error)) {
+	if (!quiet && !rows_table_print(table, out, &error)) {
 		fprintf(stderr, "cowsim sweep: %s\n", error->message);
 		return EXIT_RUN_FAILED;
 	}
@@ -837,6 +850,67 @@ static GArray *points_to_run(struct sweep *s, struct progress *p)
 	return todo;
 }
 
+static struct provenance provenance_of(const struct sweep *s)
+{
+	const struct sweep_args *a = s->args;
+	return (struct provenance){ .command = "sweep", .argv = a->given, .entries = a->entries,
+				    .trace = a->gen ? NULL : a->rest[0], .trace_sha256 = s->trace_sha256,
+				    .gen_command = a->gen };
+}
+
+/* DIR/parameters.json (provenance.h): with the model values of the first
+ * point, and the values of every --vary parameter. */
+static bool write_parameters(const struct sweep *s, GError **error)
+{
+	struct provenance p = provenance_of(s);
+	ResultsJson *w = provenance_begin(&p, PROVENANCE_PARAMETERS_SCHEMA, error);
+	if (!w)
+		return false;
+	provenance_model(w, "model", &s->configs[0], true);
+	results_json_begin_object(w, "vary");
+	for (unsigned i = 0; i < s->params->len; i++) {
+		const struct grid_param *param = param_list(s)[i];
+		results_json_begin_array(w, param->name);
+		for (unsigned v = 0; v < param->values->len; v++)
+			results_json_string(w, NULL, param->values->pdata[v]);
+		results_json_end(w);
+	}
+	results_json_end(w);
+	results_json_u64(w, "points", s->n_points);
+	results_json_end(w);
+	g_autofree char *path = g_build_filename(s->args->run.out, PROVENANCE_PARAMETERS_FILE, NULL);
+	gsize length;
+	g_autofree char *text = results_json_finish(w, &length);
+	return g_file_set_contents(path, text, (gssize)length, error);
+}
+
+/* --json: the lines of sweep.csv (the finished points), each with its index
+ * and its rows' CSV, after the provenance head; `status` is the exit status. */
+static int write_json(const struct sweep *s, const RowsTable *table, int status)
+{
+	struct provenance p = provenance_of(s);
+	ResultsJson *w = provenance_summary_begin(&p, "cowsim-sweep-summary/1", s->args->run.out, status);
+	if (!w)
+		return MAX(status, EXIT_RUN_FAILED);
+	results_json_u64(w, "points_total", s->n_points);
+	results_json_u64(w, "points_finished", rows_table_n_rows(table));
+	results_json_begin_array(w, "points");
+	unsigned line = 0;
+	for (unsigned point = 0; point < s->n_points; point++) {
+		if (!s->lines[point])
+			continue;
+		g_autofree char *csv = sweep_store_point_path(s->args->run.out, key_of(s, point), "csv");
+		results_json_begin_object(w, NULL);
+		results_json_u64(w, "index", point);
+		rows_table_json_line(table, line++, w);
+		results_json_string(w, "csv", csv);
+		results_json_end(w);
+	}
+	results_json_end(w);
+	results_json_end(w);
+	return provenance_write(w, "sweep", s->args->json) ? status : MAX(status, EXIT_RUN_FAILED);
+}
+
 static int run_sweep(struct sweep *s)
 {
 	const struct sweep_args *a = s->args;
@@ -869,9 +943,13 @@ static int run_sweep(struct sweep *s)
 			"runs the others\n", p.finished, s->n_points, a->run.out);
 		status = multirun_interrupted_status();
 	} else if (table) {
-		int written = finish_outputs(a->run.out, table, &s->plan, a->run.quiet);
+		/* CLI1: a JSON summary on stdout leaves the table to stderr */
+		int written = finish_outputs(a->run.out, table, &s->plan, a->run.quiet,
+					     cli_is_stdio(a->json) ? stderr : stdout);
 		status = MAX(status, written);
 	}
+	if (a->json && table)
+		status = write_json(s, table, status);
 	g_array_unref(p.failed);
 	return status;
 }
@@ -968,6 +1046,12 @@ static bool gather(const char *out, char **dirs, const struct sweep_plan *plan, 
 {
 	if (!sweep_store_make_dirs(out, error) || !sweep_plan_write(out, plan, error))
 		return false;
+	g_autofree char *parameters_to = g_build_filename(out, PROVENANCE_PARAMETERS_FILE, NULL);
+	for (unsigned d = 0; dirs[d]; d++) { /* the same sweep: any folder's parameters.json describes it */
+		g_autofree char *from = g_build_filename(dirs[d], PROVENANCE_PARAMETERS_FILE, NULL);
+		if (g_file_test(from, G_FILE_TEST_EXISTS) && !copy_file(from, parameters_to, error))
+			return false;
+	}
 	for (unsigned k = 0; k < plan->keys->len; k++) {
 		const char *key = plan->keys->pdata[k];
 		for (unsigned d = 0; dirs[d] && !sweep_store_has_point(out, key); d++) {
@@ -1023,7 +1107,7 @@ static int merge(const struct merge_args *a)
 	if (!(table = sweep_store_table(out_dir, 1, &plan, missing, &error)) ||
 	    !rows_table_write_csv(table, csv, &error))
 		goto out;
-	status = finish_outputs(a->out, table, &plan, a->quiet);
+	status = finish_outputs(a->out, table, &plan, a->quiet, stdout);
 	if (status == EXIT_OK)
 		status = report(a->out);
 	if (missing->len) {
@@ -1098,7 +1182,8 @@ static int sweep(struct sweep_args *a, enum sweep_mode mode)
 		goto out;
 	}
 	status = EXIT_RUN_FAILED;
-	if (!sweep_store_make_dirs(a->run.out, &error) || !sweep_plan_write(a->run.out, &s.plan, &error)) {
+	if (!sweep_store_make_dirs(a->run.out, &error) || !sweep_plan_write(a->run.out, &s.plan, &error) ||
+	    (a->point < 0 && !write_parameters(&s, &error))) {
 		fprintf(stderr, "cowsim sweep: %s\n", error->message);
 		goto out;
 	}

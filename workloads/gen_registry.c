@@ -154,6 +154,7 @@ void tracegen_params_clear(struct tracegen_params *params)
 	if (params->notes)
 		g_ptr_array_unref(params->notes);
 	g_strfreev(params->remaining);
+	g_free(params->command);
 	memset(params, 0, sizeof(*params));
 }
 
@@ -286,8 +287,11 @@ bool tracegen_params_check(const struct tracegen_scenario *scenario, struct trac
 bool tracegen_run(const struct tracegen_scenario *scenario, const struct tracegen_params *params,
 		  struct trace_writer *writer, GError **error)
 {
+	/* The command goes on the summary's line, not a line of its own, so that
+	 * no op of a generated trace moves (error positions stay). */
 	return trace_writer_begin(writer, error) &&
-	       trace_writer_comment(writer, error, "cowsim gen %s: %s", scenario->name, scenario->summary) &&
+	       trace_writer_comment(writer, error, "cowsim gen %s: %s%s%s", scenario->name, scenario->summary,
+				    params->command ? TRACE_GEN_COMMAND_TAG : "", params->command ? params->command : "") &&
 	       scenario->run(params, writer, error) && trace_writer_finish(writer, error);
 }
 

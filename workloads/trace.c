@@ -44,6 +44,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -964,4 +965,37 @@ int trace_reader_next(struct trace_reader *reader, struct trace_op *op, GError *
 		remember_keyword(reader, op);
 		return 1;
 	}
+}
+
+/* --- the generator's command ------------------------------------------------ */
+
+char *trace_gen_command(const char *path, GError **error)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: %s", path, g_strerror(errno));
+		return NULL;
+	}
+	char *line = NULL, *command = NULL;
+	size_t size = 0;
+	ssize_t got;
+	while (!command && (got = getline(&line, &size, f)) >= 0) {
+		while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
+			line[--got] = '\0';
+		if (*line && *line != '#' && strcmp(line, TRACE_HEADER))
+			break; /* the first op: the generator's comment comes before it */
+		const char *tag = g_str_has_prefix(line, "# cowsim gen ") ? strstr(line, TRACE_GEN_COMMAND_TAG) : NULL;
+		if (tag)
+			command = g_strdup(tag + strlen(TRACE_GEN_COMMAND_TAG));
+	}
+	bool failed = ferror(f);
+	int saved = errno;
+	free(line);
+	fclose(f);
+	if (failed) {
+		g_free(command);
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: %s", path, g_strerror(saved));
+		return NULL;
+	}
+	return command;
 }
