@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "btree.h"
+#include "delayed_items.h"
 #include "constants.h"
 #include "fs.h"
 #include "refs.h"
@@ -90,6 +91,7 @@ struct fs {
 	GHashTable *subvolume_by_id;  /* id -> struct subvolume * */
 	GStringChunk *names;          /* every name a directory entry points at */
 	GArray *pending_writes;       /* struct pending_write */
+	struct delayed_items *delayed; /* directory indexes and inode updates not yet in the trees */
 	GHashTable *dirty_times;      /* lazytime vfs: (subvolume, inode) -> struct dirty_time * in dirty_time_queue */
 	GQueue dirty_time_queue;      /* the same, oldest first; owns them */
 	/* Lost atime updates (atime_policy.c, LA1): (subvolume, inode) -> the

@@ -112,8 +112,10 @@ struct btree_item *fs_inode_item_for_write(struct fs *fs, const struct inode_loc
 {
 	struct btree_key key = BTRFS_KEY(where->inode, BTRFS_INODE_ITEM_KEY, 0);
 	struct btree_item *item = subvol_lookup_for_write(fs, where->subvolume, &key);
-	if (item)
+	if (item) {
 		fs_dirty_time_other_change(fs, where, item); /* lazytime vfs: the atime rides along */
+		delayed_items_inode_dirty(fs, where->subvolume, where->inode); /* btrfs_delayed_update_inode */
+	}
 	return item;
 }
 
@@ -343,6 +345,9 @@ int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out
  * recomputes index_cnt (btrfs_set_inode_index_count); 2 in an empty one. */
 static uint64_t next_dir_index(const struct subvolume *subvolume, uint64_t dir)
 {
+	uint64_t waiting;
+	if (delayed_items_last_index(subvolume->fs, subvolume, dir, &waiting))
+		return waiting + 1; /* the delayed node's index_cnt */
 	struct btree_key key = BTRFS_KEY(dir, BTRFS_DIR_INDEX_KEY, UINT64_MAX);
 	const struct btree_item *last = subvol_lookup_le(subvolume, &key);
 	if (last && last->key.objectid == dir && last->key.type == BTRFS_DIR_INDEX_KEY)
@@ -381,9 +386,9 @@ int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t loc
 	uint32_t size = BTRFS_DIR_ITEM_SIZE + at->name_len;
 	uint64_t slot = free_hash_slot(sv, at->dir.inode, fs_name_hash(at->name, at->name_len));
 	struct btree_key item_key = BTRFS_KEY(at->dir.inode, BTRFS_DIR_ITEM_KEY, slot);
-	struct btree_key index_key = BTRFS_KEY(at->dir.inode, BTRFS_DIR_INDEX_KEY, payload.dir.index);
 	subvol_insert(fs, sv, &item_key, size, &payload);
-	subvol_insert(fs, sv, &index_key, size, &payload);
+	/* btrfs_insert_delayed_dir_index(): the index waits (delayed_items.h). */
+	delayed_items_insert_index(fs, sv, at->dir.inode, payload.dir.index, size, &payload);
 	touch_dir(fs, &at->dir, 2 * (int64_t)at->name_len);
 	return 0;
 }
@@ -397,7 +402,8 @@ void fs_remove_dir_entry(struct fs *fs, const struct name_location *at)
 	struct btree_key item_key = entry->key;
 	struct btree_key index_key = BTRFS_KEY(at->dir.inode, BTRFS_DIR_INDEX_KEY, entry->payload.dir.index);
 	subvol_delete(fs, sv, &item_key);
-	subvol_delete(fs, sv, &index_key);
+	if (!delayed_items_cancel_index(fs, sv, at->dir.inode, index_key.offset))
+		subvol_delete(fs, sv, &index_key);
 	touch_dir(fs, &at->dir, -2 * (int64_t)at->name_len);
 }
 
@@ -481,17 +487,24 @@ static uint64_t new_inode(struct fs *fs, const struct name_location *at, uint32_
 	struct subvolume *sv = at->dir.subvolume;
 	uint64_t inode = ++sv->highest_inode;
 	int64_t now = fs->clock_ns;
-	union item_payload payload = { .inode = {
-		.atime = time_or_now(attributes->atime, now),
-		.mtime = time_or_now(attributes->mtime, now),
-		.ctime = time_or_now(attributes->ctime, now),
-		.size = size,
-		.nlink = 1,
-		.mode = mode,
-	} };
-	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
-	subvol_insert(fs, sv, &key, BTRFS_INODE_ITEM_SIZE, &payload);
-	add_inode_ref(fs, sv, inode, at->dir.inode, at->name_len);
+	union item_payload payloads[] = {
+		{ .inode = {
+			.atime = time_or_now(attributes->atime, now),
+			.mtime = time_or_now(attributes->mtime, now),
+			.ctime = time_or_now(attributes->ctime, now),
+			.size = size,
+			.nlink = 1,
+			.mode = mode,
+		} },
+		{ .ref = { .count = 1 } },
+	};
+	/* btrfs_create_new_inode(): the inode item and its ref in one batch. */
+	struct btree_key keys[] = {
+		BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0),
+		BTRFS_KEY(inode, BTRFS_INODE_REF_KEY, at->dir.inode),
+	};
+	uint32_t sizes[] = { BTRFS_INODE_ITEM_SIZE, BTRFS_INODE_REF_SIZE + at->name_len };
+	subvol_insert_batch(fs, sv, keys, sizes, payloads, G_N_ELEMENTS(keys));
 	fs_add_dir_entry(fs, at, inode, false, file_type);
 	return inode;
 }
@@ -523,6 +536,9 @@ int fs_create(struct fs *fs, const char *path, uint64_t size, const struct fs_at
 		return ret;
 	}
 	uint64_t inode = new_inode(fs, &at, S_IFREG | (attributes->mode & 07777), size, attributes, FT_REG_FILE);
+	/* Its data and attributes (cp -a: write, fchown, utimensat) change the
+	 * inode item again: btrfs keeps that in its delayed inode. */
+	delayed_items_inode_dirty(fs, at.dir.subvolume, inode);
 	if (size)
 		ret = fs_write_reserved(fs, at.dir.subvolume, inode, 0, size);
 	fs_release(fs);
@@ -539,6 +555,7 @@ int fs_symlink(struct fs *fs, const char *target, const char *path, const struct
 	if (ret || (ret = fs_reserve(fs, COWSIM_RESERVE_SYMLINK)))
 		return ret;
 	uint64_t inode = new_inode(fs, &at, S_IFLNK | 0777, length, attributes, FT_SYMLINK);
+	delayed_items_inode_dirty(fs, at.dir.subvolume, inode); /* as fs_create */
 	/* btrfs_symlink() writes the target as an inline extent at once. */
 	struct btree_key key = BTRFS_KEY(inode, BTRFS_EXTENT_DATA_KEY, 0);
 	union item_payload payload = { .file_extent = { .extent = NULL, .num_bytes = length } };
@@ -626,6 +643,9 @@ static bool dir_is_empty(const struct subvolume *sv, uint64_t dir)
 	struct btree_key first = BTRFS_KEY(dir, BTRFS_DIR_INDEX_KEY, 0);
 	struct btree_key after = BTRFS_KEY(dir, BTRFS_DIR_INDEX_KEY, UINT64_MAX);
 	const struct btree_item *last = subvol_lookup_le(sv, &after);
+	uint64_t waiting;
+	if (delayed_items_last_index(sv->fs, sv, dir, &waiting))
+		return false;
 	return !(last && btree_key_compare(&last->key, &first) >= 0);
 }
 
