@@ -244,6 +244,12 @@ struct btree_item *btree_insert_item(struct btree *tree, struct transaction *txn
 				     const struct btree_key *key, uint32_t size,
 				     const union item_payload *payload);
 
+/* Inserts `count` items with sorted keys that no item of the tree sorts
+ * between, together (btrfs_insert_empty_items with a batch): they need
+ * room in one leaf. payloads may be NULL. */
+void btree_insert_items(struct btree *tree, struct transaction *txn, const struct btree_key *keys,
+			const uint32_t *sizes, const union item_payload *payloads, uint32_t count);
+
 /* Change an existing item's size in place (btrfs_extend_item /
  * btrfs_truncate_item); grows by splitting the leaf when it must. */
 struct btree_item *btree_resize_item(struct btree *tree, struct transaction *txn,

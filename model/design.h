@@ -96,6 +96,14 @@ struct fs_design_ops {
 	 * payload may be NULL. Returns it. */
 	struct btree_item *(*insert)(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size,
 				     const union item_payload *payload);
+	/* Inserts `count` items with sorted base keys, none of which the
+	 * subvolume sees and with nothing it sees between them, together: one
+	 * batch of btrfs_insert_empty_items, which needs room in one leaf.
+	 * May be NULL: the model then inserts them one at a time, and writes
+	 * directory indexes at once instead of as btrfs's delayed items
+	 * (model/delayed_items.h), which batch them. */
+	void (*insert_batch)(struct fs *fs, struct subvolume *sv, const struct btree_key *keys, const uint32_t *sizes,
+			     const union item_payload *payloads, uint32_t count);
 	/* Changes the size of an item the subvolume sees; NULL when absent. */
 	struct btree_item *(*resize)(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size);
 	/* Removes the item from the subvolume's view: deleted, or hidden from it
@@ -243,6 +251,18 @@ static inline struct btree_item *subvol_insert(struct fs *fs, struct subvolume *
 					       uint32_t size, const union item_payload *payload)
 {
 	return design_of(sv)->insert(fs, sv, key, size, payload);
+}
+
+/* insert_batch, or one insert after another where the design has none. */
+static inline void subvol_insert_batch(struct fs *fs, struct subvolume *sv, const struct btree_key *keys,
+				       const uint32_t *sizes, const union item_payload *payloads, uint32_t count)
+{
+	if (design_of(sv)->insert_batch) {
+		design_of(sv)->insert_batch(fs, sv, keys, sizes, payloads, count);
+		return;
+	}
+	for (uint32_t i = 0; i < count; i++)
+		design_of(sv)->insert(fs, sv, &keys[i], sizes[i], payloads ? &payloads[i] : NULL);
 }
 
 static inline struct btree_item *subvol_resize(struct fs *fs, struct subvolume *sv, const struct btree_key *key,

@@ -96,6 +96,9 @@ int fs_reserve_delete(struct fs *fs, unsigned items)
 
 void fs_release(struct fs *fs)
 {
+	/* btrfs_btree_balance_dirty() at the end of the operation, inside its
+	 * reservation. */
+	delayed_items_balance(fs);
 	blockstore_release(fs->store);
 	fs->counters.operations++;
 	/* btrfs's preemptive flusher runs delayed refs between operations
@@ -216,6 +219,7 @@ struct fs *fs_new(const struct fs_config *config, GError **error)
 	fs->subvolume_by_id = g_hash_table_new(g_int64_hash, g_int64_equal);
 	fs->names = g_string_chunk_new(1 << 16);
 	fs->pending_writes = g_array_new(FALSE, FALSE, sizeof(struct pending_write));
+	fs->delayed = delayed_items_new();
 	fs->free_space_written = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	fs->clock_ns = fs->last_commit_ns = config->start_time_ns;
 	fs->next_subvolume_id = BTRFS_FIRST_FREE_OBJECTID;
@@ -263,6 +267,7 @@ void fs_free(struct fs *fs)
 	g_hash_table_unref(fs->subvolume_by_id);
 	g_string_chunk_free(fs->names);
 	g_array_unref(fs->pending_writes);
+	delayed_items_free(fs->delayed);
 	g_array_unref(fs->free_space_written);
 	fs_dirty_time_free(fs);
 	g_ptr_array_unref(fs->txn.written);
@@ -350,6 +355,7 @@ int fs_commit(struct fs *fs)
 	int stopped = fs_flush_writeback_cancellable(fs, NULL);
 	if (stopped)
 		return stopped;
+	delayed_items_run(fs); /* btrfs_run_delayed_items */
 	/* What no one operation asked for goes to the busiest cause of the
 	 * transaction; each extent-tree record to its own (refs.c). */
 	enum space_cause op_cause = blockstore_set_cause(fs->store, blockstore_busiest_cause(fs->store));
@@ -496,7 +502,8 @@ bool fs_check(struct fs *fs, GError **error)
 		return false;
 	if (!blockstore_check(fs->store, live, error))
 		return false;
-	return derived_check(fs, live, error) && fs->design->check(fs, error);
+	return derived_check(fs, live, error) && fs->design->check(fs, error) && fs_namespace_check(fs, error) &&
+	       delayed_items_check(fs, error);
 }
 
 void fs_dump(const struct fs *fs, FILE *out)

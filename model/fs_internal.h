@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "btree.h"
+#include "delayed_items.h"
 #include "constants.h"
 #include "fs.h"
 #include "refs.h"
@@ -74,6 +75,7 @@ struct walk_memo {
 	uint64_t names_removed;       /* fs->names_removed when it was recorded */
 	size_t len;                   /* bytes of prefix, which ends with '/'; 0: none */
 	struct inode_location dir;    /* where the prefix leads */
+	bool dir_checked;             /* NS2: dir's inode item is a directory (a step from it passed) */
 	char prefix[4096];
 };
 
@@ -89,6 +91,7 @@ struct fs {
 	GHashTable *subvolume_by_id;  /* id -> struct subvolume * */
 	GStringChunk *names;          /* every name a directory entry points at */
 	GArray *pending_writes;       /* struct pending_write */
+	struct delayed_items *delayed; /* directory indexes and inode updates not yet in the trees */
 	GHashTable *dirty_times;      /* lazytime vfs: (subvolume, inode) -> struct dirty_time * in dirty_time_queue */
 	GQueue dirty_time_queue;      /* the same, oldest first; owns them */
 	/* Lost atime updates (atime_policy.c, LA1): (subvolume, inode) -> the
@@ -104,6 +107,10 @@ struct fs {
 	uint64_t next_subvolume_id;
 	struct fs_counters counters;
 };
+
+/* NS1 and NS2 (fs_namespace.c): the walk memo leads where a full walk of its prefix does, and a
+ * memo marked dir_checked holds a directory. */
+bool fs_namespace_check(struct fs *fs, GError **error);
 
 /* A path's last component and the directory that holds it. */
 struct name_location {

@@ -157,6 +157,7 @@ int fs_delete_snapshot(struct fs *fs, const char *path)
 	remove_root_tree_items(fs, snap->id, at.dir.subvolume->id);
 	/* Queued data of the snapshot's inodes is dropped with it. */
 	fs_flush_writeback(fs, NULL);
+	delayed_items_run(fs); /* its inodes' nodes go in before its tree goes */
 	snap->deleted = true;
 	fs->names_removed++; /* fs_namespace.c NS1 */
 	fs->design->snapshot_delete(fs, snap);

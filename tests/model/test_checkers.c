@@ -284,6 +284,50 @@ static void test_refs_check_fails_when_a_reachable_data_extent_is_freed(void **s
 	fs_free(fs);
 }
 
+/* --- the walk memo (fs_namespace.c NS1-NS2) ------------------------------------------ */
+
+/* Points the memo at PREFIX, leading to the inode at TARGET, marked checked as a directory. */
+static void set_memo(struct fs *fs, const char *prefix, const char *target)
+{
+	struct inode_location where;
+	assert_int_equal(fs_resolve(fs, target, &where), 0);
+	struct walk_memo *m = &fs->walk_memo;
+	m->len = strlen(prefix);
+	memcpy(m->prefix, prefix, m->len);
+	m->dir = where;
+	m->dir_checked = true;
+	m->names_removed = fs->names_removed;
+}
+
+static void test_namespace_check_fails_on_a_memo_that_leads_elsewhere(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	assert_int_equal(fs_read(fs, "/d/file-001", NULL), 0); /* the memo: "/d/" */
+	fixture_assert_fs_ok(fs, "after a read");
+	set_memo(fs, "/d/", "/snap/d");
+	fixture_assert_fs_corrupt(fs, "corrupt walk memo: 257, NS1 the prefix '/d/' leads elsewhere");
+	set_memo(fs, "/d/", "/d");
+	fixture_assert_fs_ok(fs, "the memo put right");
+	fs_free(fs);
+	(void)state;
+}
+
+static void test_namespace_check_fails_on_a_memo_marked_checked_that_holds_a_file(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	set_memo(fs, "/d/file-001/", "/d/file-001"); /* where a full walk of the prefix leads: NS1 holds */
+	struct inode_location file = fs->walk_memo.dir;
+	g_autofree char *want = g_strdup_printf("corrupt walk memo: %" G_GUINT64_FORMAT
+						", NS2 marked checked but not a directory", file.inode);
+	fixture_assert_fs_corrupt(fs, want);
+	/* What the mark would break: a path through the file must not resolve. */
+	fs->walk_memo.dir_checked = false;
+	fixture_assert_fs_ok(fs, "unmarked");
+	assert_int_equal(fs_read(fs, "/d/file-001/x", NULL), -ENOTDIR);
+	fs_free(fs);
+	(void)state;
+}
+
 /* --- the block store (blockstore.c BS1-BS3) -------------------------------------- */
 
 static void test_blockstore_check_fails_on_a_live_block_no_tree_reaches(void **state)
@@ -671,6 +715,8 @@ int main(void)
 		cmocka_unit_test(test_refs_check_fails_when_a_block_counts_a_reference_too_many),
 		cmocka_unit_test(test_refs_check_fails_when_a_data_extent_counts_a_reference_too_many),
 		cmocka_unit_test(test_refs_check_fails_when_a_reachable_data_extent_is_freed),
+		cmocka_unit_test(test_namespace_check_fails_on_a_memo_that_leads_elsewhere),
+		cmocka_unit_test(test_namespace_check_fails_on_a_memo_marked_checked_that_holds_a_file),
 		cmocka_unit_test(test_blockstore_check_fails_on_a_live_block_no_tree_reaches),
 		cmocka_unit_test(test_blockstore_check_fails_when_two_live_blocks_share_an_address),
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_is_used_past_its_length),
