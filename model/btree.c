@@ -1096,7 +1096,7 @@ static void leaf_insert_at(struct btree_path *path, const struct btree_key *key,
 	memmove(&leaf->items[slot + 1], &leaf->items[slot], (leaf->nritems - slot) * sizeof(struct btree_item));
 	struct btree_item *item = &leaf->items[slot];
 	item->key = *key;
-	item->size = size;
+	item->size = (uint16_t)size; /* fits: BT4, checked by the caller */
 	item->whiteout = false;
 	if (payload)
 		item->payload = *payload;
@@ -1145,7 +1145,7 @@ struct btree_item *btree_resize_item_at(struct btree *tree, struct transaction *
 	}
 	struct btree_item *item = writable_item(path);
 	path->nodes[0]->leaf_bytes = path->nodes[0]->leaf_bytes - item->size + new_size;
-	item->size = new_size;
+	item->size = (uint16_t)new_size;
 	return item;
 }
 

@@ -44,13 +44,16 @@ struct data_extent;
 
 /* btrfs_disk_key, in CPU order; compared objectid, type, offset, then
  * snapshot. The snapshot id is always 0 in the btrfs design; the keyed
- * design (model/design_keyed.c) versions keys by it, as bcachefs's bpos does. It
- * lives in what would be padding, so keys stay 24 bytes. */
-struct btree_key {
+ * design (model/design_keyed.c) versions keys by it, as bcachefs's bpos does.
+ * Packed to 21 bytes, so that an item's size and whiteout flag fill the rest
+ * of its first 24 bytes and an item is 64 bytes, one cache line (btree_item
+ * below). Every field keeps its natural alignment inside an item; never take
+ * a field's address (it may be unaligned in other arrays), copy it out. */
+struct __attribute__((packed)) btree_key {
 	uint64_t objectid;
 	uint64_t offset;
-	uint8_t type;
 	uint32_t snapshot;
+	uint8_t type;
 };
 
 /* Keys are built in btrfs's order, (objectid, type, offset) as print-tree
@@ -105,12 +108,19 @@ union item_payload {
 	uint64_t value;                   /* anything else a tree needs one number for */
 };
 
+/*   0            8            16       20   21  22   24                 64
+ *   +------------+------------+--------+----+---+----+------------------+
+ *   | objectid   | offset     |snapshot|type|wo |size| payload (40)     |
+ *   +------------+------------+--------+----+---+----+------------------+ */
 struct btree_item {
 	struct btree_key key;
-	uint32_t size;                    /* item data bytes, excluding the 25-byte header */
 	bool whiteout;                    /* keyed design: the key is deleted in this snapshot */
+	uint16_t size;                    /* item data bytes, excluding the 25-byte header; a
+					   * leaf of 64 KiB holds at most 65 410 (BT4) */
 	union item_payload payload;
 };
+_Static_assert(sizeof(struct btree_key) == 21, "a packed key is 21 bytes");
+_Static_assert(sizeof(struct btree_item) == 64, "an item is one cache line");
 
 struct btree_child {
 	struct btree_key key;

@@ -724,30 +724,39 @@ def current_umask():
     return mask
 
 
+# The options whose value is a file (made relative to the figure's folder) and
+# those that take no value; every other option takes the next word as a value.
+PATH_OPTIONS = ("-o", "--output", "--measured")
+FLAG_OPTIONS = ("--ratio", "-h", "--help")
+
+
 def command_line(argv, output):
     """The command that made the figure, run from the figure's folder: file
     arguments relative to it, so the text (kept in the PNG's Comment and the
     SVG's description, shown by cowsim report) is the same wherever the
-    folder is (PY1)."""
+    folder is (PY1). Only the CSVs and the values of PATH_OPTIONS are files:
+    a value such as --kind sweep stays as it is even beside a folder named
+    sweep."""
     import shlex
     folder = os.path.dirname(os.path.abspath(output + ".png"))
     words = ["cowsim", "plot"]
 
-    def rel(value, is_path):
-        if value and (is_path or os.path.exists(value)):
-            return os.path.relpath(os.path.abspath(value), folder)
-        return value
+    def rel(path):
+        return os.path.relpath(os.path.abspath(path), folder) if path else path
 
-    previous = ""
+    value_of = None
     for a in argv:
-        if a.startswith("--") and "=" in a:
+        if value_of is not None:
+            words.append(rel(a) if value_of in PATH_OPTIONS else a)
+            value_of = None
+        elif a.startswith("--") and "=" in a:
             key, value = a.split("=", 1)
-            words.append(key + "=" + rel(value, key == "--output"))
-        elif a.startswith("-"):
+            words.append(key + "=" + (rel(value) if key in PATH_OPTIONS else value))
+        elif a.startswith("-") and a != "-":
             words.append(a)
+            value_of = None if a in FLAG_OPTIONS else a
         else:
-            words.append(rel(a, previous in ("-o", "--output")))
-        previous = a
+            words.append(rel(a))
     return " ".join(shlex.quote(w) for w in words)
 
 

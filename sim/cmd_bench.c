@@ -30,6 +30,18 @@
  * work (BTRFS_MAX_EXTENT_SIZE each): a create of B bytes should cost
  * O(extents), N files O(N log N).
  *
+ * --snapshot-curve N measures memory against snapshots (issue 20): the
+ * same point for N files of 8 KiB (one data extent each, as the seed's
+ * headers have) at 0, 10, 30 and 100 snapshots, printing the simulator's heap
+ * against the work (reads) and against the modeled metadata. Memory linear in
+ * the work is a constant B/read; the extent tree grows faster than the reads
+ * past about 33 snapshots, because a data extent's backrefs no longer fit
+ * inline in its extent item (BTRFS_MAX_EXTENT_ITEM_SIZE) and each further
+ * reference is an item of its own, as in btrfs: B/block stays flat where
+ * B/read does not.
+ *
+ * Heap is glibc's mallinfo2(): bytes in use in the arena plus mmapped blocks.
+ *
  * Wall times are noisy on a shared machine; compare the ratios within one run.
  */
 #include <inttypes.h>
@@ -59,6 +71,13 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Bytes the simulator's malloc holds: arena chunks in use and mmapped ones. */
+static uint64_t heap_in_use(void)
+{
+	struct mallinfo2 info = mallinfo2();
+	return info.uordblks + info.hblkhd;
+}
+
 static uint64_t peak_rss_bytes(void)
 {
 	struct rusage usage;
@@ -72,6 +91,7 @@ struct bench_point {
 	double populate_ops, exclusive_ops, unshare_ops, seconds;
 	uint64_t items, blocks, heap_bytes, metadata_before, metadata_after;
 	uint64_t blocks_after, heap_after, peak_rss;
+	uint64_t extent_tree_after;       /* bytes of extent-tree blocks after the reads */
 };
 
 #define FILES_PER_DIR 100u
@@ -107,7 +127,7 @@ static void file_path(char *buf, const char *prefix, uint64_t i)
 	memcpy(p, ".c", 3);
 }
 
-static int populate(struct fs *fs, uint64_t files)
+static int populate(struct fs *fs, uint64_t files, uint64_t file_bytes)
 {
 	struct fs_attributes attributes;
 	fs_attributes_init(&attributes);
@@ -120,7 +140,7 @@ static int populate(struct fs *fs, uint64_t files)
 				return -1;
 		}
 		file_path(path, "", i);
-		if (fs_create(fs, path, 1024, &attributes))
+		if (fs_create(fs, path, file_bytes, &attributes))
 			return -1;
 	}
 	return fs_sync(fs);
@@ -162,7 +182,8 @@ static struct fs *bench_fs(uint32_t nodesize)
 	return fs;
 }
 
-static int bench_one(uint64_t files, unsigned snapshots, uint32_t nodesize, struct bench_point *p)
+static int bench_one(uint64_t files, uint64_t file_bytes, unsigned snapshots, uint32_t nodesize,
+		     struct bench_point *p)
 {
 	double begin = now_seconds();
 	g_autoptr(Filesystem) fs = bench_fs(nodesize);
@@ -171,9 +192,9 @@ static int bench_one(uint64_t files, unsigned snapshots, uint32_t nodesize, stru
 	memset(p, 0, sizeof(*p));
 	p->files = files;
 	p->snapshots = snapshots;
-	size_t heap_before = mallinfo2().uordblks;
+	uint64_t heap_before = heap_in_use();
 	double start = now_seconds();
-	if (populate(fs, files)) {
+	if (populate(fs, files, file_bytes)) {
 		fprintf(stderr, "cowsim bench: populating %" PRIu64 " files failed\n", files);
 		return -1;
 	}
@@ -184,7 +205,7 @@ static int bench_one(uint64_t files, unsigned snapshots, uint32_t nodesize, stru
 	p->blocks = report.space.metadata_used / nodesize;
 	/* Per file: inode item, inode ref, dir item, dir index, inline extent. */
 	p->items = 5 * (files + dirs);
-	p->heap_bytes = mallinfo2().uordblks - heap_before;
+	p->heap_bytes = heap_in_use() - heap_before;
 	p->metadata_before = report.space.metadata_used;
 	p->exclusive_ops = read_all(fs, files, 0);
 	for (unsigned s = 1; s <= snapshots; s++) {
@@ -197,7 +218,8 @@ static int bench_one(uint64_t files, unsigned snapshots, uint32_t nodesize, stru
 	fs_report(fs, &report);
 	p->metadata_after = report.space.metadata_used;
 	p->blocks_after = report.space.metadata_used / nodesize;
-	p->heap_after = mallinfo2().uordblks - heap_before;
+	p->heap_after = heap_in_use() - heap_before;
+	p->extent_tree_after = report.space.tree_bytes[TREE_CATEGORY_EXTENT];
 	p->seconds = now_seconds() - begin;
 	p->peak_rss = peak_rss_bytes();
 	return 0;
@@ -218,6 +240,34 @@ static void print_point(FILE *out, const struct bench_point *p)
 		(double)p->heap_bytes / (double)p->blocks, (double)p->heap_after / (double)p->blocks_after,
 		p->metadata_before / 1048576.0, p->metadata_after / 1048576.0, p->seconds,
 		p->peak_rss / 1048576.0);
+}
+
+/* --- memory against snapshots ---------------------------------------------- */
+
+#define CURVE_FILE_BYTES 8192u /* a data extent each: no inline file */
+
+static int bench_snapshot_curve(uint64_t files, uint32_t nodesize)
+{
+	static const unsigned snapshots[] = { 0, 10, 30, 100 };
+	printf("snapshot curve: %" PRIu64 " files of %u bytes, a read of every file in every tree\n", files,
+	       CURVE_FILE_BYTES);
+	printf("%5s %11s %9s %11s %9s %9s %9s %8s %9s\n", "snaps", "reads", "meta MiB", "extent MiB", "heap MiB",
+	       "B/read", "B/block", "total s", "RSS MiB");
+	for (unsigned i = 0; i < G_N_ELEMENTS(snapshots); i++) {
+		struct bench_point p;
+		if (bench_one(files, CURVE_FILE_BYTES, snapshots[i], nodesize, &p))
+			return -1;
+		uint64_t reads = files * (2 + snapshots[i]); /* the exclusive pass, then every tree */
+		if (!snapshots[i])
+			reads = files;
+		printf("%5u %11" PRIu64 " %9.1f %11.1f %9.1f %9.1f %9.1f %8.1f %9.1f\n", snapshots[i], reads,
+		       p.metadata_after / 1048576.0, p.extent_tree_after / 1048576.0, p.heap_after / 1048576.0,
+		       (double)p.heap_after / (double)reads, (double)p.heap_after / (double)p.blocks_after, p.seconds,
+		       p.peak_rss / 1048576.0);
+		fflush(stdout);
+	}
+	printf("peak RSS %.1f MiB\n", peak_rss_bytes() / 1048576.0);
+	return 0;
 }
 
 /* --- a year of daily snapshots --------------------------------------------- */
@@ -258,7 +308,7 @@ static int bench_year(uint64_t files, unsigned keep, uint32_t nodesize)
 		return -1;
 	struct fs_attributes attributes;
 	fs_attributes_init(&attributes);
-	if (populate(fs, files) || fs_mkdir(fs, "/snapshots", &attributes))
+	if (populate(fs, files, 1024) || fs_mkdir(fs, "/snapshots", &attributes))
 		return -1;
 	double populated = now_seconds();
 	uint64_t reads = 0;
@@ -341,10 +391,14 @@ static const struct cli_doc bench_doc = {
 		 "--year N: a year of daily snapshots (keep K) with daily reads on N files.\n"
 		 "--big-files N: CPU seconds to create and sync N/4, N/2 and N files of 1 GiB,\n"
 		 "then one file of N/4, N/2 and N GiB, with the growth exponent (1 linear, 2\n"
-		 "quadratic): the cost of a create against its size and its count.",
+		 "quadratic): the cost of a create against its size and its count.\n"
+		 "--snapshot-curve N: memory against snapshots: N files of 8 KiB read in 0, 10, 30\n"
+		 "and 100 snapshots; reads, metadata and extent-tree MiB, heap MiB, heap bytes per\n"
+		 "read (flat when memory is linear in the work) and per modeled block.",
 	.examples = "  cowsim bench --sizes 10000,100000\n"
 		    "  cowsim bench --year 100000 --keep 30\n"
-		    "  cowsim bench --big-files 8000",
+		    "  cowsim bench --big-files 8000\n"
+		    "  cowsim bench --snapshot-curve 20000",
 	.exits = "  0  measured\n"
 		 "  1  the model failed\n"
 		 "  2  bad arguments",
@@ -354,7 +408,7 @@ int cmd_bench(int argc, char **argv)
 {
 	g_autofree char *sizes_text = NULL;
 	gint snapshots = 10, nodesize = 16384, keep = 30;
-	gint64 year = 0, big_files = 0;
+	gint64 year = 0, big_files = 0, curve = 0;
 	const GOptionEntry entries[] = {
 		{ "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_text,
 		  "file counts to measure, comma-separated (default 10000,100000,1000000)", "N,N,..." },
@@ -366,6 +420,8 @@ int cmd_bench(int argc, char **argv)
 		{ "keep", 0, 0, G_OPTION_ARG_INT, &keep, "--year: snapshots kept (default 30)", "K" },
 		{ "big-files", 0, 0, G_OPTION_ARG_INT64, &big_files,
 		  "instead: cost of N/4, N/2, N files of 1 GiB and of one file of as many GiB", "N" },
+		{ "snapshot-curve", 0, 0, G_OPTION_ARG_INT64, &curve,
+		  "instead: memory against snapshots (0, 10, 30, 100) for N files of 8 KiB", "N" },
 		{ NULL },
 	};
 	g_autoptr(GOptionContext) context = cli_context_new(&bench_doc);
@@ -384,6 +440,12 @@ int cmd_bench(int argc, char **argv)
 		fprintf(stderr, "cowsim bench: --big-files 1..32768 (GiB on a 64 TiB device)\n");
 		return EXIT_BAD_INPUT;
 	}
+	if (curve < 0 || curve > 10000000) {
+		fprintf(stderr, "cowsim bench: --snapshot-curve 1..10^7 files\n");
+		return EXIT_BAD_INPUT;
+	}
+	if (curve)
+		return bench_snapshot_curve((uint64_t)curve, (uint32_t)nodesize) ? EXIT_RUN_FAILED : EXIT_OK;
 	if (big_files)
 		return bench_big((uint64_t)big_files, (uint32_t)nodesize) ? EXIT_RUN_FAILED : EXIT_OK;
 	if (year)
@@ -398,7 +460,7 @@ int cmd_bench(int argc, char **argv)
 			return EXIT_BAD_INPUT;
 		}
 		struct bench_point p;
-		if (bench_one(files, (unsigned)snapshots, (uint32_t)nodesize, &p))
+		if (bench_one(files, 1024, (unsigned)snapshots, (uint32_t)nodesize, &p))
 			return EXIT_RUN_FAILED;
 		print_point(stdout, &p);
 		fflush(stdout);

@@ -101,6 +101,9 @@ struct tracegen_params {
 	gboolean strict;         /* from-strace: a malformed log line is an error */
 	gboolean prelude;        /* from-strace: start with the from-dir copy of --root */
 	char *strace_log;        /* from-strace's LOG (the positional) */
+	char *scenario_file;     /* scenario: FILE (the positional) */
+	char **sets;             /* scenario: --set GROUP.KEY=VALUE overrides */
+	gint64 scenario_seed;    /* scenario: --seed, -1 when not given (the file's seed holds) */
 	GPtrArray *notes;        /* char *: report lines a scenario leaves for stderr (from-strace) */
 	char **remaining;        /* G_OPTION_REMAINING: from-dir's DIR, from-strace's LOG */
 };

@@ -42,6 +42,15 @@ check "it gives both lines with three points and an exponent" \
 "$cowsim" bench --big-files 40000 >/dev/null 2>"$work/err"
 check "--big-files beyond a 64 TiB device is exit 2 with a message" "[ $? = 2 ] && grep -q big-files \"$work/err\""
 
+"$cowsim" bench --snapshot-curve 200 >"$work/curve" 2>"$work/err"
+status=$?
+check "the memory-against-snapshots curve exits 0" "[ $status = 0 ]" "$(cat "$work/err")"
+check "it prints a row for 0, 10, 30 and 100 snapshots with reads, heap and B/read" \
+  "[ \"\$(awk '\$1 ~ /^[0-9]+\$/ && NF == 9 {print \$1, \$2}' \"$work/curve\" | tr '\n' ' ')\" = '0 200 10 2400 30 6400 100 20400 ' ] &&
+   head -2 \"$work/curve\" | grep -qF 'B/read'" "$(cat "$work/curve")"
+"$cowsim" bench --snapshot-curve 20000000 >/dev/null 2>"$work/err"
+check "--snapshot-curve beyond 10^7 is exit 2 with a message" "[ $? = 2 ] && grep -q snapshot-curve \"$work/err\""
+
 "$cowsim" bench --sizes 0 >/dev/null 2>"$work/err"
 check "--sizes 0 is exit 2" "[ $? = 2 ]"
 "$cowsim" bench --year 10 --keep 0 >/dev/null 2>"$work/err"
