@@ -265,6 +265,7 @@ void fs_free(struct fs *fs)
 	for (unsigned i = 0; i < n; i++)
 		btree_collect_blocks(trees[i]->root, seen);
 	fs_collect_subvolume_blocks(fs, seen);
+	refs_collect_dead_blocks(fs->refs, seen); /* a deletion that was stopped */
 	GHashTableIter iter;
 	gpointer key;
 	g_hash_table_iter_init(&iter, seen);

@@ -562,6 +562,16 @@ const GPtrArray *refs_freed_data(const struct refs *refs)
 	return refs->freed_data;
 }
 
+void refs_collect_dead_blocks(const struct refs *refs, GHashTable *seen)
+{
+	for (unsigned f = 0; f < refs->drop_frames->len; f++) {
+		const struct drop_frame *frame = &g_array_index(refs->drop_frames, struct drop_frame, f);
+		g_hash_table_add(seen, frame->block);
+		for (uint32_t i = frame->next; i < frame->block->nritems; i++) /* RF7: those still held */
+			btree_collect_blocks(frame->block->children[i].block, seen);
+	}
+}
+
 bool refs_pending(const struct refs *refs)
 {
 	return refs_pending_heads(refs) > 0 || refs->drop_frames->len;

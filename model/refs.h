@@ -137,6 +137,10 @@ unsigned refs_pending_heads(const struct refs *refs);
  * run, and the commit frees them. For checkers. */
 const GPtrArray *refs_freed_data(const struct refs *refs);
 
+/* Adds to `seen` the blocks a stopped drop still holds (RF7): the frames
+ * and what they reference, for freeing the model. */
+void refs_collect_dead_blocks(const struct refs *refs, GHashTable *seen);
+
 /* True while counts changed since the last refs_commit(). */
 bool refs_pending(const struct refs *refs);
 
