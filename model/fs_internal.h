@@ -139,10 +139,11 @@ int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t loc
 		     uint8_t file_type);
 void fs_remove_dir_entry(struct fs *fs, const struct name_location *at);
 
-/* fs_config.cancelled asked: true when the caller wants the op to stop. */
+/* fs_config.cancelled asked: true when the caller wants the op to stop
+ * (the transaction's stop hook is that hook, fs_new()). */
 static inline bool fs_cancelled(const struct fs *fs)
 {
-	return fs->config.cancelled && fs->config.cancelled(fs->config.cancelled_opaque);
+	return transaction_stop_requested(&fs->txn);
 }
 
 /* fs_data.c */

@@ -248,11 +248,6 @@ void refs_drop_tree(struct transaction *txn, struct tree_block *root)
 	release_dead_block(txn, root, false);
 }
 
-static bool stop_requested(const struct transaction *txn)
-{
-	return txn->stop && txn->stop(txn->stop_opaque);
-}
-
 /* Walks the frames down (RF7) until none is left: 0, or -EINTR when
  * `stoppable` and the transaction's stop hook asked between two blocks. The
  * order is the one drop_block_ref()'s recursion would take. */
@@ -267,7 +262,7 @@ static int drop_dead(struct transaction *txn, bool stoppable)
 			free_unreferenced(txn, block);
 			continue;
 		}
-		if (stoppable && stop_requested(txn))
+		if (stoppable && transaction_stop_requested(txn))
 			return -EINTR;
 		struct tree_block *child = block->children[top->next++].block;
 		release_dead_block(txn, child, block->flags & TREE_BLOCK_FULL_BACKREF);
@@ -703,7 +698,7 @@ static int throttle_heads(struct refs *refs, struct transaction *txn, bool stopp
 	if (drop_dead(txn, stoppable))
 		return -EINTR;
 	while (refs_pending_heads(refs) > limit) {
-		if (stoppable && stop_requested(txn))
+		if (stoppable && transaction_stop_requested(txn))
 			return -EINTR;
 		merge_queued(refs);
 		*written += run_batch(refs, txn, limit / 4);

@@ -82,6 +82,12 @@ struct transaction {
 	void *stop_opaque;
 };
 
+/* txn->stop asked: true when the long work should stop. */
+static inline bool transaction_stop_requested(const struct transaction *txn)
+{
+	return txn->stop && txn->stop(txn->stop_opaque);
+}
+
 /*
  * The trees a commit rewrites above the accounting (fs.c: ROOT_ITEMs, the
  * free-space and dev trees). Each returns whether it changed a tree, which

@@ -122,13 +122,7 @@ static struct fs *fs_with_an_exclusive_snapshot_in(struct stopper *s, const char
 	config.cancelled_opaque = s;
 	struct fs *fs = fixture_fs_new_config(&config);
 	assert_int_equal(fs_snapshot(fs, "/", "/s", false), 0);
-	struct fs_attributes dir = fixture_attributes(0755, INT64_MIN, INT64_MIN);
-	assert_int_equal(fs_mkdir(fs, "/s/d", &dir), 0);
-	for (unsigned i = 0; i < SNAPSHOT_FILES; i++) {
-		g_autofree char *path = g_strdup_printf("/s/d/file-%04u", i);
-		struct fs_attributes a = fixture_attributes(0644, INT64_MIN, INT64_MIN);
-		assert_int_equal(fs_create(fs, path, i % 3 ? 9000 + i : 100, &a), 0);
-	}
+	fixture_make_files_in(fs, "/s/d", SNAPSHOT_FILES);
 	assert_int_equal(fs_sync(fs), 0);
 	assert_int_equal(fs_subvolume(fs, SNAPSHOT_ID)->tree->root->level, 2);
 	return fs;
