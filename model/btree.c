@@ -32,6 +32,7 @@
  */
 #include "btree.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #include "blockstore.h"
@@ -99,7 +100,8 @@ static const struct btree_key *block_first_key(const struct tree_block *block)
  *    freed block's items: it is in no tree (BS2).
  */
 struct leaf_items {
-	uint64_t refs;
+	uint32_t refs;
+	uint32_t entries;                 /* BT9: entries in the array while the leaf has TREE_BLOCK_RUNS */
 	struct btree_item item[];
 };
 
@@ -166,8 +168,10 @@ static void leaf_items_resize(struct tree_block *leaf, uint32_t capacity)
 {
 	struct leaf_items *array = leaf->items ? leaf_items_of(leaf) : NULL;
 	array = g_realloc(array, sizeof(*array) + (size_t)capacity * sizeof(struct btree_item));
-	if (!leaf->items)
+	if (!leaf->items) {
 		array->refs = 1;
+		array->entries = 0;
+	}
 	leaf->items = array->item;
 	leaf->capacity = capacity;
 }
@@ -177,6 +181,7 @@ static void leaf_items_unref(struct tree_block *leaf)
 	if (leaf->items && --leaf_items_of(leaf)->refs == 0)
 		g_free(leaf_items_of(leaf));
 	leaf->items = NULL;
+	leaf->flags &= ~TREE_BLOCK_RUNS;
 	g_free(leaf->atimes);
 	leaf->atimes = NULL;
 }
@@ -193,8 +198,12 @@ static void leaf_fold_atimes(struct tree_block *leaf)
 
 /* Before any change to a leaf's items: an array of its own (BT6), with the
  * overlay folded in (BT7). */
+static void leaf_expand_runs(struct tree_block *leaf);
+
 static void leaf_make_private(struct tree_block *leaf)
 {
+	if (leaf->flags & TREE_BLOCK_RUNS)
+		leaf_expand_runs(leaf);
 	if (leaf_items_shared(leaf)) {
 		struct leaf_items *shared = leaf_items_of(leaf);
 		shared->refs--;
@@ -228,6 +237,294 @@ static void ensure_capacity(struct tree_block *block, uint32_t slots)
 	}
 	block->children = g_realloc(block->children, capacity * sizeof(struct btree_child));
 	block->capacity = capacity;
+}
+
+/* --- counted runs of keyed backrefs (BT9) ------------------------------
+ *
+ * Past BTRFS_MAX_EXTENT_ITEM_SIZE's inline refs every further backref of an
+ * extent is an item of its own, (bytenr, EXTENT_DATA_REF_KEY, 1..k) with no
+ * payload (refs.c). The modeled leaf holds k items of 53 bytes; a leaf the
+ * model is not changing stores them as one entry that counts them:
+ *
+ *   items (nritems 6)   (x 168 s) (x 178 1) (x 178 2) (x 178 3) (x 178 4) (y 169 0)
+ *   stored (entries 3)  (x 168 s) (x 178 1)*4                            (y 169 0)
+ *
+ * BT9 a leaf with TREE_BLOCK_RUNS has an array of `entries` entries, no
+ *     overlay, and at least one run; an entry whose type is a keyed
+ *     backref and whose payload.value is k >= 2 stands for k items with
+ *     offsets offset..offset+k-1, the same size and no payload; expanded,
+ *     the entries are the leaf's nritems items (leaf_bytes, BT1, BT4 as
+ *     before). nritems, leaf_bytes and the slots on paths always count
+ *     items, so the modeled leaf is the same whichever way it is stored.
+ *
+ * A leaf is expanded when a change makes it writable (cow_path_block,
+ * cow_sibling: every write path passes there), so the pushes, splits and
+ * memmoves above never see a run; readers go through btree_leaf_item() or
+ * a cursor. btree_compact_runs() stores the runs again: refs.c calls it
+ * between ref heads, which bounds the leaves stored item by item
+ * (REFS_EXPANDED_LEAVES), and the commit compacts what is left.
+ */
+
+static bool key_is_keyed_backref(uint8_t type)
+{
+	return type == BTRFS_EXTENT_DATA_REF_KEY || type == BTRFS_TREE_BLOCK_REF_KEY;
+}
+
+static bool payload_is_empty(const union item_payload *payload)
+{
+	uint64_t words[sizeof(*payload) / sizeof(uint64_t)], any = 0;
+	_Static_assert(sizeof(words) == sizeof(*payload), "the payload is whole words");
+	memcpy(words, payload, sizeof(words));
+	for (size_t i = 0; i < G_N_ELEMENTS(words); i++)
+		any |= words[i];
+	return !any;
+}
+
+/* Items an entry of a leaf with runs stands for. */
+static uint32_t entry_span(const struct btree_item *entry)
+{
+	if (!key_is_keyed_backref(entry->key.type) || entry->payload.value < 2)
+		return 1;
+	return (uint32_t)entry->payload.value;
+}
+
+/* Member `k` of the run `entry`, or the entry itself when it is no run. */
+static const struct btree_item *run_member(const struct btree_item *entry, uint32_t k, struct btree_item *made_up)
+{
+	if (entry_span(entry) == 1)
+		return entry;
+	*made_up = *entry;
+	made_up->key.offset += k;
+	made_up->payload.value = 0;
+	return made_up;
+}
+
+static uint32_t leaf_entries(const struct tree_block *leaf)
+{
+	return (leaf->flags & TREE_BLOCK_RUNS) ? leaf_items_of(leaf)->entries : leaf->nritems;
+}
+
+/* Does `next` continue the run (or single item) that `entry` starts? */
+static bool run_continues(const struct btree_item *entry, const struct btree_item *next)
+{
+	const struct btree_key *a = &entry->key, *b = &next->key;
+	return key_is_keyed_backref(a->type) && a->type == b->type && a->objectid == b->objectid &&
+	       a->snapshot == b->snapshot && b->offset == a->offset + entry_span(entry) &&
+	       entry->size == next->size && !entry->whiteout && !next->whiteout &&
+	       payload_is_empty(&next->payload);
+}
+
+/* The items of a private, overlay-free leaf stored as runs, in place. */
+static void leaf_store_runs(struct tree_block *leaf)
+{
+	struct btree_item *items = leaf->items;
+	uint32_t out = 0;
+	for (uint32_t i = 0; i < leaf->nritems; i++) {
+		if (out && run_continues(&items[out - 1], &items[i])) {
+			items[out - 1].payload.value = entry_span(&items[out - 1]) + 1;
+			continue;
+		}
+		if (out != i)
+			items[out] = items[i];
+		if (key_is_keyed_backref(items[out].key.type) && !payload_is_empty(&items[out].payload))
+			g_error("btree: keyed backref (%" PRIu64 " %u %" PRIu64 ") with a payload",
+				items[out].key.objectid, items[out].key.type, items[out].key.offset);
+		out++;
+	}
+	if (out == leaf->nritems)
+		return;
+	/* A new array rather than a shrink in place: the expanded one goes back
+	 * whole, for the next leaf to expand into (a shrink leaves a hole too
+	 * small for it, and the heap grows). */
+	struct leaf_items *expanded = leaf_items_of(leaf);
+	struct leaf_items *stored = g_malloc(sizeof(*stored) + (size_t)out * sizeof(struct btree_item));
+	stored->refs = 1;
+	stored->entries = out;
+	memcpy(stored->item, items, (size_t)out * sizeof(struct btree_item));
+	g_free(expanded);
+	leaf->items = stored->item;
+	leaf->capacity = out;
+	leaf->flags |= TREE_BLOCK_RUNS;
+}
+
+/* Back to one entry per item, in an array of the leaf's own. */
+static void leaf_expand_runs(struct tree_block *leaf)
+{
+	struct leaf_items *stored = leaf_items_of(leaf);
+	uint32_t entries = stored->entries;
+	leaf->items = NULL;
+	leaf->flags &= ~TREE_BLOCK_RUNS;
+	leaf_items_resize(leaf, with_room_to_grow(leaf->nritems));
+	struct btree_item *out = leaf->items;
+	for (uint32_t e = 0; e < entries; e++) {
+		uint32_t span = entry_span(&stored->item[e]);
+		*out = stored->item[e];
+		if (span > 1)
+			out->payload.value = 0;
+		for (uint32_t k = 1; k < span; k++) {
+			out[1] = out[0];
+			out[1].key.offset++;
+			out++;
+		}
+		out++;
+	}
+	uint32_t n = (uint32_t)(out - leaf->items);
+	g_assert(n == leaf->nritems);
+	if (--stored->refs == 0)
+		g_free(stored);
+}
+
+/* The leaf became writable in `txn`: no runs while it changes, and a place
+ * on the compaction list if it is a leaf of the extent tree. */
+static void leaf_prepare_write(struct transaction *txn, struct tree_block *leaf)
+{
+	if (leaf->flags & TREE_BLOCK_RUNS)
+		leaf_expand_runs(leaf);
+	if (leaf->owner == BTRFS_EXTENT_TREE_OBJECTID && txn->run_leaves && !(leaf->flags & TREE_BLOCK_RUNS_LISTED)) {
+		leaf->flags |= TREE_BLOCK_RUNS_LISTED;
+		g_ptr_array_add(txn->run_leaves, leaf);
+	}
+}
+
+static void leaf_compact(struct tree_block *leaf)
+{
+	leaf->flags &= ~TREE_BLOCK_RUNS_LISTED;
+	if (leaf->level || !leaf->items || (leaf->flags & (TREE_BLOCK_FREED | TREE_BLOCK_RUNS)) || leaf->atimes ||
+	    leaf_items_shared(leaf))
+		return;
+	leaf_store_runs(leaf);
+}
+
+void btree_compact_runs(struct transaction *txn, uint32_t keep)
+{
+	if (!txn->run_leaves || txn->run_leaves->len <= keep)
+		return;
+	for (guint i = 0; i < txn->run_leaves->len; i++)
+		leaf_compact(txn->run_leaves->pdata[i]);
+	g_ptr_array_set_size(txn->run_leaves, 0);
+}
+
+/* The entry holding item `slot` and the item's place in it. */
+static uint32_t entry_of_slot(const struct tree_block *leaf, uint32_t slot, uint32_t *member)
+{
+	uint32_t first = 0, entries = leaf_entries(leaf);
+	for (uint32_t e = 0; e < entries; e++) {
+		uint32_t span = entry_span(&leaf->items[e]);
+		if (slot < first + span) {
+			*member = slot - first;
+			return e;
+		}
+		first += span;
+	}
+	g_assert_not_reached();
+}
+
+struct btree_item *btree_leaf_run_item(const struct tree_block *leaf, uint32_t slot)
+{
+	static _Thread_local struct btree_item made_up;
+	uint32_t member;
+	uint32_t e = entry_of_slot(leaf, slot, &member);
+	return (struct btree_item *)run_member(&leaf->items[e], member, &made_up);
+}
+
+void btree_leaf_cursor_init(struct btree_leaf_cursor *cursor, const struct tree_block *leaf, uint32_t slot)
+{
+	cursor->leaf = leaf;
+	if (!(leaf->flags & TREE_BLOCK_RUNS) || slot >= leaf->nritems) {
+		cursor->entry = MIN(slot, leaf_entries(leaf));
+		cursor->member = 0;
+		return;
+	}
+	cursor->entry = entry_of_slot(leaf, slot, &cursor->member);
+}
+
+const struct btree_item *btree_leaf_cursor_next(struct btree_leaf_cursor *cursor)
+{
+	const struct tree_block *leaf = cursor->leaf;
+	if (cursor->entry >= leaf_entries(leaf))
+		return NULL;
+	if (!(leaf->flags & TREE_BLOCK_RUNS))
+		return &leaf->items[cursor->entry++];
+	const struct btree_item *entry = &leaf->items[cursor->entry];
+	const struct btree_item *item = run_member(entry, cursor->member, &cursor->made_up);
+	if (++cursor->member == entry_span(entry)) {
+		cursor->entry++;
+		cursor->member = 0;
+	}
+	return item;
+}
+
+/* leaf_find_slot() over a leaf with runs: a binary search of the entries'
+ * first keys, then the items of the entries before the one found. */
+static uint32_t runs_find_slot(const struct tree_block *leaf, const struct btree_key *key, bool *exact)
+{
+	uint32_t low = 0, high = leaf_entries(leaf);
+	*exact = false;
+	while (low < high) {
+		uint32_t mid = low + (high - low) / 2;
+		int cmp = btree_key_compare(&leaf->items[mid].key, key);
+		if (!cmp) {
+			low = mid;
+			*exact = true;
+			break;
+		}
+		if (cmp < 0)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	/* Entry `low` is the first whose first key is >= key (or equal); the
+	 * key may still lie inside the run just before it. */
+	uint32_t first = 0;
+	for (uint32_t e = 0; e + 1 < low; e++)
+		first += entry_span(&leaf->items[e]);
+	if (*exact || !low)
+		return low ? first + entry_span(&leaf->items[low - 1]) : 0;
+	const struct btree_item *before = &leaf->items[low - 1];
+	uint32_t span = entry_span(before);
+	struct btree_key last = before->key;
+	last.offset += span - 1;
+	if (span == 1 || btree_key_compare(&last, key) < 0)
+		return first + span;
+	/* Inside the run: same objectid and type, offset within. */
+	struct btree_key member = before->key;
+	member.offset = key->offset;
+	int cmp = btree_key_compare(&member, key);
+	*exact = cmp == 0;
+	return first + (uint32_t)(key->offset - before->key.offset) + (cmp < 0);
+}
+
+bool btree_check_runs(const struct tree_block *leaf, GError **error)
+{
+	if (leaf->level || !(leaf->flags & TREE_BLOCK_RUNS))
+		return true;
+	const struct leaf_items *stored = leaf_items_of(leaf);
+	uint32_t items = 0, runs = 0;
+	const char *broken = NULL;
+	if (leaf->atimes)
+		broken = "an overlay";
+	for (uint32_t e = 0; !broken && e < stored->entries; e++) {
+		const struct btree_item *entry = &stored->item[e];
+		uint32_t span = entry_span(entry);
+		union item_payload rest = entry->payload;
+		rest.value = key_is_keyed_backref(entry->key.type) ? 0 : rest.value;
+		if (key_is_keyed_backref(entry->key.type) && (entry->payload.value == 1 || !payload_is_empty(&rest)))
+			broken = "a keyed backref with a payload";
+		else if (span > 1 && entry->whiteout)
+			broken = "a run of whiteouts";
+		runs += span > 1;
+		items += span;
+	}
+	if (!broken && !runs)
+		broken = "no run";
+	if (!broken && items != leaf->nritems)
+		broken = "runs that do not add up to the leaf's items";
+	if (!broken)
+		return true;
+	g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+		    "corrupt leaf: block %" PRIu64 ", BT9 %s (%u entries, %u items for %u)", leaf->bytenr, broken,
+		    stored->entries, items, leaf->nritems);
+	return false;
 }
 
 static void count_array_user(GHashTable *users, const struct tree_block *block)
@@ -270,7 +567,7 @@ bool btree_check_item_sharing(GHashTable *live, const GPtrArray *unreleased, GEr
 		const struct leaf_items *array = key;
 		if (array->refs != GPOINTER_TO_UINT(value)) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-				    "corrupt item array: BT6 %" G_GUINT64_FORMAT " references counted, %u leaves use it",
+				    "corrupt item array: BT6 %u references counted, %u leaves use it",
 				    array->refs, GPOINTER_TO_UINT(value));
 			return false;
 		}
@@ -303,10 +600,13 @@ static void block_created(struct transaction *txn, struct tree_block *block)
 	txn->blocks_dirty++;
 	if (txn->written)
 		g_ptr_array_add(txn->written, block);
+	if (!block->level)
+		leaf_prepare_write(txn, block);
 }
 
 void btree_commit_blocks(struct transaction *txn)
 {
+	btree_compact_runs(txn, 0);
 	if (!txn->written)
 		return;
 	guint kept = 0;
@@ -344,6 +644,8 @@ void btree_commit_finish(struct transaction *txn)
 /* The first slot whose key is >= key; *exact when it is equal. */
 static uint32_t leaf_find_slot(const struct tree_block *leaf, const struct btree_key *key, bool *exact)
 {
+	if (leaf->flags & TREE_BLOCK_RUNS)
+		return runs_find_slot(leaf, key, exact);
 	uint32_t low = 0, high = leaf->nritems;
 	while (low < high) {
 		uint32_t mid = low + (high - low) / 2;
@@ -400,6 +702,7 @@ struct tree_block *btree_copy_block(struct transaction *txn, uint64_t tree_id, c
 		/* Share the array (BT6); the overlay's atimes are the copy's too. */
 		leaf_items_of(buf)->refs++;
 		cow->items = buf->items;
+		cow->flags |= buf->flags & TREE_BLOCK_RUNS;
 		cow->capacity = buf->capacity;
 		if (buf->atimes)
 			cow->atimes = g_memdup2(buf->atimes, overlay_size(buf->atimes->count));
@@ -414,8 +717,11 @@ static struct tree_block *cow_path_block(struct btree *tree, struct transaction 
 					 struct btree_path *path, unsigned level)
 {
 	struct tree_block *buf = path->nodes[level];
-	if (!should_cow_block(txn, buf))
+	if (!should_cow_block(txn, buf)) {
+		if (!level)
+			leaf_prepare_write(txn, buf);
 		return buf;
+	}
 	struct tree_block *cow = btree_copy_block(txn, tree->id, buf);
 	txn->stats.blocks_cowed++;
 	if (level + 1 < path->levels) {
@@ -427,6 +733,8 @@ static struct tree_block *cow_path_block(struct btree *tree, struct transaction 
 	}
 	path->nodes[level] = cow;
 	txn->ops->block_cowed(txn, tree->id, buf, cow);
+	if (!level)
+		leaf_prepare_write(txn, cow);
 	return cow;
 }
 
@@ -436,12 +744,17 @@ static struct tree_block *cow_sibling(struct btree *tree, struct transaction *tx
 {
 	struct tree_block *parent = path->nodes[level + 1];
 	struct tree_block *buf = parent->children[slot].block;
-	if (!should_cow_block(txn, buf))
+	if (!should_cow_block(txn, buf)) {
+		if (!level)
+			leaf_prepare_write(txn, buf);
 		return buf;
+	}
 	struct tree_block *cow = btree_copy_block(txn, tree->id, buf);
 	txn->stats.blocks_cowed++;
 	parent->children[slot].block = cow;
 	txn->ops->block_cowed(txn, tree->id, buf, cow);
+	if (!level)
+		leaf_prepare_write(txn, cow);
 	return cow;
 }
 
@@ -976,7 +1289,8 @@ static bool path_block_covers(const struct btree_path *path, unsigned level, con
 		return true;
 	if (!b->nritems || btree_key_compare(key, block_first_key(b)) < 0)
 		return false;
-	const struct btree_key *last = b->level ? &b->children[b->nritems - 1].key : &b->items[b->nritems - 1].key;
+	const struct btree_key *last = b->level ? &b->children[b->nritems - 1].key
+						: &btree_leaf_item(b, b->nritems - 1)->key;
 	return btree_key_compare(key, last) <= 0;
 }
 
@@ -985,7 +1299,7 @@ bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, st
 	if (!path->levels || path->levels != tree->root->level + 1 || path->nodes[path->levels - 1] != tree->root)
 		return btree_lookup(tree, key, path);
 	const struct tree_block *leaf = path->nodes[0];
-	if (path->slots[0] < leaf->nritems && !btree_key_compare(&leaf->items[path->slots[0]].key, key))
+	if (path->slots[0] < leaf->nritems && !btree_key_compare(&btree_leaf_item(leaf, path->slots[0])->key, key))
 		return true; /* the same key again: the path is the answer */
 	unsigned level = 0;
 	while (!path_block_covers(path, level, key))
@@ -1016,12 +1330,15 @@ uint64_t btree_visit_range_near(const struct btree *tree, const struct btree_key
 	btree_lookup_near(tree, first, path);
 	for (;;) {
 		const struct tree_block *leaf = path->nodes[0];
+		struct btree_leaf_cursor cursor;
+		btree_leaf_cursor_init(&cursor, leaf, path->slots[0]);
 		for (uint32_t i = path->slots[0]; i < leaf->nritems; i++) {
+			const struct btree_item *item = btree_leaf_cursor_next(&cursor);
 			path->slots[0] = i;
-			if (btree_key_compare(&leaf->items[i].key, last) > 0)
+			if (btree_key_compare(&item->key, last) > 0)
 				return visited;
 			visited++;
-			if (!cb(&leaf->items[i], opaque))
+			if (!cb(item, opaque))
 				return visited;
 		}
 		if (!btree_path_next_leaf(path))
@@ -1058,7 +1375,7 @@ int64_t btree_leaf_inode_atime(const struct tree_block *leaf, uint32_t slot)
 {
 	if (leaf->atimes)
 		return leaf->atimes->atime[overlay_index(leaf->atimes, slot)];
-	return leaf->items[slot].payload.inode.atime;
+	return btree_leaf_item(leaf, slot)->payload.inode.atime;
 }
 
 int64_t btree_path_inode_atime(const struct btree_path *path)
@@ -1084,7 +1401,7 @@ static const struct btree_item *last_item_below(const struct tree_block *b)
 {
 	while (b->level)
 		b = b->children[b->nritems - 1].block;
-	return b->nritems ? &b->items[b->nritems - 1] : NULL;
+	return b->nritems ? btree_leaf_item(b, b->nritems - 1) : NULL;
 }
 
 const struct btree_item *btree_lookup_le(const struct btree *tree, const struct btree_key *key)
@@ -1093,7 +1410,7 @@ const struct btree_item *btree_lookup_le(const struct btree *tree, const struct 
 	if (btree_lookup(tree, key, &path))
 		return btree_path_item(&path);
 	if (path.slots[0] > 0)
-		return &path.nodes[0]->items[path.slots[0] - 1];
+		return btree_leaf_item(path.nodes[0], path.slots[0] - 1);
 	/* The predecessor is the last item of the nearest subtree to the left. */
 	for (unsigned level = 1; level < path.levels; level++) {
 		const struct tree_block *node = path.nodes[level];
@@ -1272,13 +1589,17 @@ static uint64_t visit_block(const struct tree_block *b, const struct btree_key *
 	uint64_t visited = 0;
 	if (!b->level) {
 		bool exact;
-		for (uint32_t i = leaf_find_slot(b, first, &exact); i < b->nritems && !*stop; i++) {
-			if (btree_key_compare(&b->items[i].key, last) > 0) {
+		uint32_t i = leaf_find_slot(b, first, &exact);
+		struct btree_leaf_cursor cursor;
+		btree_leaf_cursor_init(&cursor, b, i);
+		for (; i < b->nritems && !*stop; i++) {
+			const struct btree_item *item = btree_leaf_cursor_next(&cursor);
+			if (btree_key_compare(&item->key, last) > 0) {
 				*stop = true;
 				break;
 			}
 			visited++;
-			if (!cb(&b->items[i], opaque))
+			if (!cb(item, opaque))
 				*stop = true;
 		}
 		return visited;

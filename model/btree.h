@@ -136,6 +136,11 @@ enum {
 	TREE_BLOCK_FREED = 1u << 1,
 	/* refs.c has queued this block's extent-tree record for the commit. */
 	TREE_BLOCK_REFS_DIRTY = 1u << 2,
+	/* btree.c BT9: the leaf's array stores runs of keyed backrefs as counted
+	 * entries; read its items through btree_leaf_item() or a cursor. */
+	TREE_BLOCK_RUNS = 1u << 3,
+	/* btree.c: the leaf is on txn->run_leaves, to be compacted. */
+	TREE_BLOCK_RUNS_LISTED = 1u << 4,
 };
 
 struct tree_block {
@@ -199,10 +204,49 @@ void btree_init(struct btree *tree, struct transaction *txn, uint64_t id);
 /* Read-only lookup: true and *path at the item when the key exists, false
  * and *path at the insertion point otherwise. No block is copied. */
 bool btree_lookup(const struct btree *tree, const struct btree_key *key, struct btree_path *path);
+
+/*
+ * Item `slot` of a leaf. A leaf the model has not changed since the last
+ * compaction may store a run of keyed backrefs ((bytenr, type, 1..k), no
+ * payload) as one counted entry (TREE_BLOCK_RUNS, btree.c BT9); a member of
+ * a run is then made up in a buffer that the next call reuses, and must not
+ * be written. A leaf on a path made writable never stores runs.
+ */
+struct btree_item *btree_leaf_run_item(const struct tree_block *leaf, uint32_t slot);
+static inline const struct btree_item *btree_leaf_item(const struct tree_block *leaf, uint32_t slot)
+{
+	if (__builtin_expect(leaf->flags & TREE_BLOCK_RUNS, 0))
+		return btree_leaf_run_item(leaf, slot);
+	return &leaf->items[slot];
+}
 static inline struct btree_item *btree_path_item(const struct btree_path *path)
 {
-	return &path->nodes[0]->items[path->slots[0]];
+	const struct tree_block *leaf = path->nodes[0];
+	if (__builtin_expect(leaf->flags & TREE_BLOCK_RUNS, 0))
+		return btree_leaf_run_item(leaf, path->slots[0]);
+	return &leaf->items[path->slots[0]];
 }
+
+/* A leaf's items in order, runs included:
+ *   struct btree_leaf_cursor c;
+ *   btree_leaf_cursor_init(&c, leaf, 0);
+ *   for (const struct btree_item *item; (item = btree_leaf_cursor_next(&c));) ... */
+struct btree_leaf_cursor {
+	const struct tree_block *leaf;
+	uint32_t entry, member;           /* the next item: member `member` of entry `entry` */
+	struct btree_item made_up;        /* a run's member */
+};
+void btree_leaf_cursor_init(struct btree_leaf_cursor *cursor, const struct tree_block *leaf, uint32_t slot);
+const struct btree_item *btree_leaf_cursor_next(struct btree_leaf_cursor *cursor);
+
+/* Stores the runs of the leaves the transaction changed since the last
+ * compaction as counted entries (BT9), when there are more than `keep` of
+ * them (a bound on the leaves stored item by item; the commit passes 0).
+ * Only between operations: it moves the items of extent-tree leaves, so no
+ * path or item pointer into them survives it. */
+void btree_compact_runs(struct transaction *txn, uint32_t keep);
+/* BT9 for one leaf: its runs expand to exactly its items. */
+bool btree_check_runs(const struct tree_block *leaf, GError **error);
 
 /* btree_lookup() again, near an earlier answer: *path holds what a lookup or
  * visit of this tree left there, and the tree has not changed since (or

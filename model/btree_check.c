@@ -16,7 +16,8 @@ struct check_state {
 	const struct btree *tree;
 	uint32_t nodesize;
 	int leaf_depth;             /* -1 until the first leaf is seen */
-	const struct btree_key *prev; /* last leaf key seen, for BT1 across leaves */
+	struct btree_key prev;      /* last leaf key seen, for BT1 across leaves (a run's member is made up) */
+	bool have_prev;
 	GError **error;
 };
 
@@ -43,12 +44,17 @@ static bool check_leaf(struct check_state *st, const struct tree_block *b, int d
 		return corrupt(st, b, "BT3 leaf at depth %d, others at %d", depth, st->leaf_depth);
 	if (!b->nritems && !is_root)
 		return corrupt(st, b, "BT4 empty leaf below the root");
+	if (!btree_check_runs(b, st->error))
+		return false;
+	struct btree_leaf_cursor cursor;
+	btree_leaf_cursor_init(&cursor, b, 0);
 	for (uint32_t i = 0; i < b->nritems; i++) {
-		const struct btree_item *item = &b->items[i];
-		if (st->prev && btree_key_compare(st->prev, &item->key) >= 0)
+		const struct btree_item *item = btree_leaf_cursor_next(&cursor);
+		if (st->have_prev && btree_key_compare(&st->prev, &item->key) >= 0)
 			return corrupt(st, b, "BT1 key (%" PRIu64 " %u %" PRIu64 ") at slot %u not above the previous",
 				       item->key.objectid, item->key.type, item->key.offset, i);
-		st->prev = &item->key;
+		st->prev = item->key;
+		st->have_prev = true;
 		bytes += BTRFS_ITEM_HEADER_SIZE + item->size;
 	}
 	if (bytes != b->leaf_bytes)
@@ -101,6 +107,8 @@ static void dump_block(const struct tree_block *b, FILE *out, int indent)
 		fprintf(out, " used %u\n", b->leaf_bytes);
 	else
 		fputc('\n', out);
+	struct btree_leaf_cursor cursor;
+	btree_leaf_cursor_init(&cursor, b, 0);
 	for (uint32_t i = 0; i < b->nritems; i++) {
 		if (b->level) {
 			const struct btree_key *k = &b->children[i].key;
@@ -108,7 +116,7 @@ static void dump_block(const struct tree_block *b, FILE *out, int indent)
 				k->objectid, k->type, k->offset, b->children[i].block->bytenr);
 			dump_block(b->children[i].block, out, indent + 4);
 		} else {
-			const struct btree_item *it = &b->items[i];
+			const struct btree_item *it = btree_leaf_cursor_next(&cursor);
 			fprintf(out, "%*sitem %u key (%" PRIu64 " %u %" PRIu64 ") size %u\n", indent + 2, "", i,
 				it->key.objectid, it->key.type, it->key.offset, it->size);
 		}

@@ -34,8 +34,9 @@ GHashTable *derived_live_data(GHashTable *live)
 	g_hash_table_iter_init(&iter, live);
 	while (g_hash_table_iter_next(&iter, &key, NULL)) {
 		const struct tree_block *block = key;
-		for (uint32_t i = 0; !block->level && i < block->nritems; i++) {
-			const struct btree_item *item = &block->items[i];
+		struct btree_leaf_cursor cursor;
+		btree_leaf_cursor_init(&cursor, block, 0);
+		for (const struct btree_item *item; !block->level && (item = btree_leaf_cursor_next(&cursor));) {
 			if (item->key.type == BTRFS_EXTENT_DATA_KEY && item->payload.file_extent.extent)
 				g_hash_table_add(data, item->payload.file_extent.extent);
 		}

@@ -177,7 +177,7 @@ static bool estimate_block(struct estimate *e, const struct tree_block *block)
 			any |= estimate_block(e, block->children[i].block);
 	} else {
 		for (uint32_t i = 0; i < block->nritems && !any; i++) {
-			const struct btree_item *item = &block->items[i];
+			const struct btree_item *item = btree_leaf_item(block, i);
 			any = item->key.type == BTRFS_INODE_ITEM_KEY &&
 			      e->wanted(e->fs, e->sv, item, btree_leaf_inode_atime(block, i));
 		}
@@ -208,8 +208,9 @@ static bool check_plain_keys(const struct fs *fs, GError **error)
 	g_hash_table_iter_init(&iter, blocks);
 	while (g_hash_table_iter_next(&iter, &key, NULL)) {
 		const struct tree_block *leaf = key;
-		for (uint32_t i = 0; !leaf->level && i < leaf->nritems; i++) {
-			const struct btree_item *item = &leaf->items[i];
+		struct btree_leaf_cursor cursor;
+		btree_leaf_cursor_init(&cursor, leaf, 0);
+		for (const struct btree_item *item; !leaf->level && (item = btree_leaf_cursor_next(&cursor));) {
 			if (item->key.snapshot || item->whiteout)
 				return derived_corrupt(error, "key", item->key.objectid,
 						       "DB2 snapshot %u%s in tree %" PRIu64, item->key.snapshot,

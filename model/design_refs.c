@@ -59,12 +59,15 @@ static void walk_usage(struct usage_walk *w, const struct tree_block *block)
 	if (g_hash_table_contains(w->seen, block))
 		return;
 	visit_thing(w, block, w->nodesize);
+	struct btree_leaf_cursor cursor;
+	if (!block->level)
+		btree_leaf_cursor_init(&cursor, block, 0);
 	for (uint32_t i = 0; i < block->nritems; i++) {
 		if (block->level) {
 			walk_usage(w, block->children[i].block);
 			continue;
 		}
-		const struct btree_item *item = &block->items[i];
+		const struct btree_item *item = btree_leaf_cursor_next(&cursor);
 		const struct data_extent *extent = item->payload.file_extent.extent;
 		if (item->key.type == BTRFS_EXTENT_DATA_KEY && extent)
 			visit_thing(w, extent, extent->num_bytes);
@@ -127,12 +130,15 @@ static void reclaim_walk_tree(struct reclaim_walk *w, const struct tree_block *b
 		return;
 	if (w->out)
 		w->out->metadata_bytes += w->nodesize;
+	struct btree_leaf_cursor cursor;
+	if (!block->level)
+		btree_leaf_cursor_init(&cursor, block, 0);
 	for (uint32_t i = 0; i < block->nritems; i++) {
 		if (block->level) {
 			reclaim_walk_tree(w, block->children[i].block);
 			continue;
 		}
-		const struct btree_item *item = &block->items[i];
+		const struct btree_item *item = btree_leaf_cursor_next(&cursor);
 		const struct data_extent *extent = item->payload.file_extent.extent;
 		if (item->key.type == BTRFS_EXTENT_DATA_KEY && extent && reclaim_first_visit(w, extent) && w->out)
 			w->out->data_bytes += extent->num_bytes;

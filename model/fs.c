@@ -224,7 +224,7 @@ struct fs *fs_new(const struct fs_config *config, GError **error)
 	fs->store = store;
 	fs->refs = refs_new(&fs->extent_tree, fs_data_extent_freed, fs);
 	fs->txn = (struct transaction){ .transid = 1, .store = store, .ops = &refs_transaction_ops,
-					.accounting = fs->refs, .written = g_ptr_array_new(),
+					.accounting = fs->refs, .written = g_ptr_array_new(), .run_leaves = g_ptr_array_new(),
 					.stop = config->cancelled, .stop_opaque = config->cancelled_opaque };
 	fs->subvolumes = g_ptr_array_new_with_free_func(free_subvolume);
 	fs->subvolume_by_id = g_hash_table_new(g_int64_hash, g_int64_equal);
@@ -283,6 +283,8 @@ void fs_free(struct fs *fs)
 	g_array_unref(fs->free_space_written);
 	fs_dirty_time_free(fs);
 	g_ptr_array_unref(fs->txn.written);
+	if (fs->txn.run_leaves)
+		g_ptr_array_unref(fs->txn.run_leaves);
 	g_free(fs);
 }
 

@@ -35,15 +35,19 @@ struct walk_state {
 static void fill_entries(struct walk_state *st, const struct tree_block *b)
 {
 	g_array_set_size(st->entries, b->nritems);
+	struct btree_leaf_cursor cursor;
+	if (!b->level)
+		btree_leaf_cursor_init(&cursor, b, 0);
 	for (uint32_t i = 0; i < b->nritems; i++) {
 		struct fs_walk_entry *e = &g_array_index(st->entries, struct fs_walk_entry, i);
-		const struct btree_key *key = b->level ? &b->children[i].key : &b->items[i].key;
+		const struct btree_item *item = b->level ? NULL : btree_leaf_cursor_next(&cursor);
+		const struct btree_key *key = b->level ? &b->children[i].key : &item->key;
 		*e = (struct fs_walk_entry){ .objectid = key->objectid, .offset = key->offset, .type = key->type,
 					     .snapshot = key->snapshot };
 		if (b->level)
 			e->child = b->children[i].block->bytenr;
 		else
-			e->size = b->items[i].size;
+			e->size = item->size;
 	}
 }
 

@@ -59,6 +59,12 @@
 /* delayed-ref.h btrfs_calc_delayed_ref_bytes(): twice the insert reservation
  * when the free-space tree is on (the mkfs default, and the model's). */
 #define REFS_FREE_SPACE_TREE_FACTOR 2u
+/* Extent-tree leaves left stored item by item between ref heads (btree.c
+ * BT9): enough that a leaf the next heads change again (heads run in
+ * address order) is not compacted and expanded for each of them, few enough
+ * to bound the memory (64 full 16 KiB leaves of keyed backrefs are about
+ * 1.3 MB of items). */
+#define REFS_EXPANDED_LEAVES 64u
 
 /* One pending ref head: a block or a data extent with changed counts. */
 struct pending_head {
@@ -287,8 +293,9 @@ static void change_children(struct transaction *txn, struct tree_block *block, b
 		}
 		return;
 	}
-	for (uint32_t i = 0; i < block->nritems; i++) {
-		const struct btree_item *item = &block->items[i];
+	struct btree_leaf_cursor cursor;
+	btree_leaf_cursor_init(&cursor, block, 0);
+	for (const struct btree_item *item; (item = btree_leaf_cursor_next(&cursor));) {
 		if (item->key.type != BTRFS_EXTENT_DATA_KEY || !item->payload.file_extent.extent)
 			continue;
 		if (add)
@@ -672,6 +679,7 @@ static unsigned run_batch(struct refs *refs, struct transaction *txn, unsigned c
 			write_data_record(refs, txn, h->extent);
 		refs->run_cursor = h->bytenr + 1;
 	}
+	btree_compact_runs(txn, REFS_EXPANDED_LEAVES);
 	return count;
 }
 
@@ -728,10 +736,14 @@ uint64_t refs_commit(struct refs *refs, struct transaction *txn)
 		refs->dirty_data = g_ptr_array_new();
 		g_ptr_array_sort(blocks, compare_block_address);
 		g_ptr_array_sort(data, compare_data_address);
-		for (unsigned i = 0; i < blocks->len; i++)
+		for (unsigned i = 0; i < blocks->len; i++) {
 			write_block_record(refs, txn, blocks->pdata[i]);
-		for (unsigned i = 0; i < data->len; i++)
+			btree_compact_runs(txn, REFS_EXPANDED_LEAVES);
+		}
+		for (unsigned i = 0; i < data->len; i++) {
 			write_data_record(refs, txn, data->pdata[i]);
+			btree_compact_runs(txn, REFS_EXPANDED_LEAVES);
+		}
 		written += blocks->len + data->len;
 	}
 	g_ptr_array_set_size(refs->freed_data, 0);
@@ -795,7 +807,7 @@ static void count_children(struct tree_block *block, uint32_t from, GHashTable *
 			count_references(child, live, expected_blocks, expected_data);
 			continue;
 		}
-		const struct btree_item *item = &block->items[i];
+		const struct btree_item *item = btree_leaf_item(block, i);
 		if (item->key.type != BTRFS_EXTENT_DATA_KEY || !item->payload.file_extent.extent)
 			continue;
 		struct expected_refs *e = expected_for(expected_data, item->payload.file_extent.extent);

@@ -76,6 +76,8 @@ struct transaction {
 	struct transaction_stats stats;
 	uint64_t blocks_dirty;        /* blocks with generation == transid */
 	GPtrArray *written;           /* those blocks, for btree_commit_blocks(); NULL: not kept */
+	GPtrArray *run_leaves;        /* extent-tree leaves changed since btree_compact_runs();
+					 NULL: every leaf stores its items one by one */
 	/* Asked between the steps of long work that may stop early (a dead
 	 * tree's drop, a stoppable throttle): true to stop. NULL: never. */
 	bool (*stop)(void *opaque);

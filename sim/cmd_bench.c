@@ -37,9 +37,9 @@
  * the work is a constant B/read. Past about 33 snapshots a data extent's
  * backrefs no longer fit inline in its extent item (BTRFS_MAX_EXTENT_ITEM_SIZE)
  * and each further reference is an extent-tree item of its own, as in btrfs:
- * the extent tree grows faster than the reads, and an item costs the
- * simulator more than the 53 bytes it models, so B/read and B/block rise
- * there (docs/performance.md, round 5).
+ * the extent tree grows faster than the reads. The simulator stores a run of
+ * them as one counted entry (model/btree.c BT9), so B/read stays flat there
+ * (docs/performance.md, rounds 5a and 6a).
  *
  * Heap is glibc's mallinfo2(): bytes in use in the arena plus mmapped blocks.
  *
@@ -252,8 +252,10 @@ static int bench_snapshot_curve(uint64_t files, uint32_t nodesize)
 	static const unsigned snapshots[] = { 0, 10, 30, 100 };
 	printf("snapshot curve: %" PRIu64 " files of %u bytes, a read of every file in every tree\n", files,
 	       CURVE_FILE_BYTES);
-	printf("%5s %11s %9s %11s %9s %9s %9s %8s %9s\n", "snaps", "reads", "meta MiB", "extent MiB", "heap MiB",
-	       "B/read", "B/block", "total s", "RSS MiB");
+	printf("%5s %11s %9s %11s %9s %9s %9s %9s %8s %9s\n", "snaps", "reads", "meta MiB", "extent MiB", "heap MiB",
+	       "B/read", "B/more", "B/block", "total s", "RSS MiB");
+	double more[G_N_ELEMENTS(snapshots)] = { 0 };
+	uint64_t last_reads = 0, last_heap = 0;
 	for (unsigned i = 0; i < G_N_ELEMENTS(snapshots); i++) {
 		struct bench_point p;
 		if (bench_one(files, CURVE_FILE_BYTES, snapshots[i], nodesize, &p))
@@ -261,12 +263,19 @@ static int bench_snapshot_curve(uint64_t files, uint32_t nodesize)
 		uint64_t reads = files * (2 + snapshots[i]); /* the exclusive pass, then every tree */
 		if (!snapshots[i])
 			reads = files;
-		printf("%5u %11" PRIu64 " %9.1f %11.1f %9.1f %9.1f %9.1f %8.1f %9.1f\n", snapshots[i], reads,
+		/* Heap per read beyond the previous point's: flat when memory is
+		 * linear in the work. */
+		more[i] = i ? ((double)p.heap_after - (double)last_heap) / (double)(reads - last_reads) : 0.0;
+		printf("%5u %11" PRIu64 " %9.1f %11.1f %9.1f %9.1f %9.1f %9.1f %8.1f %9.1f\n", snapshots[i], reads,
 		       p.metadata_after / 1048576.0, p.extent_tree_after / 1048576.0, p.heap_after / 1048576.0,
-		       (double)p.heap_after / (double)reads, (double)p.heap_after / (double)p.blocks_after, p.seconds,
-		       p.peak_rss / 1048576.0);
+		       (double)p.heap_after / (double)reads, more[i], (double)p.heap_after / (double)p.blocks_after,
+		       p.seconds, p.peak_rss / 1048576.0);
 		fflush(stdout);
+		last_reads = reads;
+		last_heap = p.heap_after;
 	}
+	printf("linearity: heap per further read from 30 to 100 snapshots over that from 10 to 30: %.2f"
+	       " (1.00 is linear)\n", more[2] > 0 ? more[3] / more[2] : 0.0);
 	printf("peak RSS %.1f MiB\n", peak_rss_bytes() / 1048576.0);
 	return 0;
 }
@@ -395,7 +404,9 @@ static const struct cli_doc bench_doc = {
 		 "quadratic): the cost of a create against its size and its count.\n"
 		 "--snapshot-curve N: memory against snapshots: N files of 8 KiB read in 0, 10, 30\n"
 		 "and 100 snapshots; reads, metadata and extent-tree MiB, heap MiB, heap bytes per\n"
-		 "read (flat when memory is linear in the work) and per modeled block.",
+		 "read, per further read since the previous row (B/more: flat when memory is linear\n"
+		 "in the work) and per modeled block; then B/more from 30 to 100 snapshots over\n"
+		 "B/more from 10 to 30 (1.00 is linear).",
 	.examples = "  cowsim bench --sizes 10000,100000\n"
 		    "  cowsim bench --year 100000 --keep 30\n"
 		    "  cowsim bench --big-files 8000\n"

@@ -19,7 +19,8 @@ struct tree_fixture *tree_fixture_new(uint32_t nodesize)
 		fail_msg("blockstore_new(%u): %s", nodesize, error->message);
 	f->refs = refs_new(&f->extent_tree, NULL, NULL);
 	f->txn = (struct transaction){ .transid = 1, .store = f->store, .ops = &refs_transaction_ops,
-				       .accounting = f->refs, .written = g_ptr_array_new() };
+				       .accounting = f->refs, .written = g_ptr_array_new(),
+				       .run_leaves = g_ptr_array_new() };
 	btree_init(&f->extent_tree, &f->txn, BTRFS_EXTENT_TREE_OBJECTID);
 	btree_init(&f->tree, &f->txn, BTRFS_FS_TREE_OBJECTID);
 	return f;
@@ -55,6 +56,7 @@ void tree_fixture_free(struct tree_fixture *f)
 	refs_free(f->refs);
 	blockstore_free(f->store);
 	g_ptr_array_unref(f->txn.written);
+	g_ptr_array_unref(f->txn.run_leaves);
 	g_free(f);
 }
 

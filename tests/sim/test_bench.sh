@@ -45,9 +45,11 @@ check "--big-files beyond a 64 TiB device is exit 2 with a message" "[ $? = 2 ] 
 "$cowsim" bench --snapshot-curve 200 >"$work/curve" 2>"$work/err"
 status=$?
 check "the memory-against-snapshots curve exits 0" "[ $status = 0 ]" "$(cat "$work/err")"
-check "it prints a row for 0, 10, 30 and 100 snapshots with reads, heap and B/read" \
-  "[ \"\$(awk '\$1 ~ /^[0-9]+\$/ && NF == 9 {print \$1, \$2}' \"$work/curve\" | tr '\n' ' ')\" = '0 200 10 2400 30 6400 100 20400 ' ] &&
-   head -2 \"$work/curve\" | grep -qF 'B/read'" "$(cat "$work/curve")"
+check "it prints a row for 0, 10, 30 and 100 snapshots with reads, heap, B/read and B/more" \
+  "[ \"\$(awk '\$1 ~ /^[0-9]+\$/ && NF == 10 {print \$1, \$2}' \"$work/curve\" | tr '\n' ' ')\" = '0 200 10 2400 30 6400 100 20400 ' ] &&
+   head -2 \"$work/curve\" | grep -qF 'B/more'" "$(cat "$work/curve")"
+check "it ends with the linearity ratio, a number" \
+  "grep -qE '^linearity: .*: [0-9]+\.[0-9]{2} \(1.00 is linear\)\$' \"$work/curve\"" "$(cat "$work/curve")"
 "$cowsim" bench --snapshot-curve 20000000 >/dev/null 2>"$work/err"
 check "--snapshot-curve beyond 10^7 is exit 2 with a message" "[ $? = 2 ] && grep -q snapshot-curve \"$work/err\""
 

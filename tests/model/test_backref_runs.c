@@ -1,0 +1,247 @@
+/*
+ * tests/model/test_backref_runs.c - keyed backrefs stored as counted runs
+ * (model/btree.c BT9) are simulator memory only: the extent tree keeps the
+ * leaves, items and addresses it has when every item is stored on its own.
+ *
+ * The workload gives every data extent more references than its extent item
+ * holds inline (BTRFS_MAX_EXTENT_ITEM_SIZE): files with data, many
+ * snapshots, a read of every file in every snapshot under strictatime (each
+ * read copies the snapshot's leaf, and the copy references the leaf's
+ * extents), then the deletion of half the snapshots. Two filesystems run it:
+ * one as the model runs, one whose transaction never compacts
+ * (txn.run_leaves NULL), and their extent trees are compared leaf by leaf.
+ */
+#include "model_fixture.h"
+
+#include <string.h>
+
+#include "constants.h"
+#include "fs_internal.h"
+
+#define FILES 60u
+#define SNAPSHOTS 48u
+
+static struct fs *new_fs(bool compact)
+{
+	struct fs_config config;
+	fs_config_init(&config);
+	config.nodesize = 4096;
+	config.device_size = 1ull << 30;
+	config.atime.mode = ATIME_STRICT;
+	struct fs *fs = fixture_fs_new_config(&config);
+	if (!compact) {
+		g_ptr_array_unref(fs->txn.run_leaves);
+		fs->txn.run_leaves = NULL;
+	}
+	return fs;
+}
+
+static void read_all(struct fs *fs, const char *prefix)
+{
+	for (unsigned i = 0; i < FILES; i++) {
+		g_autofree char *path = g_strdup_printf("%s/d/file-%03u", prefix, i);
+		assert_int_equal(fs_read(fs, path, NULL), 0);
+	}
+}
+
+/* Between operations, as refs.c does once enough leaves wait: here after
+ * every tree's reads, so that the transaction goes on over compacted leaves. */
+static void compact(struct fs *fs)
+{
+	if (fs->txn.run_leaves)
+		btree_compact_runs(&fs->txn, 0);
+}
+
+static void build(struct fs *fs)
+{
+	fixture_make_files(fs, FILES);
+	assert_int_equal(fs_sync(fs), 0);
+	for (unsigned s = 0; s < SNAPSHOTS; s++) {
+		g_autofree char *dest = g_strdup_printf("/s%02u", s);
+		assert_int_equal(fs_snapshot(fs, "/", dest, false), 0);
+	}
+	fs_set_clock(fs, fs_clock(fs) + 1000000000ll);
+	for (unsigned s = 0; s < SNAPSHOTS; s++) {
+		g_autofree char *prefix = g_strdup_printf("/s%02u", s);
+		read_all(fs, prefix);
+		compact(fs);
+	}
+}
+
+static void delete_half(struct fs *fs)
+{
+	for (unsigned s = 0; s < SNAPSHOTS; s += 2) {
+		g_autofree char *path = g_strdup_printf("/s%02u", s);
+		assert_int_equal(fs_delete_snapshot(fs, path), 0);
+	}
+}
+
+static void collect_leaves(const struct tree_block *block, GPtrArray *leaves)
+{
+	if (!block->level) {
+		g_ptr_array_add(leaves, (gpointer)block);
+		return;
+	}
+	for (uint32_t i = 0; i < block->nritems; i++)
+		collect_leaves(block->children[i].block, leaves);
+}
+
+/* Leaves of the extent tree stored as runs. */
+static unsigned leaves_with_runs(const struct fs *fs)
+{
+	g_autoptr(GPtrArray) leaves = g_ptr_array_new();
+	collect_leaves(fs->extent_tree.root, leaves);
+	unsigned runs = 0;
+	for (guint i = 0; i < leaves->len; i++)
+		runs += !!(((const struct tree_block *)leaves->pdata[i])->flags & TREE_BLOCK_RUNS);
+	return runs;
+}
+
+static uint64_t keyed_backrefs(const struct fs *fs)
+{
+	g_autoptr(GPtrArray) leaves = g_ptr_array_new();
+	collect_leaves(fs->extent_tree.root, leaves);
+	uint64_t keyed = 0;
+	for (guint i = 0; i < leaves->len; i++) {
+		struct btree_leaf_cursor cursor;
+		btree_leaf_cursor_init(&cursor, leaves->pdata[i], 0);
+		for (const struct btree_item *item; (item = btree_leaf_cursor_next(&cursor));)
+			keyed += item->key.type == BTRFS_EXTENT_DATA_REF_KEY;
+	}
+	return keyed;
+}
+
+/* The same leaves at the same addresses with the same items, byte for byte. */
+static void assert_same_extent_tree(const struct fs *a, const struct fs *b)
+{
+	g_autoptr(GPtrArray) la = g_ptr_array_new();
+	g_autoptr(GPtrArray) lb = g_ptr_array_new();
+	collect_leaves(a->extent_tree.root, la);
+	collect_leaves(b->extent_tree.root, lb);
+	assert_int_equal(la->len, lb->len);
+	for (guint i = 0; i < la->len; i++) {
+		const struct tree_block *x = la->pdata[i], *y = lb->pdata[i];
+		assert_int_equal(x->bytenr, y->bytenr);
+		assert_int_equal(x->nritems, y->nritems);
+		assert_int_equal(x->leaf_bytes, y->leaf_bytes);
+		assert_int_equal(x->generation, y->generation);
+		struct btree_leaf_cursor cx, cy;
+		btree_leaf_cursor_init(&cx, x, 0);
+		btree_leaf_cursor_init(&cy, y, 0);
+		for (uint32_t s = 0; s < x->nritems; s++) {
+			const struct btree_item *p = btree_leaf_cursor_next(&cx), *q = btree_leaf_cursor_next(&cy);
+			assert_non_null(p);
+			assert_non_null(q);
+			assert_memory_equal(p, q, sizeof(*p));
+			assert_memory_equal(p, btree_leaf_item(x, s), sizeof(*p));
+		}
+		assert_null(btree_leaf_cursor_next(&cx));
+	}
+	assert_int_equal(fixture_metadata_used(a), fixture_metadata_used(b));
+}
+
+static void test_keyed_backrefs_stored_as_runs_leave_the_extent_tree_as_items_one_by_one_do(void **state)
+{
+	(void)state;
+	struct fs *runs = new_fs(true), *plain = new_fs(false);
+	build(runs);
+	build(plain);
+	/* Mid-transaction: the throttle has written part of it. */
+	assert_true(leaves_with_runs(runs) > 0);
+	assert_same_extent_tree(runs, plain);
+	fixture_assert_fs_ok(runs, "reads of every snapshot, runs");
+	assert_int_equal(fs_sync(runs), 0);
+	assert_int_equal(fs_sync(plain), 0);
+	assert_true(keyed_backrefs(runs) > FILES);
+	assert_true(leaves_with_runs(runs) > 0);
+	assert_int_equal(leaves_with_runs(plain), 0);
+	assert_same_extent_tree(runs, plain);
+	delete_half(runs);
+	delete_half(plain);
+	assert_int_equal(fs_sync(runs), 0);
+	assert_int_equal(fs_sync(plain), 0);
+	assert_same_extent_tree(runs, plain);
+	fixture_assert_fs_ok(runs, "half the snapshots deleted, runs");
+	fixture_assert_fs_ok(plain, "half the snapshots deleted, one by one");
+	fs_free(runs);
+	fs_free(plain);
+}
+
+/* A lookup of any member of a run finds it where a leaf of items would. */
+static void test_lookups_find_every_member_of_a_run(void **state)
+{
+	(void)state;
+	struct fs *fs = new_fs(true);
+	build(fs);
+	assert_int_equal(fs_sync(fs), 0);
+	g_autoptr(GPtrArray) leaves = g_ptr_array_new();
+	collect_leaves(fs->extent_tree.root, leaves);
+	uint64_t members = 0;
+	for (guint i = 0; i < leaves->len; i++) {
+		const struct tree_block *leaf = leaves->pdata[i];
+		for (uint32_t s = 0; s < leaf->nritems; s++) {
+			struct btree_item item = *btree_leaf_item(leaf, s);
+			struct btree_path path;
+			assert_true(btree_lookup(&fs->extent_tree, &item.key, &path));
+			assert_ptr_equal(path.nodes[0], leaf);
+			assert_int_equal(path.slots[0], s);
+			assert_memory_equal(btree_path_item(&path), &item, sizeof(item));
+			assert_memory_equal(btree_lookup_le(&fs->extent_tree, &item.key), &item, sizeof(item));
+			/* Just above it: not found, and the insertion point is the next slot. */
+			struct btree_key above = item.key;
+			above.snapshot++;
+			assert_false(btree_lookup(&fs->extent_tree, &above, &path));
+			assert_int_equal(path.slots[0], s + 1);
+			members += (leaf->flags & TREE_BLOCK_RUNS) && item.key.type == BTRFS_EXTENT_DATA_REF_KEY;
+		}
+	}
+	assert_true(members > 0);
+	fs_free(fs);
+}
+
+/* BT9: a run whose count no longer adds up to the leaf's items is caught. */
+static void test_tree_check_fails_on_a_run_that_does_not_add_up_to_the_leaf(void **state)
+{
+	(void)state;
+	struct fs *fs = new_fs(true);
+	build(fs);
+	assert_int_equal(fs_sync(fs), 0);
+	fixture_assert_fs_ok(fs, "before the break");
+	g_autoptr(GPtrArray) leaves = g_ptr_array_new();
+	collect_leaves(fs->extent_tree.root, leaves);
+	struct tree_block *leaf = NULL;
+	struct btree_item *run = NULL;
+	for (guint i = 0; i < leaves->len && !run; i++) {
+		leaf = leaves->pdata[i];
+		if (!(leaf->flags & TREE_BLOCK_RUNS))
+			continue;
+		/* The stored entries: a run of keyed backrefs counts its items. */
+		for (uint32_t e = 0, items = 0; items < leaf->nritems && !run; e++) {
+			struct btree_item *entry = &leaf->items[e];
+			bool keyed = entry->key.type == BTRFS_EXTENT_DATA_REF_KEY ||
+				     entry->key.type == BTRFS_TREE_BLOCK_REF_KEY;
+			bool is_run = keyed && entry->payload.value > 1;
+			items += is_run ? (uint32_t)entry->payload.value : 1;
+			if (is_run && entry->key.type == BTRFS_EXTENT_DATA_REF_KEY)
+				run = entry;
+		}
+	}
+	assert_non_null(run);
+	run->payload.value++;
+	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT ", BT9 runs that do not add up",
+						leaf->bytenr);
+	fixture_assert_fs_corrupt(fs, want);
+	run->payload.value--;
+	fixture_assert_fs_ok(fs, "after the repair");
+	fs_free(fs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_keyed_backrefs_stored_as_runs_leave_the_extent_tree_as_items_one_by_one_do),
+		cmocka_unit_test(test_lookups_find_every_member_of_a_run),
+		cmocka_unit_test(test_tree_check_fails_on_a_run_that_does_not_add_up_to_the_leaf),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
