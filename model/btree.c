@@ -91,6 +91,12 @@ static const struct btree_key *block_first_key(const struct tree_block *block)
  *    the atime t_i of the inode item at slot s_i for every inode item of the
  *    leaf, slots increasing; they never move, because moving items needs a
  *    private array.
+ * BT8 a freed leaf (TREE_BLOCK_FREED) that shared its array holds no array
+ *    and no overlay: it gave its reference up when it was freed
+ *    (btree_block_freed), so the copy that replaced it does not copy the
+ *    array on its first change, and the old version waiting for the commit
+ *    costs the simulator a tree_block, not a second array. Nothing reads a
+ *    freed block's items: it is in no tree (BS2).
  */
 struct leaf_items {
 	uint64_t refs;
@@ -249,6 +255,16 @@ bool btree_check_item_sharing(GHashTable *live, const GPtrArray *unreleased, GEr
 	}
 	for (guint i = 0; i < unreleased->len; i++)
 		count_array_user(users, unreleased->pdata[i]);
+	for (guint i = 0; i < unreleased->len; i++) {
+		const struct tree_block *freed = unreleased->pdata[i];
+		if (freed->level || !freed->items ||
+		    GPOINTER_TO_UINT(g_hash_table_lookup(users, leaf_items_of(freed))) < 2)
+			continue;
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt leaf: block %" G_GUINT64_FORMAT ", BT8 freed but still sharing its item array",
+			    freed->bytenr);
+		return false;
+	}
 	g_hash_table_iter_init(&iter, users);
 	while (g_hash_table_iter_next(&iter, &key, &value)) {
 		const struct leaf_items *array = key;
@@ -260,6 +276,12 @@ bool btree_check_item_sharing(GHashTable *live, const GPtrArray *unreleased, GEr
 		}
 	}
 	return true;
+}
+
+void btree_block_freed(struct tree_block *block)
+{
+	if (!block->level && leaf_items_shared(block))
+		leaf_items_unref(block);
 }
 
 void btree_release_block(struct tree_block *block)
@@ -548,10 +570,14 @@ static bool push_nodes_for_insert(struct btree *tree, struct transaction *txn, s
  * path follows the key into whichever node now holds it. */
 static void split_node(struct btree *tree, struct transaction *txn, struct btree_path *path, unsigned level)
 {
+	uint32_t capacity = btree_node_capacity(nodesize_of(txn));
 	if (level + 1 >= path->levels)
 		insert_new_root(tree, txn, path, level);
-	else if (push_nodes_for_insert(tree, txn, path, level))
+	else if (push_nodes_for_insert(tree, txn, path, level) &&
+		 path->nodes[level]->nritems < capacity - BTRFS_NODE_SPLIT_SLACK)
 		return;
+	/* The push may have left the path in a sibling it filled: that one
+	 * splits then, as split_node() checks the node it ends up in. */
 	struct tree_block *c = path->nodes[level];
 	struct tree_block *parent = path->nodes[level + 1];
 	uint32_t mid = (c->nritems + 1) / 2;
@@ -1118,6 +1144,32 @@ struct btree_item *btree_insert_item(struct btree *tree, struct transaction *txn
 	g_assert(!exists);
 	leaf_insert_at(&path, key, size, payload);
 	return btree_path_item(&path);
+}
+
+/*
+ * btrfs_insert_empty_items() with a batch: one search makes room for all
+ * of them, so a leaf that cannot take the batch is split (at the insertion
+ * slot when the batch would not fit beside the right half) rather than once
+ * per item. The keys are sorted and no item of the tree sorts between them.
+ */
+void btree_insert_items(struct btree *tree, struct transaction *txn, const struct btree_key *keys,
+			const uint32_t *sizes, const union item_payload *payloads, uint32_t count)
+{
+	struct btree_path path;
+	uint32_t need = 0;
+	for (uint32_t i = 0; i < count; i++)
+		need += BTRFS_ITEM_HEADER_SIZE + sizes[i];
+	g_assert(count > 0 && need <= btree_leaf_capacity(nodesize_of(txn)));
+	bool exists = btree_search(tree, txn, &keys[0], SEARCH_INSERT, need, &path);
+	g_assert(!exists);
+	uint32_t slot = path.slots[0];
+	for (uint32_t i = 0; i < count; i++) {
+		g_assert(i == 0 || btree_key_compare(&keys[i - 1], &keys[i]) < 0);
+		path.slots[0] = slot + i;
+		g_assert(path.slots[0] == path.nodes[0]->nritems ||
+			 btree_key_compare(&keys[i], &path.nodes[0]->items[path.slots[0]].key) < 0);
+		leaf_insert_at(&path, &keys[i], sizes[i], payloads ? &payloads[i] : NULL);
+	}
 }
 
 struct btree_item *btree_resize_item(struct btree *tree, struct transaction *txn, const struct btree_key *key,

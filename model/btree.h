@@ -244,6 +244,12 @@ struct btree_item *btree_insert_item(struct btree *tree, struct transaction *txn
 				     const struct btree_key *key, uint32_t size,
 				     const union item_payload *payload);
 
+/* Inserts `count` items with sorted keys that no item of the tree sorts
+ * between, together (btrfs_insert_empty_items with a batch): they need
+ * room in one leaf. payloads may be NULL. */
+void btree_insert_items(struct btree *tree, struct transaction *txn, const struct btree_key *keys,
+			const uint32_t *sizes, const union item_payload *payloads, uint32_t count);
+
 /* Change an existing item's size in place (btrfs_extend_item /
  * btrfs_truncate_item); grows by splitting the leaf when it must. */
 struct btree_item *btree_resize_item(struct btree *tree, struct transaction *txn,
@@ -289,10 +295,16 @@ void btree_commit_blocks(struct transaction *txn);
  * transaction wrote that is now its array's only user folds its overlay. */
 void btree_commit_finish(struct transaction *txn);
 
-/* The sharing invariants BT6-BT7 (btree.c) over every tree_block in memory:
+/* The sharing invariants BT6-BT8 (btree.c) over every tree_block in memory:
  * `live` (a set, as refs_check() fills it) and `unreleased`, the freed
  * blocks the commit has not released yet (blockstore_unreleased_blocks()). */
 bool btree_check_item_sharing(GHashTable *live, const GPtrArray *unreleased, GError **error);
+
+/* A block's last reference went (blockstore_free_block()): nothing reads its
+ * items again, so a leaf that shares its item array with its copy (the COW
+ * that freed it) gives the array to the copy, which then changes it in place
+ * instead of copying it (BT8, btree.c). */
+void btree_block_freed(struct tree_block *block);
 
 /* Frees a block's arrays and the block (blockstore_release_block()). */
 void btree_release_block(struct tree_block *block);

@@ -84,6 +84,15 @@ static inline uint32_t btrfs_max_extent_item_size(uint32_t nodesize)
  * does not leave the pair less balanced. */
 #define BTRFS_PUSH_LEAF_BALANCE_FACTOR 2u
 
+/* --- delayed items (fs/btrfs/delayed-inode.c) ---------------------------- */
+
+/* btrfs_balance_delayed_items(): from 128 waiting items an operation sends
+ * the worker to write BTRFS_DELAYED_BATCH delayed nodes; from 512 it writes
+ * up to 512 nodes (and waits). The worker stops under 128 / 2 items. */
+#define BTRFS_DELAYED_BACKGROUND 128u
+#define BTRFS_DELAYED_WRITEBACK 512u
+#define BTRFS_DELAYED_BATCH 16u
+
 /* --- item sizes (bytes of item data, without the 25-byte item header) -- */
 
 /* struct btrfs_inode_item: generation, transid, size, nbytes, block_group,

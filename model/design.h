@@ -96,6 +96,14 @@ struct fs_design_ops {
 	 * payload may be NULL. Returns it. */
 	struct btree_item *(*insert)(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size,
 				     const union item_payload *payload);
+	/* Inserts `count` items with sorted base keys, none of which the
+	 * subvolume sees and with nothing it sees between them, together: one
+	 * batch of btrfs_insert_empty_items, which needs room in one leaf.
+	 * May be NULL: the model then inserts them one at a time, and writes
+	 * directory indexes at once instead of as btrfs's delayed items
+	 * (model/delayed_items.h), which batch them. */
+	void (*insert_batch)(struct fs *fs, struct subvolume *sv, const struct btree_key *keys, const uint32_t *sizes,
+			     const union item_payload *payloads, uint32_t count);
 	/* Changes the size of an item the subvolume sees; NULL when absent. */
 	struct btree_item *(*resize)(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size);
 	/* Removes the item from the subvolume's view: deleted, or hidden from it
@@ -111,8 +119,14 @@ struct fs_design_ops {
 	void (*snapshot_create)(struct fs *fs, struct subvolume *src, struct subvolume *snap);
 	/* fs_delete_snapshot(): `snap` is marked deleted and out of the
 	 * namespace; free what only it held (blocks, item versions, data
-	 * references). Afterwards no live subvolume's view has changed. */
-	void (*snapshot_delete)(struct fs *fs, struct subvolume *snap);
+	 * references), or hand it to the accounting to free after the
+	 * operation (refs_drop_tree). Afterwards no live subvolume's view has
+	 * changed. 0, or -EINTR when fs_cancelled() asked it to stop: the
+	 * model is consistent, and finish_deletes() frees the rest. */
+	int (*snapshot_delete)(struct fs *fs, struct subvolume *snap);
+	/* At each commit, first: finish what a stopped snapshot_delete left.
+	 * May be NULL (nothing is ever left). */
+	void (*finish_deletes)(struct fs *fs);
 	/* Before anything changes: may this design take a snapshot of `src`
 	 * (read-only or not), or delete `snap` (src NULL)? 0, or the -errno
 	 * fs_snapshot() / fs_delete_snapshot() return (a design whose
@@ -243,6 +257,18 @@ static inline struct btree_item *subvol_insert(struct fs *fs, struct subvolume *
 					       uint32_t size, const union item_payload *payload)
 {
 	return design_of(sv)->insert(fs, sv, key, size, payload);
+}
+
+/* insert_batch, or one insert after another where the design has none. */
+static inline void subvol_insert_batch(struct fs *fs, struct subvolume *sv, const struct btree_key *keys,
+				       const uint32_t *sizes, const union item_payload *payloads, uint32_t count)
+{
+	if (design_of(sv)->insert_batch) {
+		design_of(sv)->insert_batch(fs, sv, keys, sizes, payloads, count);
+		return;
+	}
+	for (uint32_t i = 0; i < count; i++)
+		design_of(sv)->insert(fs, sv, &keys[i], sizes[i], payloads ? &payloads[i] : NULL);
 }
 
 static inline struct btree_item *subvol_resize(struct fs *fs, struct subvolume *sv, const struct btree_key *key,

@@ -115,6 +115,15 @@ static struct btree_item *btrfs_insert(struct fs *fs, struct subvolume *sv, cons
 	return btree_insert_item(sv->tree, &fs->txn, &k, size, payload);
 }
 
+static void btrfs_insert_batch(struct fs *fs, struct subvolume *sv, const struct btree_key *keys,
+			       const uint32_t *sizes, const union item_payload *payloads, uint32_t count)
+{
+	g_autofree struct btree_key *plain_keys = g_new(struct btree_key, count);
+	for (uint32_t i = 0; i < count; i++)
+		plain_keys[i] = plain(&keys[i]);
+	btree_insert_items(sv->tree, &fs->txn, plain_keys, sizes, payloads, count);
+}
+
 static struct btree_item *btrfs_resize(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
 				       uint32_t size)
 {
@@ -135,10 +144,14 @@ static void btrfs_snapshot_create(struct fs *fs, struct subvolume *src, struct s
 	snap->tree->root_dirty = true;
 }
 
-static void btrfs_snapshot_delete(struct fs *fs, struct subvolume *snap)
+/* btrfs_drop_snapshot() runs in the cleaner after the deletion's commit;
+ * the model drops the tree in the throttle after the operation, where it
+ * may stop and go on later (refs_drop_tree). */
+static int btrfs_snapshot_delete(struct fs *fs, struct subvolume *snap)
 {
-	refs_drop_block(&fs->txn, snap->tree->root, false);
+	refs_drop_tree(&fs->txn, snap->tree->root);
 	snap->tree->root = NULL;
+	return 0;
 }
 
 static bool btrfs_item_write_is_private(const struct fs *fs, const struct subvolume *sv,
@@ -233,6 +246,7 @@ const struct fs_design_ops fs_design_btrfs = {
 	.lookup_for_write_near = btrfs_lookup_for_write_near,
 	.write_inode_atime_near = btrfs_write_inode_atime_near,
 	.insert = btrfs_insert,
+	.insert_batch = btrfs_insert_batch,
 	.resize = btrfs_resize,
 	.delete = btrfs_delete,
 	.snapshot_create = btrfs_snapshot_create,

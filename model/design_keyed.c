@@ -30,8 +30,10 @@
  * (a snapshot moves its source to a new id, so what a live subvolume writes
  * is never shared); DK5 every key of the shared tree carries a known id that
  * is a live subvolume's or an ancestor of one (deleting a snapshot drops
- * what no live subvolume can see); DK6 a whiteout is 0 bytes and hides
- * something: from its id's parent, the key's visible version is no whiteout.
+ * what no live subvolume can see), except while a stopped deletion is
+ * pending, for base keys at or after the next one it prunes; DK6 a whiteout
+ * is 0 bytes and hides something: from its id's parent, the key's visible
+ * version is no whiteout.
  */
 #include "model_error.h"
 #include "design.h"
@@ -50,6 +52,23 @@ struct snapshot_node {
 struct keyed_state {
 	struct btree tree;            /* every subvolume's items */
 	GArray *nodes;                /* struct snapshot_node by snapshot id */
+	struct keyed_deletion *pending; /* a deletion that was stopped; NULL: none */
+};
+
+/*
+ * A snapshot deletion, in two passes over the shared tree: collect the base
+ * keys with a version on the deleted id's chain, then prune each. Either
+ * pass may stop between two keys when fs_config.cancelled asks; the next
+ * deletion or commit goes on from here (DK5's exception covers the keys not
+ * pruned yet).
+ */
+struct keyed_deletion {
+	uint32_t snapshot;            /* the deleted subvolume's id */
+	GArray *bases;                /* struct btree_key with snapshot 0, key order */
+	bool collected;               /* the first pass is over */
+	struct btree_key resume;      /* else: the key it goes on from */
+	unsigned next;                /* the first base not pruned */
+	GHashTable *chain;            /* the deleted id and its ancestors */
 };
 
 /* sv->design_private */
@@ -367,21 +386,77 @@ static void prune_key_versions(struct fs *fs, struct btree *tree, const struct b
 }
 
 struct chain_keys {
-	const GHashTable *chain;      /* snapshot ids: the deleted one and its ancestors */
-	GArray *bases;                /* struct btree_key with snapshot 0, each once */
+	struct fs *fs;
+	struct keyed_deletion *d;
+	bool stoppable;
+	bool stopped;
 };
 
+/* The first pass: a base key once when a version of it is on the chain. */
 static bool collect_chain_key(const struct btree_item *item, void *opaque)
 {
 	struct chain_keys *c = opaque;
-	if (!g_hash_table_contains((GHashTable *)c->chain, GUINT_TO_POINTER(item->key.snapshot)))
+	struct keyed_deletion *d = c->d;
+	if (c->stoppable && fs_cancelled(c->fs)) {
+		d->resume = item->key;
+		c->stopped = true;
+		return false;
+	}
+	if (!g_hash_table_contains(d->chain, GUINT_TO_POINTER(item->key.snapshot)))
 		return true;
 	struct btree_key base = with_snapshot(&item->key, 0);
-	const struct btree_key *previous = c->bases->len ? &g_array_index(c->bases, struct btree_key, c->bases->len - 1)
+	const struct btree_key *previous = d->bases->len ? &g_array_index(d->bases, struct btree_key, d->bases->len - 1)
 							 : NULL;
 	if (!previous || btree_key_compare(previous, &base))
-		g_array_append_val(c->bases, base);
+		g_array_append_val(d->bases, base);
 	return true;
+}
+
+static GArray *live_snapshot_ids(const struct fs *fs)
+{
+	GArray *live_ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
+		const struct subvolume *other = fs->subvolumes->pdata[i];
+		if (!other->deleted) {
+			uint32_t id = snapshot_of(other);
+			g_array_append_val(live_ids, id);
+		}
+	}
+	return live_ids;
+}
+
+static void deletion_free(struct keyed_deletion *d)
+{
+	g_array_unref(d->bases);
+	g_hash_table_unref(d->chain);
+	g_free(d);
+}
+
+/* Both passes of the pending deletion, from where they are: 0 when it is
+ * over, or -EINTR when `stoppable` and fs_config.cancelled asked. */
+static int run_deletion(struct fs *fs, bool stoppable)
+{
+	struct keyed_state *state = state_of(fs);
+	struct keyed_deletion *d = state->pending;
+	if (!d)
+		return 0;
+	if (!d->collected) {
+		struct chain_keys c = { fs, d, stoppable, false };
+		struct btree_key last = BTREE_KEY_MAX;
+		btree_visit_range(&state->tree, &d->resume, &last, collect_chain_key, &c);
+		if (c.stopped)
+			return -EINTR;
+		d->collected = true;
+	}
+	g_autoptr(GArray) live_ids = live_snapshot_ids(fs);
+	for (; d->next < d->bases->len; d->next++) {
+		if (stoppable && fs_cancelled(fs))
+			return -EINTR;
+		prune_key_versions(fs, &state->tree, &g_array_index(d->bases, struct btree_key, d->next), live_ids);
+	}
+	deletion_free(d);
+	state->pending = NULL;
+	return 0;
 }
 
 /*
@@ -390,27 +465,26 @@ static bool collect_chain_key(const struct btree_item *item, void *opaque)
  * whiteouts that hid only those (bcachefs's snapshot deletion, which merges
  * a node left with one child). Only base keys with a version on the deleted
  * id's chain can change; each is pruned whole. The cost is one pass over the
- * tree, as bcachefs's delete_dead_snapshots walks every key.
+ * tree, as bcachefs's delete_dead_snapshots walks every key; it may stop
+ * between two keys, as bcachefs's background deletion may.
  */
-static void keyed_snapshot_delete(struct fs *fs, struct subvolume *sv)
+static int keyed_snapshot_delete(struct fs *fs, struct subvolume *sv)
 {
-	g_autoptr(GHashTable) chain = g_hash_table_new(g_direct_hash, g_direct_equal);
-	for (uint32_t id = snapshot_of(sv); id; id = node_of(fs, id)->parent)
-		g_hash_table_add(chain, GUINT_TO_POINTER(id));
-	g_autoptr(GArray) live_ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
-		const struct subvolume *other = fs->subvolumes->pdata[i];
-		if (!other->deleted) {
-			uint32_t id = snapshot_of(other);
-			g_array_append_val(live_ids, id);
-		}
-	}
-	g_autoptr(GArray) bases = g_array_new(FALSE, FALSE, sizeof(struct btree_key));
-	struct chain_keys c = { chain, bases };
-	struct btree_key first = BTREE_KEY_MIN, last = BTREE_KEY_MAX;
-	btree_visit_range(sv->tree, &first, &last, collect_chain_key, &c);
-	for (unsigned i = 0; i < bases->len; i++)
-		prune_key_versions(fs, sv->tree, &g_array_index(bases, struct btree_key, i), live_ids);
+	run_deletion(fs, false); /* an earlier deletion that was stopped goes first */
+	struct keyed_deletion *d = g_new0(struct keyed_deletion, 1);
+	d->snapshot = snapshot_of(sv);
+	d->bases = g_array_new(FALSE, FALSE, sizeof(struct btree_key));
+	d->resume = BTREE_KEY_MIN;
+	d->chain = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (uint32_t id = d->snapshot; id; id = node_of(fs, id)->parent)
+		g_hash_table_add(d->chain, GUINT_TO_POINTER(id));
+	state_of(fs)->pending = d;
+	return run_deletion(fs, true);
+}
+
+static void keyed_finish_deletes(struct fs *fs)
+{
+	run_deletion(fs, false);
 }
 
 /* --- life, snapshots, policies' questions, check ----------------------- */
@@ -433,6 +507,8 @@ static void keyed_free(struct fs *fs)
 {
 	struct keyed_state *state = state_of(fs);
 	g_array_unref(state->nodes);
+	if (state->pending)
+		deletion_free(state->pending);
 	g_free(state);
 	fs->design_state = NULL;
 }
@@ -500,6 +576,19 @@ struct version_audit {
 	bool ok;
 };
 
+/* DK5's exception: a stopped deletion has yet to prune this key's versions
+ * (its base is at or after the first one not pruned, or not visited yet). */
+static bool awaits_pruning(const struct fs *fs, const struct btree_key *key)
+{
+	const struct keyed_deletion *d = state_of(fs)->pending;
+	if (!d)
+		return false;
+	struct btree_key base = with_snapshot(key, 0);
+	if (d->next < d->bases->len)
+		return btree_key_compare(&base, &g_array_index(d->bases, struct btree_key, d->next)) >= 0;
+	return !d->collected && btree_key_compare(key, &d->resume) >= 0;
+}
+
 /* DK5 and DK6 for one version. */
 static bool audit_version(const struct btree_item *item, void *opaque)
 {
@@ -507,7 +596,7 @@ static bool audit_version(const struct btree_item *item, void *opaque)
 	uint32_t id = item->key.snapshot;
 	if (!id || id >= state_of(a->fs)->nodes->len)
 		return a->ok = derived_corrupt(a->error, "key", item->key.objectid, "DK5 unknown snapshot, %u", id);
-	if (!g_hash_table_contains(a->alive, GUINT_TO_POINTER(id)))
+	if (!g_hash_table_contains(a->alive, GUINT_TO_POINTER(id)) && !awaits_pruning(a->fs, &item->key))
 		return a->ok = derived_corrupt(a->error, "key", item->key.objectid,
 					       "DK5 a version no live subvolume can see, at snapshot %u", id);
 	if (!item->whiteout)
@@ -574,6 +663,7 @@ const struct fs_design_ops fs_design_keyed = {
 	.delete = keyed_delete,
 	.snapshot_create = keyed_snapshot_create,
 	.snapshot_delete = keyed_snapshot_delete,
+	.finish_deletes = keyed_finish_deletes,
 	.item_write_is_private = keyed_item_write_is_private,
 	.inline_atime_estimate = keyed_inline_atime_estimate,
 	.side_trees = false,

@@ -378,14 +378,15 @@ static void dz_snapshot_create(struct fs *fs, struct subvolume *src, struct subv
 	mirrored(fs, zfs_clone_create(labelled_pool(fs), zs->origin, clone, &zs->dataset), "clone", src, 0);
 }
 
-static void dz_snapshot_delete(struct fs *fs, struct subvolume *snap)
+static int dz_snapshot_delete(struct fs *fs, struct subvolume *snap)
 {
 	struct zfs_subvolume *zs = snap->design_private;
-	ITEMS->snapshot_delete(fs, snap);
+	int ret = ITEMS->snapshot_delete(fs, snap);
 	mirrored(fs, zfs_dataset_destroy(labelled_pool(fs), zs->dataset), "destroy", snap, 0);
 	if (zs->origin)
 		mirrored(fs, zfs_dataset_destroy(labelled_pool(fs), zs->origin), "destroy origin", snap, 0);
 	zs->source->snapshots--;
+	return ret;
 }
 
 /* ---- what atime policies ask ---- */

@@ -94,13 +94,26 @@ int fs_reserve_delete(struct fs *fs, unsigned items)
 	return reserve(fs, items, true);
 }
 
-void fs_release(struct fs *fs)
+static int release(struct fs *fs, bool stoppable)
 {
+	/* btrfs_btree_balance_dirty() at the end of the operation, inside its
+	 * reservation. */
+	delayed_items_balance(fs);
 	blockstore_release(fs->store);
 	fs->counters.operations++;
 	/* btrfs's preemptive flusher runs delayed refs between operations
-	 * (model/refs.c, refs_throttle). */
-	fs->txn.ops->throttle(&fs->txn);
+	 * (model/refs.c, refs_throttle), and its cleaner drops deleted trees. */
+	return fs->txn.ops->throttle(&fs->txn, stoppable);
+}
+
+void fs_release(struct fs *fs)
+{
+	release(fs, false);
+}
+
+int fs_release_stoppable(struct fs *fs)
+{
+	return release(fs, true);
 }
 
 /* The trees btrfs keeps outside the subvolumes, for walking them all. */
@@ -211,11 +224,13 @@ struct fs *fs_new(const struct fs_config *config, GError **error)
 	fs->store = store;
 	fs->refs = refs_new(&fs->extent_tree, fs_data_extent_freed, fs);
 	fs->txn = (struct transaction){ .transid = 1, .store = store, .ops = &refs_transaction_ops,
-					.accounting = fs->refs, .written = g_ptr_array_new() };
+					.accounting = fs->refs, .written = g_ptr_array_new(),
+					.stop = config->cancelled, .stop_opaque = config->cancelled_opaque };
 	fs->subvolumes = g_ptr_array_new_with_free_func(free_subvolume);
 	fs->subvolume_by_id = g_hash_table_new(g_int64_hash, g_int64_equal);
 	fs->names = g_string_chunk_new(1 << 16);
 	fs->pending_writes = g_array_new(FALSE, FALSE, sizeof(struct pending_write));
+	fs->delayed = delayed_items_new();
 	fs->free_space_written = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	fs->clock_ns = fs->last_commit_ns = config->start_time_ns;
 	fs->next_subvolume_id = BTRFS_FIRST_FREE_OBJECTID;
@@ -250,6 +265,7 @@ void fs_free(struct fs *fs)
 	for (unsigned i = 0; i < n; i++)
 		btree_collect_blocks(trees[i]->root, seen);
 	fs_collect_subvolume_blocks(fs, seen);
+	refs_collect_dead_blocks(fs->refs, seen); /* a deletion that was stopped */
 	GHashTableIter iter;
 	gpointer key;
 	g_hash_table_iter_init(&iter, seen);
@@ -263,6 +279,7 @@ void fs_free(struct fs *fs)
 	g_hash_table_unref(fs->subvolume_by_id);
 	g_string_chunk_free(fs->names);
 	g_array_unref(fs->pending_writes);
+	delayed_items_free(fs->delayed);
 	g_array_unref(fs->free_space_written);
 	fs_dirty_time_free(fs);
 	g_ptr_array_unref(fs->txn.written);
@@ -344,12 +361,15 @@ static bool update_chunk_trees(void *opaque)
 
 int fs_commit(struct fs *fs)
 {
+	if (fs->design->finish_deletes)
+		fs->design->finish_deletes(fs);
 	/* A cancelled writeback returns at once: what it wrote stays in the
 	 * running transaction and the rest queued, both for the next commit
 	 * (committing now would cost as much as the writeback did). */
 	int stopped = fs_flush_writeback_cancellable(fs, NULL);
 	if (stopped)
 		return stopped;
+	delayed_items_run(fs); /* btrfs_run_delayed_items */
 	/* What no one operation asked for goes to the busiest cause of the
 	 * transaction; each extent-tree record to its own (refs.c). */
 	enum space_cause op_cause = blockstore_set_cause(fs->store, blockstore_busiest_cause(fs->store));
@@ -498,7 +518,8 @@ bool fs_check(struct fs *fs, GError **error)
 		return false;
 	if (!blockstore_check(fs->store, live, error))
 		return false;
-	return derived_check(fs, live, error) && fs->design->check(fs, error);
+	return derived_check(fs, live, error) && fs->design->check(fs, error) && fs_namespace_check(fs, error) &&
+	       delayed_items_check(fs, error);
 }
 
 void fs_dump(const struct fs *fs, FILE *out)

@@ -315,6 +315,7 @@ void fs_delete_inode_items(struct fs *fs, struct subvolume *sv, uint64_t inode)
 	subvol_visit_range(sv, &first, &last, collect_key, keys);
 	for (unsigned i = 0; i < keys->len; i++)
 		subvol_delete(fs, sv, &g_array_index(keys, struct btree_key, i));
+	delayed_items_forget_inode(fs, sv, inode);
 }
 
 static int resolve_regular(struct fs *fs, const char *path, struct inode_location *where)

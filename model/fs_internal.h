@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "btree.h"
+#include "delayed_items.h"
 #include "constants.h"
 #include "fs.h"
 #include "refs.h"
@@ -74,6 +75,7 @@ struct walk_memo {
 	uint64_t names_removed;       /* fs->names_removed when it was recorded */
 	size_t len;                   /* bytes of prefix, which ends with '/'; 0: none */
 	struct inode_location dir;    /* where the prefix leads */
+	bool dir_checked;             /* NS2: dir's inode item is a directory (a step from it passed) */
 	char prefix[4096];
 };
 
@@ -89,6 +91,7 @@ struct fs {
 	GHashTable *subvolume_by_id;  /* id -> struct subvolume * */
 	GStringChunk *names;          /* every name a directory entry points at */
 	GArray *pending_writes;       /* struct pending_write */
+	struct delayed_items *delayed; /* directory indexes and inode updates not yet in the trees */
 	GHashTable *dirty_times;      /* lazytime vfs: (subvolume, inode) -> struct dirty_time * in dirty_time_queue */
 	GQueue dirty_time_queue;      /* the same, oldest first; owns them */
 	/* Lost atime updates (atime_policy.c, LA1): (subvolume, inode) -> the
@@ -104,6 +107,10 @@ struct fs {
 	uint64_t next_subvolume_id;
 	struct fs_counters counters;
 };
+
+/* NS1 and NS2 (fs_namespace.c): the walk memo leads where a full walk of its prefix does, and a
+ * memo marked dir_checked holds a directory. */
+bool fs_namespace_check(struct fs *fs, GError **error);
 
 /* A path's last component and the directory that holds it. */
 struct name_location {
@@ -132,10 +139,11 @@ int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t loc
 		     uint8_t file_type);
 void fs_remove_dir_entry(struct fs *fs, const struct name_location *at);
 
-/* fs_config.cancelled asked: true when the caller wants the op to stop. */
+/* fs_config.cancelled asked: true when the caller wants the op to stop
+ * (the transaction's stop hook is that hook, fs_new()). */
 static inline bool fs_cancelled(const struct fs *fs)
 {
-	return fs->config.cancelled && fs->config.cancelled(fs->config.cancelled_opaque);
+	return transaction_stop_requested(&fs->txn);
 }
 
 /* fs_data.c */
@@ -183,6 +191,9 @@ int fs_reserve(struct fs *fs, unsigned items);
 /* fs_reserve() for unlink and rmdir: may use the global reserve. */
 int fs_reserve_delete(struct fs *fs, unsigned items);
 void fs_release(struct fs *fs);
+/* fs_release() whose throttle stops when fs_config.cancelled asks: 0, or
+ * -EINTR with the rest of its work left to the next throttle or commit. */
+int fs_release_stoppable(struct fs *fs);
 struct subvolume *fs_subvolume(const struct fs *fs, uint64_t id);
 /* fs_snapshot.c: is PARENT's directory entry to SV the link btrfs keeps
  * (a ROOT_BACKREF), not a snapshot's placeholder of it? */

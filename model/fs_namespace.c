@@ -25,9 +25,16 @@
  *     subvolume deleted); every such change counts in names_removed
  *     (fs_remove_dir_entry, fs_delete_inode_items, fs_delete_snapshot). New
  *     names change no existing resolution, and a walk has no side effects,
- *     so the memo gives exactly what a full walk would.
+ *     so the memo gives exactly what a full walk would;
+ *  NS2 when the memo says dir_checked, the step out of its directory does not
+ *     look the directory's inode item up again: the memo was made by a walk
+ *     whose step out of that directory found it a directory, an inode goes
+ *     away only with a name (NS1), and a directory's S_IFDIR never changes.
+ *     That lookup was a third of a read's walk (a descent from the root).
+ * fs_namespace_check() re-walks the memo's prefix in full and checks both.
  */
 #include "design.h"
+#include "model_error.h"
 
 #include <errno.h>
 #include <string.h>
@@ -105,8 +112,10 @@ struct btree_item *fs_inode_item_for_write(struct fs *fs, const struct inode_loc
 {
 	struct btree_key key = BTRFS_KEY(where->inode, BTRFS_INODE_ITEM_KEY, 0);
 	struct btree_item *item = subvol_lookup_for_write(fs, where->subvolume, &key);
-	if (item)
+	if (item) {
 		fs_dirty_time_other_change(fs, where, item); /* lazytime vfs: the atime rides along */
+		delayed_items_inode_dirty(fs, where->subvolume, where->inode); /* btrfs_delayed_update_inode */
+	}
 	return item;
 }
 
@@ -170,16 +179,19 @@ static struct subvolume *linked_subvolume(struct fs *fs, const struct subvolume 
 
 /* One path component. A directory's inode item and its DIR_ITEMs share the
  * objectid, so both lookups usually land in one leaf: *near carries it. */
+/* One component: AT (a directory, already known to be one when AT_IS_DIR: NS2) to its entry NAME. */
 static int step_into(struct fs *fs, struct inode_location *at, const char *name, size_t length,
-		     struct btree_path *near)
+		     struct btree_path *near, bool at_is_dir)
 {
 	if (length > BTRFS_NAME_LEN)
 		return -ENAMETOOLONG;
-	const struct btree_item *inode = fs_inode_item_near(at->subvolume, at->inode, near);
-	if (!inode)
-		return -ENOENT;
-	if (!fs_mode_is_dir(inode->payload.inode.mode))
-		return -ENOTDIR;
+	if (!at_is_dir) {
+		const struct btree_item *inode = fs_inode_item_near(at->subvolume, at->inode, near);
+		if (!inode)
+			return -ENOENT;
+		if (!fs_mode_is_dir(inode->payload.inode.mode))
+			return -ENOTDIR;
+	}
 	const struct btree_item *entry = dir_lookup_near(at->subvolume, at->inode, name, (uint16_t)length, near);
 	if (!entry)
 		return -ENOENT;
@@ -204,7 +216,8 @@ static bool memo_applies(const struct fs *fs, const char *path, size_t end)
 	return m->len && m->len <= end && m->names_removed == fs->names_removed && !memcmp(m->prefix, path, m->len);
 }
 
-static void memo_record(struct fs *fs, const char *path, size_t len, const struct inode_location *dir)
+static void memo_record(struct fs *fs, const char *path, size_t len, const struct inode_location *dir,
+			bool dir_checked)
 {
 	struct walk_memo *m = &fs->walk_memo;
 	if (!len || len >= sizeof(m->prefix) || path[len - 1] != '/')
@@ -212,6 +225,7 @@ static void memo_record(struct fs *fs, const char *path, size_t len, const struc
 	memcpy(m->prefix, path, len);
 	m->len = len;
 	m->dir = *dir;
+	m->dir_checked = dir_checked;
 	m->names_removed = fs->names_removed;
 }
 
@@ -225,8 +239,10 @@ static int walk(struct fs *fs, const char *path, size_t end, struct inode_locati
 		return -EINVAL;
 	size_t i = 0, last_start = 0;
 	struct inode_location before_last = { 0 };
+	bool out_is_dir = false; /* NS2: only for the memo's directory, before the first step */
 	if (memo_applies(fs, path, end)) {
 		*out = fs->walk_memo.dir;
+		out_is_dir = fs->walk_memo.dir_checked;
 		i = fs->walk_memo.len;
 	} else {
 		out->subvolume = fs_subvolume(fs, FS_TOP_SUBVOLUME);
@@ -245,15 +261,44 @@ static int walk(struct fs *fs, const char *path, size_t end, struct inode_locati
 			return -EINVAL;
 		last_start = start;
 		before_last = *out;
-		int ret = step_into(fs, out, path + start, length, near);
+		int ret = step_into(fs, out, path + start, length, near, out_is_dir);
 		if (ret)
 			return ret;
+		out_is_dir = false;
 	}
 	if (end && path[end - 1] == '/')
-		memo_record(fs, path, end, out);
+		memo_record(fs, path, end, out, false); /* not stepped out of: its type is unchecked */
 	else if (last_start)
-		memo_record(fs, path, last_start, &before_last);
+		memo_record(fs, path, last_start, &before_last, true); /* the last step checked it */
 	return 0;
+}
+
+bool fs_namespace_check(struct fs *fs, GError **error)
+{
+	if (!fs->walk_memo.len || fs->walk_memo.names_removed != fs->names_removed)
+		return true; /* no memo in use */
+	struct walk_memo memo = fs->walk_memo;
+	struct inode_location full;
+	struct btree_path near = { .levels = 0 };
+	fs->walk_memo.len = 0; /* a full walk: the memo itself must not answer */
+	int ret = walk(fs, memo.prefix, memo.len, &full, &near);
+	fs->walk_memo = memo;
+	if (ret || full.subvolume != memo.dir.subvolume || full.inode != memo.dir.inode) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt walk memo: %" G_GUINT64_FORMAT ", NS1 the prefix '%.*s' leads elsewhere",
+			    memo.dir.inode, (int)memo.len, memo.prefix);
+		return false;
+	}
+	if (!memo.dir_checked || fs_is_placeholder(&memo.dir))
+		return true;
+	const struct btree_item *inode = fs_inode_item_near(memo.dir.subvolume, memo.dir.inode, &near);
+	if (!inode || !fs_mode_is_dir(inode->payload.inode.mode)) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt walk memo: %" G_GUINT64_FORMAT ", NS2 marked checked but not a directory",
+			    memo.dir.inode);
+		return false;
+	}
+	return true;
 }
 
 int fs_resolve(struct fs *fs, const char *path, struct inode_location *out)
@@ -300,6 +345,9 @@ int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out
  * recomputes index_cnt (btrfs_set_inode_index_count); 2 in an empty one. */
 static uint64_t next_dir_index(const struct subvolume *subvolume, uint64_t dir)
 {
+	uint64_t waiting;
+	if (delayed_items_last_index(subvolume->fs, subvolume, dir, &waiting))
+		return waiting + 1; /* the delayed node's index_cnt */
 	struct btree_key key = BTRFS_KEY(dir, BTRFS_DIR_INDEX_KEY, UINT64_MAX);
 	const struct btree_item *last = subvol_lookup_le(subvolume, &key);
 	if (last && last->key.objectid == dir && last->key.type == BTRFS_DIR_INDEX_KEY)
@@ -338,9 +386,9 @@ int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t loc
 	uint32_t size = BTRFS_DIR_ITEM_SIZE + at->name_len;
 	uint64_t slot = free_hash_slot(sv, at->dir.inode, fs_name_hash(at->name, at->name_len));
 	struct btree_key item_key = BTRFS_KEY(at->dir.inode, BTRFS_DIR_ITEM_KEY, slot);
-	struct btree_key index_key = BTRFS_KEY(at->dir.inode, BTRFS_DIR_INDEX_KEY, payload.dir.index);
 	subvol_insert(fs, sv, &item_key, size, &payload);
-	subvol_insert(fs, sv, &index_key, size, &payload);
+	/* btrfs_insert_delayed_dir_index(): the index waits (delayed_items.h). */
+	delayed_items_insert_index(fs, sv, at->dir.inode, payload.dir.index, size, &payload);
 	touch_dir(fs, &at->dir, 2 * (int64_t)at->name_len);
 	return 0;
 }
@@ -354,7 +402,8 @@ void fs_remove_dir_entry(struct fs *fs, const struct name_location *at)
 	struct btree_key item_key = entry->key;
 	struct btree_key index_key = BTRFS_KEY(at->dir.inode, BTRFS_DIR_INDEX_KEY, entry->payload.dir.index);
 	subvol_delete(fs, sv, &item_key);
-	subvol_delete(fs, sv, &index_key);
+	if (!delayed_items_cancel_index(fs, sv, at->dir.inode, index_key.offset))
+		subvol_delete(fs, sv, &index_key);
 	touch_dir(fs, &at->dir, -2 * (int64_t)at->name_len);
 }
 
@@ -438,17 +487,24 @@ static uint64_t new_inode(struct fs *fs, const struct name_location *at, uint32_
 	struct subvolume *sv = at->dir.subvolume;
 	uint64_t inode = ++sv->highest_inode;
 	int64_t now = fs->clock_ns;
-	union item_payload payload = { .inode = {
-		.atime = time_or_now(attributes->atime, now),
-		.mtime = time_or_now(attributes->mtime, now),
-		.ctime = time_or_now(attributes->ctime, now),
-		.size = size,
-		.nlink = 1,
-		.mode = mode,
-	} };
-	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
-	subvol_insert(fs, sv, &key, BTRFS_INODE_ITEM_SIZE, &payload);
-	add_inode_ref(fs, sv, inode, at->dir.inode, at->name_len);
+	union item_payload payloads[] = {
+		{ .inode = {
+			.atime = time_or_now(attributes->atime, now),
+			.mtime = time_or_now(attributes->mtime, now),
+			.ctime = time_or_now(attributes->ctime, now),
+			.size = size,
+			.nlink = 1,
+			.mode = mode,
+		} },
+		{ .ref = { .count = 1 } },
+	};
+	/* btrfs_create_new_inode(): the inode item and its ref in one batch. */
+	struct btree_key keys[] = {
+		BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0),
+		BTRFS_KEY(inode, BTRFS_INODE_REF_KEY, at->dir.inode),
+	};
+	uint32_t sizes[] = { BTRFS_INODE_ITEM_SIZE, BTRFS_INODE_REF_SIZE + at->name_len };
+	subvol_insert_batch(fs, sv, keys, sizes, payloads, G_N_ELEMENTS(keys));
 	fs_add_dir_entry(fs, at, inode, false, file_type);
 	return inode;
 }
@@ -480,6 +536,9 @@ int fs_create(struct fs *fs, const char *path, uint64_t size, const struct fs_at
 		return ret;
 	}
 	uint64_t inode = new_inode(fs, &at, S_IFREG | (attributes->mode & 07777), size, attributes, FT_REG_FILE);
+	/* Its data and attributes (cp -a: write, fchown, utimensat) change the
+	 * inode item again: btrfs keeps that in its delayed inode. */
+	delayed_items_inode_dirty(fs, at.dir.subvolume, inode);
 	if (size)
 		ret = fs_write_reserved(fs, at.dir.subvolume, inode, 0, size);
 	fs_release(fs);
@@ -496,6 +555,7 @@ int fs_symlink(struct fs *fs, const char *target, const char *path, const struct
 	if (ret || (ret = fs_reserve(fs, COWSIM_RESERVE_SYMLINK)))
 		return ret;
 	uint64_t inode = new_inode(fs, &at, S_IFLNK | 0777, length, attributes, FT_SYMLINK);
+	delayed_items_inode_dirty(fs, at.dir.subvolume, inode); /* as fs_create */
 	/* btrfs_symlink() writes the target as an inline extent at once. */
 	struct btree_key key = BTRFS_KEY(inode, BTRFS_EXTENT_DATA_KEY, 0);
 	union item_payload payload = { .file_extent = { .extent = NULL, .num_bytes = length } };
@@ -583,6 +643,9 @@ static bool dir_is_empty(const struct subvolume *sv, uint64_t dir)
 	struct btree_key first = BTRFS_KEY(dir, BTRFS_DIR_INDEX_KEY, 0);
 	struct btree_key after = BTRFS_KEY(dir, BTRFS_DIR_INDEX_KEY, UINT64_MAX);
 	const struct btree_item *last = subvol_lookup_le(sv, &after);
+	uint64_t waiting;
+	if (delayed_items_last_index(sv->fs, sv, dir, &waiting))
+		return false;
 	return !(last && btree_key_compare(&last->key, &first) >= 0);
 }
 

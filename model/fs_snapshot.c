@@ -107,10 +107,6 @@ int fs_snapshot(struct fs *fs, const char *source, const char *dest, bool readon
 	return fs_commit(fs);
 }
 
-/* btrfs_drop_snapshot(): the tree's root loses its root item's reference;
- * blocks only it held are freed top-down and release their children, shared
- * ones just lose one reference. The model drops at once what btrfs's cleaner
- * thread drops after the commit. */
 /* The subvolume whose link `path` is, and that link's place, as
  * fs_delete_snapshot() takes it: 0 or -ENOENT, -EINVAL (not a subvolume's
  * link), -EROFS (in a read-only one). */
@@ -138,6 +134,18 @@ static int resolve_subvolume_link(struct fs *fs, const char *path, struct name_l
 	return 0;
 }
 
+/*
+ * btrfs_drop_snapshot(): the tree's root loses its root item's reference;
+ * blocks only it held are freed top-down and release their children, shared
+ * ones just lose one reference. btrfs's cleaner thread does it after the
+ * commit, a few blocks per transaction; the model does it in the throttle
+ * after the operation (refs_drop_tree), the long part of a deletion with the
+ * commit: seconds for a million files only the snapshot held. When
+ * fs_config.cancelled asks, the walk stops between two blocks and the result
+ * is -EINTR: the subvolume is gone from the namespace, and what is left of
+ * its tree is taken down by the next commit, as btrfs's cleaner resumes a
+ * dead root from its drop_progress.
+ */
 int fs_delete_snapshot(struct fs *fs, const char *path)
 {
 	struct name_location at;
@@ -157,11 +165,13 @@ int fs_delete_snapshot(struct fs *fs, const char *path)
 	remove_root_tree_items(fs, snap->id, at.dir.subvolume->id);
 	/* Queued data of the snapshot's inodes is dropped with it. */
 	fs_flush_writeback(fs, NULL);
+	delayed_items_run(fs); /* its inodes' nodes go in before its tree goes */
 	snap->deleted = true;
 	fs->names_removed++; /* fs_namespace.c NS1 */
-	fs->design->snapshot_delete(fs, snap);
+	int stopped = fs->design->snapshot_delete(fs, snap);
 	fs_atime_snapshot_delete(fs, snap);
-	fs_release(fs);
+	if (fs_release_stoppable(fs) || stopped)
+		return -EINTR;
 	return fs_commit(fs);
 }
 

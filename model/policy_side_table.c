@@ -53,7 +53,7 @@ void atime_side_table_drop(struct fs *fs, struct subvolume *snap)
 		return;
 	struct btree_key key = BTRFS_KEY(snap->atime_tree.id, BTRFS_ROOT_ITEM_KEY, 0);
 	btree_delete_item(&fs->root_tree, &fs->txn, &key);
-	refs_drop_block(&fs->txn, snap->atime_tree.root, false);
+	refs_drop_tree(&fs->txn, snap->atime_tree.root);
 	snap->atime_tree.root = NULL;
 }
 

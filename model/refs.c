@@ -68,6 +68,30 @@ struct pending_head {
 };
 
 /*
+ * A deleted subvolume's tree goes as btrfs_drop_snapshot() takes it down:
+ * depth first, left to right. A block loses the reference its parent (or
+ * the root item) held; at zero it is entered, its children lose theirs one
+ * by one, then it is freed. A block still shared with another tree only
+ * loses the one reference and is not entered.
+ *
+ *   drop_frames, a stack:  [root, next 3] [node, next 0] [node, next 7]
+ *                           bottom: the dead tree's root      top: being walked
+ *
+ *   RF7 a frame's block is a node with no reference left, not freed yet; its
+ *       children from `next` on still hold the references it gave them, and
+ *       those before `next` no longer do.
+ *
+ * The walk can stop between two children (refs_drop_dead(), when the
+ * transaction's stop hook asks): the frames keep the place, as the root
+ * item's drop_progress and drop_level do on disk, and the next throttle or
+ * commit goes on from there, as btrfs's cleaner resumes a dead root.
+ */
+struct drop_frame {
+	struct tree_block *block;
+	uint32_t next;
+};
+
+/*
  * The pending heads (RF4-RF6):
  *   RF4 outside run_batch(), every block and extent with its DIRTY flag set is in exactly
  *       one of dirty_blocks, dirty_data, heads_ahead and heads_behind;
@@ -93,6 +117,7 @@ struct refs {
 	uint64_t live_data_count;
 	GArray *chunk_used_written;    /* uint64 per chunk: used as in its BLOCK_GROUP_ITEM */
 	uint64_t run_cursor;           /* refs_throttle(): the next head to run is at or above it */
+	GArray *drop_frames;           /* struct drop_frame: the dead trees' walk (RF7) */
 	refs_data_freed_fn on_data_freed;
 	void *opaque;
 };
@@ -107,6 +132,7 @@ struct refs *refs_new(struct btree *extent_tree, refs_data_freed_fn on_data_free
 	refs->heads_behind = g_array_new(FALSE, FALSE, sizeof(struct pending_head));
 	refs->freed_data = g_ptr_array_new_with_free_func(g_free);
 	refs->chunk_used_written = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+	refs->drop_frames = g_array_new(FALSE, FALSE, sizeof(struct drop_frame));
 	refs->on_data_freed = on_data_freed;
 	refs->opaque = opaque;
 	return refs;
@@ -127,6 +153,7 @@ void refs_free(struct refs *refs)
 		refs->live_data = next;
 	}
 	g_array_unref(refs->chunk_used_written);
+	g_array_unref(refs->drop_frames);
 	g_free(refs);
 }
 
@@ -171,21 +198,76 @@ void refs_add_block(struct transaction *txn, struct tree_block *block, bool shar
 	queue_block(txn, block);
 }
 
-/* One reference less; at zero the block is freed. `release_children` says
- * whether the references the block itself held go with it (a dropped tree) or
- * were already moved to a copy (COW). */
-static void drop_block_ref(struct transaction *txn, struct tree_block *block, bool shared, bool release_children)
+/* One reference less (`shared`: the one a FULL_BACKREF parent held): true
+ * when it was the last. */
+static bool lose_reference(struct transaction *txn, struct tree_block *block, bool shared)
 {
 	uint32_t *count = shared ? &block->shared_refs : &block->tree_refs;
 	g_assert(*count > 0);
 	(*count)--;
 	queue_block(txn, block);
-	if (tree_block_refs(block))
+	return !tree_block_refs(block);
+}
+
+static void free_unreferenced(struct transaction *txn, struct tree_block *block)
+{
+	blockstore_free_block(txn->store, block);
+	txn->stats.blocks_freed++;
+}
+
+/* One reference less; at zero the block is freed. `release_children` says
+ * whether the references the block itself held go with it (a dropped tree) or
+ * were already moved to a copy (COW). */
+static void drop_block_ref(struct transaction *txn, struct tree_block *block, bool shared, bool release_children)
+{
+	if (!lose_reference(txn, block, shared))
 		return;
 	if (release_children && block->nritems)
 		refs_dec_children(txn, block, block->flags & TREE_BLOCK_FULL_BACKREF);
-	blockstore_free_block(txn->store, block);
-	txn->stats.blocks_freed++;
+	free_unreferenced(txn, block);
+}
+
+/* A block of a dead tree loses the reference its parent held (RF7): at zero
+ * a leaf goes with its data references at once, a node becomes a frame. */
+static void release_dead_block(struct transaction *txn, struct tree_block *block, bool shared)
+{
+	if (!lose_reference(txn, block, shared))
+		return;
+	if (block->level && block->nritems) {
+		struct drop_frame frame = { block, 0 };
+		g_array_append_val(refs_of(txn)->drop_frames, frame);
+		return;
+	}
+	if (block->nritems)
+		refs_dec_children(txn, block, block->flags & TREE_BLOCK_FULL_BACKREF);
+	free_unreferenced(txn, block);
+}
+
+void refs_drop_tree(struct transaction *txn, struct tree_block *root)
+{
+	release_dead_block(txn, root, false);
+}
+
+/* Walks the frames down (RF7) until none is left: 0, or -EINTR when
+ * `stoppable` and the transaction's stop hook asked between two blocks. The
+ * order is the one drop_block_ref()'s recursion would take. */
+static int drop_dead(struct transaction *txn, bool stoppable)
+{
+	GArray *frames = refs_of(txn)->drop_frames;
+	while (frames->len) {
+		struct drop_frame *top = &g_array_index(frames, struct drop_frame, frames->len - 1);
+		struct tree_block *block = top->block;
+		if (top->next == block->nritems) {
+			g_array_set_size(frames, frames->len - 1);
+			free_unreferenced(txn, block);
+			continue;
+		}
+		if (stoppable && transaction_stop_requested(txn))
+			return -EINTR;
+		struct tree_block *child = block->children[top->next++].block;
+		release_dead_block(txn, child, block->flags & TREE_BLOCK_FULL_BACKREF);
+	}
+	return 0;
 }
 
 void refs_drop_block(struct transaction *txn, struct tree_block *block, bool shared)
@@ -250,9 +332,12 @@ static void unlink_block(struct transaction *txn, struct tree_block *block)
 	refs_drop_block(txn, block, false);
 }
 
-static void throttle(struct transaction *txn)
+static int throttle_heads(struct refs *refs, struct transaction *txn, bool stoppable, uint64_t *written);
+
+static int throttle(struct transaction *txn, bool stoppable)
 {
-	refs_throttle(refs_of(txn), txn);
+	uint64_t written = 0;
+	return throttle_heads(refs_of(txn), txn, stoppable, &written);
 }
 
 static void run_queued(struct transaction *txn)
@@ -472,9 +557,19 @@ const GPtrArray *refs_freed_data(const struct refs *refs)
 	return refs->freed_data;
 }
 
+void refs_collect_dead_blocks(const struct refs *refs, GHashTable *seen)
+{
+	for (unsigned f = 0; f < refs->drop_frames->len; f++) {
+		const struct drop_frame *frame = &g_array_index(refs->drop_frames, struct drop_frame, f);
+		g_hash_table_add(seen, frame->block);
+		for (uint32_t i = frame->next; i < frame->block->nritems; i++) /* RF7: those still held */
+			btree_collect_blocks(frame->block->children[i].block, seen);
+	}
+}
+
 bool refs_pending(const struct refs *refs)
 {
-	return refs_pending_heads(refs) > 0;
+	return refs_pending_heads(refs) > 0 || refs->drop_frames->len;
 }
 
 unsigned refs_pending_heads(const struct refs *refs)
@@ -597,21 +692,31 @@ static void requeue(struct refs *refs, GArray *heap)
  * batch or operation queues are pushed in.  Sorting all of them again per batch made a
  * snapshot deletion (tens of thousands of heads, run 64 at a time) quadratic; keeping them in
  * one sorted array still cost a memmove and a merge over all of them per batch. */
-uint64_t refs_throttle(struct refs *refs, struct transaction *txn)
+static int throttle_heads(struct refs *refs, struct transaction *txn, bool stoppable, uint64_t *written)
 {
 	uint32_t limit = refs_throttle_heads(blockstore_nodesize(txn->store));
-	uint64_t written = 0;
-
+	if (drop_dead(txn, stoppable))
+		return -EINTR;
 	while (refs_pending_heads(refs) > limit) {
+		if (stoppable && transaction_stop_requested(txn))
+			return -EINTR;
 		merge_queued(refs);
-		written += run_batch(refs, txn, limit / 4);
+		*written += run_batch(refs, txn, limit / 4);
 	}
+	return 0;
+}
+
+uint64_t refs_throttle(struct refs *refs, struct transaction *txn)
+{
+	uint64_t written = 0;
+	throttle_heads(refs, txn, false, &written);
 	return written;
 }
 
 uint64_t refs_commit(struct refs *refs, struct transaction *txn)
 {
 	uint64_t written = 0;
+	drop_dead(txn, false); /* the commit writes the dead trees' last counts too */
 	requeue(refs, refs->heads_ahead);
 	requeue(refs, refs->heads_behind);
 	for (;;) {
@@ -661,6 +766,9 @@ static struct expected_refs *expected_for(GHashTable *expected, const void *key)
 	return e;
 }
 
+static void count_children(struct tree_block *block, uint32_t from, GHashTable *live, GHashTable *expected_blocks,
+			   GHashTable *expected_data);
+
 /* Count, once per reachable block, the references it holds to its children. */
 static void count_references(struct tree_block *block, GHashTable *live, GHashTable *expected_blocks,
 			     GHashTable *expected_data)
@@ -668,8 +776,15 @@ static void count_references(struct tree_block *block, GHashTable *live, GHashTa
 	if (g_hash_table_contains(live, block))
 		return;
 	g_hash_table_add(live, block);
+	count_children(block, 0, live, expected_blocks, expected_data);
+}
+
+/* The references `block` holds to its children from slot `from` on. */
+static void count_children(struct tree_block *block, uint32_t from, GHashTable *live, GHashTable *expected_blocks,
+			   GHashTable *expected_data)
+{
 	bool full = block->flags & TREE_BLOCK_FULL_BACKREF;
-	for (uint32_t i = 0; i < block->nritems; i++) {
+	for (uint32_t i = from; i < block->nritems; i++) {
 		if (block->level) {
 			struct tree_block *child = block->children[i].block;
 			struct expected_refs *e = expected_for(expected_blocks, child);
@@ -689,6 +804,32 @@ static void count_references(struct tree_block *block, GHashTable *live, GHashTa
 		else
 			e->tree_refs++;
 	}
+}
+
+/* RF7: the dead trees' frames are live blocks that nothing references, and
+ * hold their references from `next` on. */
+static bool count_drop_frames(const struct refs *refs, GHashTable *live, GHashTable *expected_blocks,
+			      GHashTable *expected_data, GError **error)
+{
+	for (unsigned f = 0; f < refs->drop_frames->len; f++) {
+		const struct drop_frame *frame = &g_array_index(refs->drop_frames, struct drop_frame, f);
+		struct tree_block *block = frame->block;
+		const char *wrong = (block->flags & TREE_BLOCK_FREED) ? "is freed"
+				    : !block->level			  ? "is a leaf"
+				    : frame->next > block->nritems	  ? "is past its last child"
+				    : tree_block_refs(block)		  ? "is still referenced"
+									  : NULL;
+		if (wrong)
+			return check_fail(error,
+					  "corrupt refs: block %" G_GUINT64_FORMAT
+					  ", RF7 a dead tree's frame %s (level %u, next %u of %u, refs %u)",
+					  block->bytenr, wrong, block->level, frame->next, block->nritems,
+					  tree_block_refs(block));
+		expected_for(expected_blocks, block); /* no reference left */
+		g_hash_table_add(live, block);
+		count_children(block, frame->next, live, expected_blocks, expected_data);
+	}
+	return true;
 }
 
 static bool check_blocks(GHashTable *live, GHashTable *expected_blocks, GError **error)
@@ -743,5 +884,6 @@ bool refs_check(const struct refs *refs, struct btree *const *trees, unsigned nt
 		expected_for(expected_blocks, trees[t]->root)->tree_refs++;
 		count_references(trees[t]->root, live, expected_blocks, expected_data);
 	}
-	return check_blocks(live, expected_blocks, error) && check_data(refs, expected_data, error);
+	return count_drop_frames(refs, live, expected_blocks, expected_data, error) &&
+	       check_blocks(live, expected_blocks, error) && check_data(refs, expected_data, error);
 }

@@ -77,7 +77,7 @@ void refs_free(struct refs *refs);
 /* The transaction's accounting in the designs that count references
  * (transaction.h): block_allocated is refs_block_created, block_cowed
  * refs_update_for_cow, block_unlinked refs_drop_block(, false), throttle
- * refs_throttle, run_queued refs_commit, pending refs_pending. Set
+ * refs_throttle (that may stop), run_queued refs_commit, pending refs_pending. Set
  * txn->ops to it and txn->accounting to the struct refs. */
 extern const struct transaction_ops refs_transaction_ops;
 
@@ -102,6 +102,12 @@ void refs_dec_children(struct transaction *txn, struct tree_block *block, bool f
  * and, when it still had children (a tree being dropped), they lose the
  * references it held. */
 void refs_drop_block(struct transaction *txn, struct tree_block *block, bool shared);
+/* A deleted subvolume's tree: its root item's reference to `root` goes now;
+ * the blocks only it held go later, a few at a time between stops
+ * (btrfs_drop_snapshot(), model/refs.c RF7): in the next throttle, which may
+ * stop when the transaction's stop hook asks, or at the latest in the next
+ * refs_commit(). */
+void refs_drop_tree(struct transaction *txn, struct tree_block *root);
 void refs_add_block(struct transaction *txn, struct tree_block *block, bool shared);
 
 /* Data extents. new: one EXTENT_DATA_REF, from the file extent item the
@@ -116,9 +122,10 @@ void refs_data_drop(struct transaction *txn, struct data_extent *extent, bool sh
 uint64_t refs_commit(struct refs *refs, struct transaction *txn);
 
 /* Run delayed refs during the transaction, as btrfs's preemptive flusher
- * does: while more than refs_throttle_heads() heads are pending, write the
- * next quarter of that many in address order from a cursor. Call it between
- * operations (never inside a tree change). Returns the heads written. */
+ * does: first the dead trees' drops (refs_drop_tree), then, while more than
+ * refs_throttle_heads() heads are pending, write the next quarter of that
+ * many in address order from a cursor. Call it between operations (never
+ * inside a tree change). Returns the heads written. */
 uint64_t refs_throttle(struct refs *refs, struct transaction *txn);
 /* 128 MiB / btrfs_calc_delayed_ref_bytes(1): 256 heads at 16 KiB nodes. */
 uint32_t refs_throttle_heads(uint32_t nodesize);
@@ -129,6 +136,10 @@ unsigned refs_pending_heads(const struct refs *refs);
  * DATA_EXTENT_FREED set): their items leave the extent tree when their heads
  * run, and the commit frees them. For checkers. */
 const GPtrArray *refs_freed_data(const struct refs *refs);
+
+/* Adds to `seen` the blocks a stopped drop still holds (RF7): the frames
+ * and what they reference, for freeing the model. */
+void refs_collect_dead_blocks(const struct refs *refs, GHashTable *seen);
 
 /* True while counts changed since the last refs_commit(). */
 bool refs_pending(const struct refs *refs);

@@ -50,13 +50,15 @@ struct transaction_ops {
 
 	/* Between two operations: write some of the queued changes into the
 	 * accounting's trees now, as btrfs's preemptive flusher runs delayed
-	 * refs during the transaction. */
-	void (*throttle)(struct transaction *txn);
+	 * refs during the transaction, and take down the trees deleted
+	 * subvolumes left (btrfs's cleaner). 0, or -EINTR when `stoppable` and
+	 * txn->stop asked: the rest waits for the next throttle or commit. */
+	int (*throttle)(struct transaction *txn, bool stoppable);
 	/* At a commit: write everything queued (btrfs_run_delayed_refs with
 	 * count 0). Writing copies blocks, which the hooks above queue again:
 	 * it repeats until nothing is queued. */
 	void (*run_queued)(struct transaction *txn);
-	/* Something is queued that run_queued() would write. */
+	/* Something is queued that run_queued() would write or drop. */
 	bool (*pending)(const struct transaction *txn);
 };
 
@@ -74,7 +76,17 @@ struct transaction {
 	struct transaction_stats stats;
 	uint64_t blocks_dirty;        /* blocks with generation == transid */
 	GPtrArray *written;           /* those blocks, for btree_commit_blocks(); NULL: not kept */
+	/* Asked between the steps of long work that may stop early (a dead
+	 * tree's drop, a stoppable throttle): true to stop. NULL: never. */
+	bool (*stop)(void *opaque);
+	void *stop_opaque;
 };
+
+/* txn->stop asked: true when the long work should stop. */
+static inline bool transaction_stop_requested(const struct transaction *txn)
+{
+	return txn->stop && txn->stop(txn->stop_opaque);
+}
 
 /*
  * The trees a commit rewrites above the accounting (fs.c: ROOT_ITEMs, the

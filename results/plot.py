@@ -22,7 +22,7 @@ How it works
       stack    per CSV a stacked area of the columns named PREFIX* (--stack,
                default metadata_by_: the attribution; tree_: the trees).
       free     unallocated device space over time (device size, from
-               the device_size column, --device-size or parameters.txt beside it, minus the data
+               the device_size column, --device-size or parameters.json beside it, minus the data
                chunks and the metadata chunks times their copies), panels and
                styles as curves; the first ENOSPC and first lost or dropped
                atime update marked from the enospc_events, atime_lost and
@@ -566,15 +566,13 @@ def kind_stack(args):
 def device_size(args, path):
     if args.device_size:
         return args.device_size
-    params = os.path.join(os.path.dirname(path) or ".", "parameters.txt")
+    params = os.path.join(os.path.dirname(path) or ".", "parameters.json")
     try:
         with open(params, encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("device_size="):
-                    return int(line.split("=", 1)[1])
-    except (OSError, ValueError):
+            return int(json.load(f)["model"]["device_size"])
+    except (OSError, ValueError, KeyError, TypeError):
         pass
-    raise InputError(f"{path}: no device size: give --device-size or keep parameters.txt beside it")
+    raise InputError(f"{path}: no device size: give --device-size or keep parameters.json beside it")
 
 
 def free_curve(args, i, path):
@@ -724,30 +722,39 @@ def current_umask():
     return mask
 
 
+# The options whose value is a file (made relative to the figure's folder) and
+# those that take no value; every other option takes the next word as a value.
+PATH_OPTIONS = ("-o", "--output", "--measured")
+FLAG_OPTIONS = ("--ratio", "-h", "--help")
+
+
 def command_line(argv, output):
     """The command that made the figure, run from the figure's folder: file
     arguments relative to it, so the text (kept in the PNG's Comment and the
     SVG's description, shown by cowsim report) is the same wherever the
-    folder is (PY1)."""
+    folder is (PY1). Only the CSVs and the values of PATH_OPTIONS are files:
+    a value such as --kind sweep stays as it is even beside a folder named
+    sweep."""
     import shlex
     folder = os.path.dirname(os.path.abspath(output + ".png"))
     words = ["cowsim", "plot"]
 
-    def rel(value, is_path):
-        if value and (is_path or os.path.exists(value)):
-            return os.path.relpath(os.path.abspath(value), folder)
-        return value
+    def rel(path):
+        return os.path.relpath(os.path.abspath(path), folder) if path else path
 
-    previous = ""
+    value_of = None
     for a in argv:
-        if a.startswith("--") and "=" in a:
+        if value_of is not None:
+            words.append(rel(a) if value_of in PATH_OPTIONS else a)
+            value_of = None
+        elif a.startswith("--") and "=" in a:
             key, value = a.split("=", 1)
-            words.append(key + "=" + rel(value, key == "--output"))
-        elif a.startswith("-"):
+            words.append(key + "=" + (rel(value) if key in PATH_OPTIONS else value))
+        elif a.startswith("-") and a != "-":
             words.append(a)
+            value_of = None if a in FLAG_OPTIONS else a
         else:
-            words.append(rel(a, previous in ("-o", "--output")))
-        previous = a
+            words.append(rel(a))
     return " ".join(shlex.quote(w) for w in words)
 
 
@@ -780,7 +787,7 @@ def parse_args(argv):
     p.add_argument("--stack", default="metadata_by_", metavar="PREFIX",
                    help="stack: the columns to stack (default metadata_by_; tree_ for the trees)")
     p.add_argument("--device-size", type=int, metavar="BYTES",
-                   help="free: the device size (default: the CSV's device_size column, else parameters.txt beside it)")
+                   help="free: the device size (default: the CSV's device_size column, else parameters.json beside it)")
     args = p.parse_intermixed_args(argv)
     if args.keys is not None:
         args.keys = args.keys.split(",")

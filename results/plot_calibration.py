@@ -73,6 +73,11 @@ def draw(rows, out):
                 ax.scatter([r[4] for r in pts], [r[3] for r in pts], marker=marker,
                            color=COLOURS.get(ns, "black"), s=28, alpha=0.85,
                            label=f"{ns // 1024}K {mark}")
+        others = [r for r in rows if r[1] == ns and r[2] not in MARKERS]
+        if others:  # the workloads beyond the seed experiment: rotation days, after_find, ...
+            ax.scatter([r[4] for r in others], [r[3] for r in others], marker="D",
+                       color=COLOURS.get(ns, "black"), s=20, alpha=0.85,
+                       label=f"{ns // 1024}K other marks")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)

@@ -3,6 +3,7 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,83 @@ const char *cli_version(void)
 	if (!strcmp(COWSIM_COMMIT, COWSIM_VERSION))
 		return "cowsim " COWSIM_VERSION;
 	return "cowsim " COWSIM_VERSION " (commit " COWSIM_COMMIT ")";
+}
+
+const char *cli_commit(void)
+{
+	return strcmp(COWSIM_COMMIT, COWSIM_VERSION) ? COWSIM_COMMIT : NULL;
+}
+
+/* The entries of each live context, for cli_take_entries(): a context is
+ * parsed and dropped within one command, and a new context at the address of
+ * a freed one starts a new list (cli_context_new). */
+static GHashTable *recorded_entries;
+
+static GArray *entries_of(GOptionContext *context, bool fresh)
+{
+	if (!recorded_entries)
+		recorded_entries = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+							 (GDestroyNotify)g_array_unref);
+	GArray *list = fresh ? NULL : g_hash_table_lookup(recorded_entries, context);
+	if (!list) {
+		list = g_array_new(FALSE, FALSE, sizeof(GOptionEntry));
+		g_hash_table_replace(recorded_entries, context, list);
+	}
+	return list;
+}
+
+void cli_add_entries(GOptionContext *context, const GOptionEntry *entries)
+{
+	g_option_context_add_main_entries(context, entries, NULL);
+	GArray *list = entries_of(context, false);
+	for (const GOptionEntry *e = entries; e->long_name; e++)
+		g_array_append_val(list, *e);
+}
+
+GArray *cli_take_entries(GOptionContext *context)
+{
+	GArray *list = g_array_ref(entries_of(context, false));
+	g_hash_table_remove(recorded_entries, context);
+	return list;
+}
+
+/* --json's target while a context is parsed (GOption's callbacks get the
+ * group's data, and the main group has none). */
+static char **json_target;
+
+static gboolean take_json(const char *name, const char *value, gpointer data, GError **error)
+{
+	(void)name, (void)data, (void)error;
+	if (json_target) {
+		g_free(*json_target);
+		*json_target = g_strdup(value && *value ? value : "-");
+	}
+	return TRUE;
+}
+
+void cli_add_json_entry(GOptionContext *context, char **target, const char *help)
+{
+	const GOptionEntry entries[] = {
+		{ "json", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (void *)take_json, help, "FILE" },
+		{ NULL },
+	};
+	json_target = target;
+	g_option_context_add_main_entries(context, entries, NULL);
+}
+
+bool cli_write_text(const char *command, const char *path, const char *text, gsize length)
+{
+	g_autoptr(GError) error = NULL;
+	if (cli_is_stdio(path)) {
+		if (fwrite(text, 1, length, stdout) == length && fflush(stdout) == 0)
+			return true;
+		fprintf(stderr, "cowsim %s: cannot write to stdout: %s\n", command, g_strerror(errno));
+		return false;
+	}
+	if (g_file_set_contents(path, text, (gssize)length, &error))
+		return true;
+	fprintf(stderr, "cowsim %s: %s\n", command, error->message);
+	return false;
 }
 
 static bool is_readable(const char *path)
@@ -69,6 +147,11 @@ static gboolean print_help(const char *name, const char *value, gpointer data, G
 	/* Freed by hand: exit() runs no g_autofree cleanup, and LeakSanitizer
 	 * would report the text (the ASan build makes its man pages with it). */
 	char *help = g_option_context_get_help(parsing, TRUE, NULL);
+	/* GOption writes an optional argument as a required one: --json[=FILE],
+	 * in the same width so that the column stays aligned. */
+	char *json = strstr(help, "  --json=FILE  ");
+	if (json)
+		memcpy(json + 2, "--json[=FILE]", strlen("--json[=FILE]"));
 	fputs(help, stdout);
 	g_free(help);
 	exit(fflush(stdout) == 0 ? EXIT_OK : EXIT_BAD_INPUT);
@@ -102,6 +185,7 @@ GOptionContext *cli_context_new(const struct cli_doc *doc)
 	g_string_append_printf(text, "Examples:\n%s\n\nExit status:\n%s\n", doc->examples, doc->exits);
 	g_option_context_set_description(context, text->str);
 	g_option_context_add_main_entries(context, common, NULL);
+	entries_of(context, true); /* a new list, whatever a freed context at this address left */
 	return context;
 }
 

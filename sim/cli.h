@@ -58,6 +58,27 @@ bool cli_parse(GOptionContext *context, const struct cli_doc *doc, int *argc, ch
 
 /* "cowsim 0.1.0 (commit abc1234)", no newline. Static storage. */
 const char *cli_version(void);
+/* The commit alone ("abc1234", "abc1234-dirty"), NULL when built outside git. */
+const char *cli_commit(void);
+
+/* Adds `entries` to the context's main group, as g_option_context_add_main_entries()
+ * does, and keeps a copy so that the command can record every option with its
+ * value (parameters.json): cli_take_entries() after cli_parse(). The entries'
+ * names must be static and their targets outlive the copy. */
+void cli_add_entries(GOptionContext *context, const GOptionEntry *entries);
+/* The entries cli_add_entries() gave `context`, in order (a GArray of
+ * GOptionEntry, owned by the caller); an empty array when none. */
+GArray *cli_take_entries(GOptionContext *context);
+
+/* --json[=FILE]: a summary for programs (docs/json.md) to FILE, or to stdout
+ * with no FILE or '-'. *target gets the FILE, "-" for stdout. `help` says
+ * what the summary holds. */
+void cli_add_json_entry(GOptionContext *context, char **target, const char *help);
+
+/* Writes `text` whole to `path`: "-" is stdout; a file is replaced atomically
+ * (a temporary file renamed onto it). False with the message printed as
+ * "cowsim CMD: ..." (CLI3). */
+bool cli_write_text(const char *command, const char *path, const char *text, gsize length);
 
 /* The path of a data file cowsim installs (plot.py, calibration.csv), or
  * NULL.  Looked for, in order: $ENV (when `env` is not NULL and the variable

@@ -34,11 +34,12 @@
  * same point for N files of 8 KiB (one data extent each, as the seed's
  * headers have) at 0, 10, 30 and 100 snapshots, printing the simulator's heap
  * against the work (reads) and against the modeled metadata. Memory linear in
- * the work is a constant B/read; the extent tree grows faster than the reads
- * past about 33 snapshots, because a data extent's backrefs no longer fit
- * inline in its extent item (BTRFS_MAX_EXTENT_ITEM_SIZE) and each further
- * reference is an item of its own, as in btrfs: B/block stays flat where
- * B/read does not.
+ * the work is a constant B/read. Past about 33 snapshots a data extent's
+ * backrefs no longer fit inline in its extent item (BTRFS_MAX_EXTENT_ITEM_SIZE)
+ * and each further reference is an extent-tree item of its own, as in btrfs:
+ * the extent tree grows faster than the reads, and an item costs the
+ * simulator more than the 53 bytes it models, so B/read and B/block rise
+ * there (docs/performance.md, round 5).
  *
  * Heap is glibc's mallinfo2(): bytes in use in the arena plus mmapped blocks.
  *

@@ -46,7 +46,9 @@
 #include "grid.h"
 #include "multirun.h"
 #include "options.h"
+#include "provenance.h"
 #include "rows.h"
+#include "sweep_store.h"
 
 #define COMPARE_DEFAULT_POLICIES "inline,side-table,threshold:5%,snapshot-aware"
 /* With --designs: the policy every design takes (the side table needs a
@@ -59,7 +61,11 @@ struct compare_args {
 	char *policies;
 	char *mounts;
 	char *designs;                /* --designs LIST; NULL: the one --design */
+	char *json;                   /* --json[=FILE]: "-" for stdout, NULL for none */
 	char **rest;
+	char **given;                 /* the arguments as given, for parameters.json */
+	GArray *entries;              /* every option, for parameters.json (cli_take_entries) */
+	char *trace_sha256;
 };
 
 /* One (design x) policy x mount combination. */
@@ -79,7 +85,12 @@ static void free_args(struct compare_args *a)
 	g_free(a->policies);
 	g_free(a->mounts);
 	g_free(a->designs);
+	g_free(a->json);
 	g_strfreev(a->rest);
+	g_strfreev(a->given);
+	if (a->entries)
+		g_array_unref(a->entries);
+	g_free(a->trace_sha256);
 }
 
 static const struct cli_doc compare_doc = {
@@ -89,10 +100,13 @@ static const struct cli_doc compare_doc = {
 		   "--designs) and compares final metadata, amplification (final / first mark),\n"
 		   "atime updates, failed reads and staleness.",
 	.notes = "Writes DIR/<mount>-<policy>.csv per run, DIR/compare.csv, DIR/compare.md,\n"
-		 "DIR/parameters.txt and the figures (PNG and SVG): compare (metadata by mark, a panel\n"
-		 "per mount, a colour per policy), compare-bars (final and growth), compare-ratio\n"
-		 "(over the same policy under noatime), compare-attribution (metadata_by_*) and\n"
-		 "compare-free (unallocated space, first ENOSPC marked). With --designs the files are\n"
+		 "DIR/parameters.json (cowsim's version and commit, the trace's sha256 and the\n"
+		 "command that generated it, every option; docs/json.md) and the figures (PNG and\n"
+		 "SVG): compare (metadata by mark, a panel per mount, a colour per policy),\n"
+		 "compare-bars (final and growth), compare-ratio (over the same policy under\n"
+		 "noatime), compare-attribution (metadata_by_*) and compare-free (unallocated\n"
+		 "space, first ENOSPC marked). With --json the summary goes to stdout as JSON\n"
+		 "and the table to stderr. With --designs the files are\n"
 		 "DIR/<design>-<mount>-<policy>.csv, compare.csv starts with a design column and each\n"
 		 "figure has a panel per design (policies default to inline there).",
 	.examples = "  cowsim gen seed-experiment --from-dir /usr/include --snapshots 10 -o t.trace\n"
@@ -100,7 +114,8 @@ static const struct cli_doc compare_doc = {
 		    "      --mounts relatime,strictatime,noatime -o cmp\n"
 		    "  cowsim report cmp -o cmp.html\n"
 		    "  cowsim gen backup-rotation --from-dir /usr/include --readonly -o rot.trace\n"
-		    "  cowsim compare rot.trace --designs btrfs,keyed,zfs --mounts relatime,noatime -o rot",
+		    "  cowsim compare rot.trace --designs btrfs,keyed,zfs --mounts relatime,noatime -o rot\n"
+		    "  cowsim compare t.trace --mounts relatime,noatime --json -q | jq '.runs[].amplification'",
 	.exits = "  0  done (a run ended by ENOSPC is a result)\n"
 		 "  1  a run broke or the plot failed\n"
 		 "  2  bad arguments or a malformed trace\n"
@@ -122,12 +137,21 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, NULL },
 		{ NULL },
 	};
+	a->given = g_strdupv(argv + 1);
 	g_autoptr(GOptionContext) context = cli_context_new(&compare_doc);
-	g_option_context_add_main_entries(context, entries, NULL);
+	cli_add_entries(context, entries);
 	multirun_add_entries(context, &a->run, "folder for the CSVs, tables and plot (default cowsim-compare)");
 	options_add_model_entries(context, &a->model);
-	if (!cli_parse(context, &compare_doc, &argc, &argv))
+	cli_add_json_entry(context, &a->json, "the summary as JSON (docs/json.md) on stdout (the table then goes to "
+			   "stderr), or with =FILE to FILE");
+	bool parsed = cli_parse(context, &compare_doc, &argc, &argv);
+	a->entries = cli_take_entries(context);
+	if (!parsed)
 		return EXIT_BAD_INPUT;
+	if (!a->policies) /* the defaults, for parameters.json */
+		a->policies = g_strdup(a->designs ? COMPARE_DEFAULT_DESIGN_POLICIES : COMPARE_DEFAULT_POLICIES);
+	if (!a->mounts)
+		a->mounts = g_strdup("relatime");
 	if (!a->rest || !a->rest[0] || a->rest[1]) {
 		fprintf(stderr, "cowsim compare: give exactly one TRACE (see 'cowsim compare --help')\n");
 		return EXIT_BAD_INPUT;
@@ -398,11 +422,74 @@ static int write_tables(const struct compare_args *a, const RowsTable *table)
 		fprintf(stderr, "cowsim compare: %s\n", error->message);
 		return EXIT_RUN_FAILED;
 	}
-	if (!a->run.quiet && !rows_table_print(table, stdout, &error)) {
+	/* CLI1: a JSON summary on stdout leaves the table to stderr */
+	if (!a->run.quiet && !rows_table_print(table, cli_is_stdio(a->json) ? stderr : stdout, &error)) {
 		fprintf(stderr, "cowsim compare: %s\n", error->message);
 		return EXIT_RUN_FAILED;
 	}
 	return EXIT_OK;
+}
+
+static struct provenance provenance_of(struct compare_args *a)
+{
+	return (struct provenance){ .command = "compare", .argv = a->given, .entries = a->entries,
+				    .trace = a->rest[0], .trace_sha256 = a->trace_sha256 };
+}
+
+/* DIR/parameters.json: what produced the folder (provenance.h); the trace's
+ * sha256 is kept for the --json summary. */
+static int write_parameters(struct compare_args *a, GArray *combinations)
+{
+	g_autoptr(GError) error = NULL;
+	if (!(a->trace_sha256 = sweep_store_file_sha256(a->rest[0], &error))) {
+		fprintf(stderr, "cowsim compare: %s\n", error->message);
+		return EXIT_BAD_INPUT;
+	}
+	struct provenance p = provenance_of(a);
+	ResultsJson *w = provenance_begin(&p, PROVENANCE_PARAMETERS_SCHEMA, &error);
+	if (!w) {
+		fprintf(stderr, "cowsim compare: %s\n", error->message);
+		return EXIT_BAD_INPUT;
+	}
+	/* The runs share every model value but their mount and policy. */
+	provenance_model(w, "model", &g_array_index(combinations, struct combination, 0).config, false);
+	results_json_begin_array(w, "runs");
+	for (unsigned i = 0; i < combinations->len; i++) {
+		const struct combination *c = &g_array_index(combinations, struct combination, i);
+		g_autofree char *csv = g_path_get_basename(c->csv);
+		results_json_begin_object(w, NULL);
+		if (c->design)
+			results_json_string(w, "design", c->design);
+		results_json_string(w, "mount", c->mount);
+		results_json_string(w, "policy", c->policy);
+		results_json_string(w, "csv", csv);
+		results_json_end(w);
+	}
+	results_json_end(w);
+	results_json_end(w);
+	g_autofree char *path = g_build_filename(a->run.out, PROVENANCE_PARAMETERS_FILE, NULL);
+	return provenance_write(w, "compare", path) ? EXIT_OK : EXIT_RUN_FAILED;
+}
+
+/* --json: the summary lines of compare.csv, each with its run's CSV, after
+ * the provenance head; `status` is the exit status compare ends with. */
+static int write_json(struct compare_args *a, GArray *combinations, const RowsTable *table, int status)
+{
+	struct provenance p = provenance_of(a);
+	ResultsJson *w = provenance_summary_begin(&p, "cowsim-compare-summary/1", a->run.out, status);
+	if (!w)
+		return EXIT_RUN_FAILED;
+	results_json_begin_array(w, "runs");
+	for (unsigned r = 0; r < rows_table_n_rows(table); r++) {
+		const struct combination *c = &g_array_index(combinations, struct combination, r);
+		results_json_begin_object(w, NULL);
+		rows_table_json_line(table, r, w);
+		results_json_string(w, "csv", c->csv);
+		results_json_end(w);
+	}
+	results_json_end(w);
+	results_json_end(w);
+	return provenance_write(w, "compare", a->json) ? status : EXIT_RUN_FAILED;
 }
 
 static int compare(struct compare_args *a)
@@ -422,13 +509,12 @@ static int compare(struct compare_args *a)
 	GArray *combinations = plan(a, designs, mounts, policies);
 	if (!combinations)
 		return EXIT_BAD_INPUT;
-	const char *const pairs[] = { "policies", policy_list, "mounts", a->mounts ? a->mounts : "relatime",
-				      a->designs ? "designs" : NULL, a->designs, NULL };
-	if (multirun_make_out_dir("compare", &a->run) != EXIT_OK ||
-	    multirun_write_parameters("compare", &a->run, a->rest[0],
-				      &g_array_index(combinations, struct combination, 0).config, pairs) != EXIT_OK) {
+	int status = multirun_make_out_dir("compare", &a->run);
+	if (status == EXIT_OK)
+		status = write_parameters(a, combinations);
+	if (status != EXIT_OK) {
 		combinations_free(combinations);
-		return EXIT_RUN_FAILED;
+		return status;
 	}
 	const struct rows_param params[] = {
 		{ "design", RESULTS_CELL_STRING, RESULTS_UNIT_TEXT },
@@ -439,12 +525,14 @@ static int compare(struct compare_args *a)
 	g_autoptr(RowsTable) table = designs ? rows_table_new(params, G_N_ELEMENTS(params))
 					     : rows_table_new(params + 1, G_N_ELEMENTS(params) - 1);
 	bool any_mark = false;
-	int status = run_all(a, combinations, table, &any_mark);
+	status = run_all(a, combinations, table, &any_mark);
 	if (status == EXIT_OK || status == EXIT_RUN_FAILED) {
 		int written = write_tables(a, table);
 		int plotted = written == EXIT_OK ? plot(a, combinations, any_mark) : EXIT_RUN_FAILED;
 		if (status == EXIT_OK)
 			status = written != EXIT_OK ? written : plotted;
+		if (a->json)
+			status = write_json(a, combinations, table, status);
 	}
 	combinations_free(combinations);
 	return status;

@@ -60,6 +60,29 @@ struct gen_limits {
 #define GEN_MAX_OPS_DEFAULT 100000000
 #define GEN_MAX_BYTES_DEFAULT "4G"
 
+/* "cowsim gen NAME ARGS..." as given, shell-quoted, without -o/--output
+ * FILE: the command that writes the same trace again (TRACE_GEN_COMMAND_TAG). */
+static char *regenerating_command(int argc, char **argv)
+{
+	GString *out = g_string_new("cowsim gen");
+	bool options = true;
+	for (int i = 0; i < argc; i++) {
+		if (options && !strcmp(argv[i], "--"))
+			options = false;
+		if (options && (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output"))) {
+			i++; /* and its FILE */
+			continue;
+		}
+		if (options && ((argv[i][0] == '-' && argv[i][1] == 'o') || g_str_has_prefix(argv[i], "--output=")))
+			continue;
+		/* Quoted only where a shell needs it, so that the usual command reads as typed. */
+		bool plain = *argv[i] && !strpbrk(argv[i], " \t\n'\"\\$`*?[]{}()<>|&;#~!");
+		g_autofree char *word = plain ? g_strdup(argv[i]) : g_shell_quote(argv[i]);
+		g_string_append_printf(out, " %s", word);
+	}
+	return g_string_free(out, FALSE);
+}
+
 /* Parse argv (argv[0] = NAME) into params: false on an error (printed). */
 static bool parse_options(const struct tracegen_scenario *scenario, struct tracegen_params *params,
 			  struct gen_limits *limits, int argc, char **argv)
@@ -85,6 +108,7 @@ static bool parse_options(const struct tracegen_scenario *scenario, struct trace
 		.examples = examples,
 		.exits = GEN_EXITS,
 	};
+	params->command = regenerating_command(argc, argv);
 	g_autoptr(GOptionContext) context = cli_context_new(&doc);
 	g_option_context_add_main_entries(context, common, NULL);
 	g_option_context_add_main_entries(context, entries, NULL);

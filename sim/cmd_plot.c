@@ -67,7 +67,7 @@ static void plot_usage(FILE *out)
 		"  --ratio                       curves: divide each curve by its first value\n"
 		"  --measured=CSV                curves: overlay measured points (btrfs-replay)\n"
 		"  --stack=PREFIX                stack: metadata_by_ (default) or tree_\n"
-		"  --device-size=BYTES           free: device size (default: parameters.txt beside the CSV)\n\n"
+		"  --device-size=BYTES           free: device size (default: parameters.json beside the CSV)\n\n"
 		"Curves that coincide are drawn nested (every colour shows) and named together.\n"
 		"Needs %s with python3-matplotlib.\n\n"
 		"Examples:\n"

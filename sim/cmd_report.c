@@ -4,17 +4,24 @@
  * SVG, Markdown and text files) as one self-contained HTML page.
  *
  * How it works
- *   The folder's files are read in name order and sorted into sections:
+ *   The folder's files are read in name order and sorted into sections,
+ *   shown in this order:
  *
- *     DIR/compare.csv, sweep.csv  --> "Summary": the table, and its parameter
- *                                     columns (those before "status") as the
- *                                     parameters varied, with their values
+ *     parameters (see below)      --> the title, and a short block under it
  *     DIR/NAME.png, NAME.svg      --> "Plots": <img src="data:image/...;base64,...">
- *                                     (a PNG hides the SVG of the same name)
+ *                                     (a PNG hides the SVG of the same name;
+ *                                     the summary's own, compare.png, first),
+ *                                     each captioned with the command that drew
+ *                                     it: the PNG's Comment text or the SVG's
+ *                                     <dc:description>, where plot.py keeps it
+ *     DIR/compare.csv, sweep.csv  --> "Summary": the one table of results; its
+ *                                     parameter columns (those before "status")
+ *                                     are the parameters varied
+ *     DIR/compare.md, sweep.md    --> not shown: the summary again, in Markdown
  *     DIR/NAME.md, NAME.txt       --> "Notes": Markdown tables, headings and
  *                                     paragraphs; text as it is
  *     DIR/other .csv files        --> "Runs", last: one table each (the first
- *                                     --max-rows rows)
+ *                                     --max-rows rows), folded in <details>
  *     results/calibration.csv     --> "Calibration": the worst error of the
  *                                     model against real btrfs, by nodesize, and
  *                                     the one that applies at the runs' nodesize
@@ -22,8 +29,13 @@
  *                                     or parameter file, else inferred from the
  *                                     per-run CSVs' tree sizes)
  *
- *   Options held fixed are shown only when a key=value .txt file in DIR
- *   records them (compare and sweep do not write one yet). Nothing outside
+ *   Options held fixed are shown when DIR/parameters.json (compare and sweep
+ *   write it, provenance.h: its trace and model members) or a key=value .txt
+ *   file records them. The title is made from them: the trace (parameters.json,
+ *   or a sweep plan's trace or --gen template), the values of each parameter
+ *   varied, the design and nodesize held fixed. Beside a page written to
+ *   FILE.html goes FILE.parameters.json: the report's own options, the
+ *   calibration file's sha256 and the folder's parameters.json. Nothing outside
  *   the page is referenced: images are data URIs, the style is inline, and a
  *   Content-Security-Policy forbids any other source. A short inline script
  *   writes data-images-loaded="N" data-images-total="M" on <body> once the
@@ -38,6 +50,10 @@
  *      report made again over its own output is the same bytes).
  *   RP3 Exit status: 0 written; 1 the page cannot be written; 2 DIR unreadable,
  *      empty of results, or a CSV malformed (file, line and field named).
+ *   RP4 Plots before tables, and the summary once: no <table> precedes the
+ *      first figure; the summary's Markdown twin is listed, not rendered.
+ *   RP5 A figure that records the command that drew it shows it, as text the
+ *      shell can run in the folder (plot.py makes its paths relative to it).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -52,7 +68,9 @@
 #include "cli.h"
 #include "commands.h"
 #include "options.h"
+#include "provenance.h"
 #include "results.h"
+#include "sweep_store.h"
 
 /* ---- CSV ------------------------------------------------------------------- */
 
@@ -304,7 +322,10 @@ struct folder {
 	GPtrArray *csvs;              /* CsvTable *, name order; the summary first */
 	GPtrArray *images;            /* char * file names */
 	GPtrArray *notes;             /* char * file names: .md, .txt */
+	GPtrArray *twins;             /* char * file names: the summary again (compare.md) */
+	GPtrArray *svg_twins;         /* char * file names: the SVG of a PNG shown */
 	GPtrArray *others;            /* char * file names */
+	char *parameters;             /* the text of DIR/parameters.json (compare, sweep), or NULL */
 	unsigned left_out;            /* hidden files, *.tmp, the page itself */
 };
 
@@ -314,7 +335,10 @@ static void folder_clear(struct folder *f)
 	g_ptr_array_unref(f->csvs);
 	g_ptr_array_unref(f->images);
 	g_ptr_array_unref(f->notes);
+	g_ptr_array_unref(f->twins);
+	g_ptr_array_unref(f->svg_twins);
 	g_ptr_array_unref(f->others);
+	g_free(f->parameters);
 }
 
 static int compare_names(gconstpointer a, gconstpointer b)
@@ -331,6 +355,17 @@ static bool has_suffix_ci(const char *name, const char *suffix)
 {
 	size_t n = strlen(name), m = strlen(suffix);
 	return n > m && !g_ascii_strcasecmp(name + n - m, suffix);
+}
+
+/* compare.md beside compare.csv (sweep.md beside sweep.csv): the summary
+ * table again, in Markdown for a terminal or a pull request; the page shows
+ * the summary once, from the CSV (RP4). */
+static bool shares_summary_stem(const GPtrArray *names, const char *name, const char *suffix)
+{
+	if (!has_suffix_ci(name, suffix))
+		return false;
+	g_autofree char *csv = g_strdup_printf("%.*s.csv", (int)(strlen(name) - strlen(suffix)), name);
+	return is_summary_name(csv) && g_ptr_array_find_with_equal_func((GPtrArray *)names, csv, g_str_equal, NULL);
 }
 
 /* The file names of DIR, sorted (RP1). */
@@ -361,17 +396,31 @@ static bool svg_has_png(const GPtrArray *names, const char *svg)
 	return false;
 }
 
+/* FILE.parameters.json beside a page FILE.html (provenance.h). */
+static char *page_parameters_path(const char *page)
+{
+	size_t stem = strlen(page);
+	if (has_suffix_ci(page, ".html"))
+		stem -= 5;
+	else if (has_suffix_ci(page, ".htm"))
+		stem -= 4;
+	return g_strdup_printf("%.*s.%s", (int)stem, page, PROVENANCE_PARAMETERS_FILE);
+}
+
 static bool read_folder(struct folder *f, const char *dir, const char *output, GError **error)
 {
 	*f = (struct folder){ .dir = g_strdup(dir) };
 	f->csvs = g_ptr_array_new_with_free_func((GDestroyNotify)csv_table_free);
 	f->images = g_ptr_array_new_with_free_func(g_free);
 	f->notes = g_ptr_array_new_with_free_func(g_free);
+	f->twins = g_ptr_array_new_with_free_func(g_free);
+	f->svg_twins = g_ptr_array_new_with_free_func(g_free);
 	f->others = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) names = list_dir(dir, error);
 	if (!names)
 		return false;
 	g_autofree char *output_base = g_path_get_basename(output);
+	g_autofree char *output_parameters = page_parameters_path(output_base);
 	g_autofree char *output_dir = g_path_get_dirname(output);
 	g_autofree char *output_real = g_canonicalize_filename(output_dir, NULL);
 	g_autofree char *dir_real = g_canonicalize_filename(dir, NULL);
@@ -379,8 +428,11 @@ static bool read_folder(struct folder *f, const char *dir, const char *output, G
 	for (unsigned i = 0; i < names->len; i++) {
 		const char *name = names->pdata[i];
 		g_autofree char *path = g_build_filename(dir, name, NULL);
-		if (output_here && !strcmp(name, output_base)) {
-			continue; /* the page itself, from an earlier report (RP1) */
+		if (output_here && (!strcmp(name, output_base) || !strcmp(name, output_parameters))) {
+			continue; /* the page itself and its parameters, from an earlier report (RP1) */
+		} else if (!strcmp(name, PROVENANCE_PARAMETERS_FILE)) {
+			if (!g_file_get_contents(path, &f->parameters, NULL, error))
+				return false;
 		} else if (name[0] == '.' || g_str_has_suffix(name, ".tmp")) {
 			f->left_out++;
 		} else if (has_suffix_ci(name, ".csv")) {
@@ -389,14 +441,20 @@ static bool read_folder(struct folder *f, const char *dir, const char *output, G
 				return false;
 			g_ptr_array_insert(f->csvs, is_summary_name(name) ? 0 : -1, t);
 		} else if (has_suffix_ci(name, ".png") || (has_suffix_ci(name, ".svg") && !svg_has_png(names, name))) {
-			g_ptr_array_add(f->images, g_strdup(name));
+			/* the summary's own figure (compare.png, sweep.png) leads */
+			bool lead = shares_summary_stem(names, name, ".png") || shares_summary_stem(names, name, ".svg");
+			g_ptr_array_insert(f->images, lead ? 0 : -1, g_strdup(name));
+		} else if (has_suffix_ci(name, ".svg")) {
+			g_ptr_array_add(f->svg_twins, g_strdup(name));
+		} else if (shares_summary_stem(names, name, ".md")) {
+			g_ptr_array_add(f->twins, g_strdup(name));
 		} else if (has_suffix_ci(name, ".md") || has_suffix_ci(name, ".txt")) {
 			g_ptr_array_add(f->notes, g_strdup(name));
 		} else {
 			g_ptr_array_add(f->others, g_strdup(name));
 		}
 	}
-	if (!f->csvs->len && !f->images->len && !f->notes->len) {
+	if (!f->csvs->len && !f->images->len && !f->notes->len && !f->parameters) {
 		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
 			    "%s: no results here (no .csv, .png, .svg, .md or .txt files); give the folder that "
 			    "'cowsim compare' or 'cowsim sweep' wrote", dir);
@@ -458,48 +516,252 @@ static bool read_parameter_file(const char *path, GPtrArray *pairs)
 	return true;
 }
 
-static void html_parameters(GString *out, const struct folder *f, GPtrArray *parameter_files)
+/* What the folder says about its runs: the parameters varied (the summary's
+ * columns before "status"), those held fixed (the parameter files' pairs),
+ * and a sweep plan's title (its trace or --gen template). */
+struct parameters {
+	const CsvTable *summary;      /* compare.csv or sweep.csv; NULL: none */
+	int varied;                   /* its parameter columns */
+	GPtrArray *fixed;             /* char *: "key=value" lines of the parameter files */
+	GPtrArray *files;             /* char *: those files' names */
+	char *plan_title;             /* sweep-plan.ini's title; NULL: no plan */
+};
+
+/* The members of parameters.json's "trace" and "model" objects as
+ * "key=value" pairs (the trace's path as trace=, its sha256 as trace_sha256=,
+ * its generator as gen_command=; null members left out). provenance.h writes
+ * one member a line, so the lines are read, not the JSON parsed. */
+static void parameters_json_pairs(const char *json, GPtrArray *pairs)
 {
-	g_string_append(out, "<h2 id=\"parameters\">Parameters</h2>\n");
-	const CsvTable *summary;
-	int n = summary_param_columns(f, &summary);
-	if (n) {
-		g_string_append(out, "<p>Varied, from the columns of ");
-		html_text(out, summary->name);
-		g_string_append(out, " before <code>status</code>:</p>\n<table><tbody>\n");
-		for (int c = 0; c < n; c++) {
-			g_autoptr(GPtrArray) values = distinct_values(summary, (unsigned)c);
-			g_string_append(out, "<tr><th>");
-			html_text(out, summary->header->pdata[c]);
-			g_string_append(out, "</th><td>");
-			for (unsigned i = 0; i < values->len; i++) {
-				g_string_append(out, i ? ", " : "");
-				html_text(out, values->pdata[i]);
-			}
-			g_string_append(out, "</td></tr>\n");
+	g_auto(GStrv) lines = g_strsplit(json ? json : "", "\n", -1);
+	const char *object = NULL;
+	for (char **l = lines; *l; l++) {
+		if (!strcmp(*l, "  \"trace\": {") || !strcmp(*l, "  \"model\": {")) {
+			object = (*l)[3] == 't' ? "trace" : "model";
+			continue;
 		}
-		g_string_append(out, "</tbody></table>\n");
+		if (!object)
+			continue;
+		if (g_str_has_prefix(*l, "  }")) { /* the object's end */
+			object = NULL;
+			continue;
+		}
+		if (!g_str_has_prefix(*l, "    \""))
+			continue;
+		g_autofree char *key = g_strndup(*l + 5, strcspn(*l + 5, "\""));
+		const char *value = *l + 5 + strlen(key) + strlen("\": ");
+		g_autofree char *text = g_strndup(value, strlen(value) - g_str_has_suffix(value, ","));
+		if (!strcmp(text, "null"))
+			continue;
+		if (*text == '"') { /* "..." with JSON's escapes: \" \\ \n as C's */
+			text[strlen(text) - 1] = '\0';
+			char *plain = g_strcompress(text + 1);
+			g_free(text);
+			text = plain;
+		}
+		if (!strcmp(object, "trace"))
+			g_ptr_array_add(pairs, g_strdup_printf("%s=%s", !strcmp(key, "path") ? "trace" :
+							       !strcmp(key, "sha256") ? "trace_sha256" : key, text));
+		else
+			g_ptr_array_add(pairs, g_strdup_printf("%s=%s", key, text));
 	}
-	g_autoptr(GPtrArray) pairs = g_ptr_array_new_with_free_func(g_free);
+}
+
+static bool is_varied(const struct parameters *p, const char *column);
+
+static void parameters_read(struct parameters *p, const struct folder *f)
+{
+	*p = (struct parameters){ .fixed = g_ptr_array_new_with_free_func(g_free),
+				  .files = g_ptr_array_new_with_free_func(g_free) };
+	p->varied = summary_param_columns(f, &p->summary);
+	if (f->parameters) { /* less what a sweep varies: the model has its first point's */
+		g_autoptr(GPtrArray) pairs = g_ptr_array_new_with_free_func(g_free);
+		parameters_json_pairs(f->parameters, pairs);
+		for (unsigned i = 0; i < pairs->len; i++) {
+			g_autofree char *key = g_strndup(pairs->pdata[i], strcspn(pairs->pdata[i], "="));
+			g_autofree char *option = g_strdelimit(g_strdup(key), "_", '-');
+			if (!is_varied(p, key) && !is_varied(p, option))
+				g_ptr_array_add(p->fixed, g_strdup(pairs->pdata[i]));
+		}
+		g_ptr_array_add(p->files, g_strdup(PROVENANCE_PARAMETERS_FILE));
+	}
 	for (unsigned i = 0; i < f->notes->len; i++) {
 		g_autofree char *path = g_build_filename(f->dir, f->notes->pdata[i], NULL);
-		if (has_suffix_ci(f->notes->pdata[i], ".txt") && read_parameter_file(path, pairs))
-			g_ptr_array_add(parameter_files, g_strdup(f->notes->pdata[i]));
+		if (has_suffix_ci(f->notes->pdata[i], ".txt") && read_parameter_file(path, p->fixed))
+			g_ptr_array_add(p->files, g_strdup(f->notes->pdata[i]));
 	}
-	if (pairs->len) {
-		g_string_append(out, "<p>Recorded in the folder's parameter files:</p>\n<pre>");
-		for (unsigned i = 0; i < pairs->len; i++) {
-			html_text(out, pairs->pdata[i]);
-			g_string_append_c(out, '\n');
+	g_autofree char *plan_path = g_build_filename(f->dir, SWEEP_STORE_PLAN, NULL);
+	struct sweep_plan plan;
+	sweep_plan_init(&plan);
+	if (g_file_test(plan_path, G_FILE_TEST_IS_REGULAR) && sweep_plan_read(f->dir, &plan, NULL))
+		p->plan_title = g_strdup(plan.title);
+	sweep_plan_clear(&plan);
+}
+
+static void parameters_clear(struct parameters *p)
+{
+	g_ptr_array_unref(p->fixed);
+	g_ptr_array_unref(p->files);
+	g_free(p->plan_title);
+}
+
+static bool is_parameter_file(const struct parameters *p, const char *name)
+{
+	return g_ptr_array_find_with_equal_func(p->files, name, g_str_equal, NULL);
+}
+
+/* The value of KEY in the parameter files ("key=value" or "key: value"), or NULL. */
+static const char *fixed_value(const struct parameters *p, const char *key)
+{
+	size_t n = strlen(key);
+	for (unsigned i = 0; i < p->fixed->len; i++) {
+		const char *pair = p->fixed->pdata[i];
+		if (!strncmp(pair, key, n) && (pair[n] == '=' || pair[n] == ':'))
+			return pair + n + 1 + strspn(pair + n + 1, " \t");
+	}
+	return NULL;
+}
+
+static bool is_varied(const struct parameters *p, const char *column)
+{
+	for (int c = 0; c < p->varied; c++)
+		if (!strcmp(p->summary->header->pdata[c], column))
+			return true;
+	return false;
+}
+
+/* "mounts=relatime,noatime" in parameters.txt lists the values of the
+ * varied column "mount" (policies: policy): not an option held fixed. */
+static bool names_varied_list(const struct parameters *p, const char *pair)
+{
+	for (int c = 0; c < p->varied; c++) {
+		const char *column = p->summary->header->pdata[c];
+		size_t n = strlen(column);
+		g_autofree char *plural = n && column[n - 1] == 'y' ? g_strdup_printf("%.*sies", (int)n - 1, column)
+								    : g_strdup_printf("%ss", column);
+		size_t key = strcspn(pair, "=:");
+		if ((key == n && !strncmp(pair, column, n)) || (key == strlen(plural) && !strncmp(pair, plural, key)))
+			return true;
+	}
+	return false;
+}
+
+/* A parameter's value for a reader: sizes in KiB/MiB/GiB. */
+static void append_value(GString *out, const char *column, const char *value)
+{
+	char size[RESULTS_SIZE_BUF];
+	char *end;
+	guint64 bytes = g_ascii_strtoull(value, &end, 10);
+	if (is_bytes_column(column) && *value && !*end) {
+		char *text = results_format_size(bytes, size), *zero = strstr(text, ".0 ");
+		if (zero) /* "4 KiB", not "4.0 KiB" */
+			memmove(zero, zero + 2, strlen(zero + 2) + 1);
+		g_string_append(out, text);
+	}
+	else
+		g_string_append(out, value);
+}
+
+/* "mount relatime, noatime": a varied column and its values, in order of
+ * appearance; a long list keeps its ends and says how many. */
+static void append_varied(GString *out, const struct parameters *p, int column)
+{
+	enum { SHOWN = 6 };
+	const char *name = p->summary->header->pdata[column];
+	g_autoptr(GPtrArray) values = distinct_values(p->summary, (unsigned)column);
+	g_string_append_printf(out, "%s ", name);
+	for (unsigned i = 0; i < values->len; i++) {
+		if (values->len > SHOWN && i == SHOWN - 1) {
+			g_string_append_printf(out, "…, ");
+			append_value(out, name, values->pdata[values->len - 1]);
+			g_string_append_printf(out, " (%u values)", values->len);
+			break;
 		}
-		g_string_append(out, "</pre>\n");
+		g_string_append(out, i ? ", " : "");
+		append_value(out, name, values->pdata[i]);
 	}
-	if (!n && !pairs->len)
+}
+
+/* The page's title, made from the parameters (--title replaces it):
+ *
+ *   grep-all.trace: mount relatime, noatime × policy inline, side-table (btrfs, nodesize 4 KiB)
+ *   seed-experiment --snapshots {snapshots}: snapshots 0, 1, 2, 3 × nodesize 4 KiB, 16 KiB
+ *
+ * the trace (parameters.json) or the sweep plan's trace or template, the
+ * parameters varied with their values, then the design and nodesize when
+ * they were held fixed. A folder that records nothing is named by its path. */
+static char *page_title(const struct parameters *p, const char *dir)
+{
+	GString *title = g_string_new(NULL);
+	const char *trace = fixed_value(p, "trace");
+	if (trace)
+		g_string_append(title, strrchr(trace, '/') ? strrchr(trace, '/') + 1 : trace);
+	else if (p->plan_title)
+		g_string_append(title, g_str_has_prefix(p->plan_title, "sweep: ") ? p->plan_title + 7 : p->plan_title);
+	if (!title->len && !p->varied) {
+		g_string_printf(title, "cowsim report: %s", dir);
+		return g_string_free(title, false);
+	}
+	for (int c = 0; c < p->varied; c++) {
+		g_string_append(title, c ? " × " : title->len ? ": " : "");
+		append_varied(title, p, c);
+	}
+	const char *design = is_varied(p, "design") ? NULL : fixed_value(p, "design");
+	const char *nodesize = is_varied(p, "nodesize") ? NULL : fixed_value(p, "nodesize");
+	if (design || nodesize) {
+		g_string_append(title, " (");
+		g_string_append(title, design ? design : "");
+		g_string_append(title, design && nodesize ? ", " : "");
+		if (nodesize) {
+			g_string_append(title, "nodesize ");
+			append_value(title, "nodesize", nodesize);
+		}
+		g_string_append(title, ")");
+	}
+	return g_string_free(title, false);
+}
+
+/* The parameters, short, above the plots: varied with their values, and
+ * the options held fixed as the parameter files record them. No table: the
+ * summary is the page's one table of results. */
+static void html_parameters(GString *out, const struct parameters *p)
+{
+	g_string_append(out, "<section id=\"parameters\" class=\"params\">\n");
+	if (p->varied) {
+		g_string_append(out, "<p><b>Varied</b> (the columns of ");
+		html_text(out, p->summary->name);
+		g_string_append(out, " before <code>status</code>): ");
+		for (int c = 0; c < p->varied; c++) {
+			g_autoptr(GString) varied = g_string_new(NULL);
+			append_varied(varied, p, c);
+			g_string_append(out, c ? "; " : "");
+			html_text(out, varied->str);
+		}
+		g_string_append(out, ".</p>\n");
+	}
+	if (p->fixed->len) {
+		g_string_append(out, "<p><b>Held fixed</b> (");
+		for (unsigned i = 0; i < p->files->len; i++) {
+			g_string_append(out, i ? ", " : "");
+			html_text(out, p->files->pdata[i]);
+		}
+		g_string_append(out, "):");
+		for (unsigned i = 0; i < p->fixed->len; i++) {
+			if (names_varied_list(p, p->fixed->pdata[i]))
+				continue;
+			g_string_append(out, " <code>");
+			html_text(out, p->fixed->pdata[i]);
+			g_string_append(out, "</code>");
+		}
+		g_string_append(out, "</p>\n");
+	}
+	if (!p->varied && !p->fixed->len)
 		g_string_append(out, "<p>The folder records no parameters: no compare.csv or sweep.csv with "
 				     "parameter columns, and no key=value text file.</p>\n");
-	else if (!pairs->len)
+	else if (!p->fixed->len)
 		g_string_append(out, "<p class=\"note\">Options held fixed (trace, nodesize, device size, ...) are "
 				     "not recorded in the folder unless a key=value .txt file names them.</p>\n");
+	g_string_append(out, "</section>\n");
 }
 
 /* ---- calibration ------------------------------------------------------------------ */
@@ -524,10 +786,12 @@ static void add_unique(GPtrArray *list, const char *value)
 		g_ptr_array_add(list, g_strdup(value));
 }
 
-/* "nodesize=16K" or "nodesize: 16384" lines of the parameter files, in bytes. */
+/* "nodesize=16K" or "nodesize: 16384" lines of the parameter files, and
+ * the model's nodesize in parameters.json, in bytes. */
 static void parameter_nodesizes(const struct folder *f, GPtrArray *sizes)
 {
 	g_autoptr(GPtrArray) pairs = g_ptr_array_new_with_free_func(g_free);
+	parameters_json_pairs(f->parameters, pairs);
 	for (unsigned i = 0; i < f->notes->len; i++) {
 		g_autofree char *path = g_build_filename(f->dir, f->notes->pdata[i], NULL);
 		if (has_suffix_ci(f->notes->pdata[i], ".txt"))
@@ -735,6 +999,70 @@ static void html_calibration(GString *out, const struct folder *f, const char *p
 	html_calibration_table(out, by_size, applies);
 }
 
+/* ---- the command that made a figure ------------------------------------------------ */
+
+static guint32 be32(const guchar *p)
+{
+	return (guint32)p[0] << 24 | (guint32)p[1] << 16 | (guint32)p[2] << 8 | p[3];
+}
+
+/* A PNG's "Comment" text (plot.py keeps its command there): a tEXt chunk,
+ * Latin-1, or an uncompressed iTXt chunk, UTF-8 (PNG spec 11.3.4). NULL
+ * when there is none or the file is not a PNG. */
+static char *png_comment(const guchar *png, gsize length)
+{
+	static const guchar signature[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+	static const char keyword[8] = "Comment"; /* with its NUL separator */
+	if (length < 8 || memcmp(png, signature, 8))
+		return NULL;
+	for (gsize at = 8; at + 12 <= length;) {
+		/* a chunk: length (4, big-endian), type (4), data, CRC (4) */
+		guint32 size = be32(png + at);
+		const guchar *type = png + at + 4, *data = png + at + 8, *end = data + size;
+		if (size > length - at - 12 || !memcmp(type, "IEND", 4))
+			return NULL;
+		if (!memcmp(type, "tEXt", 4) && size > 8 && !memcmp(data, keyword, 8))
+			return g_convert((const char *)data + 8, size - 8, "UTF-8", "ISO-8859-1", NULL, NULL, NULL);
+		if (!memcmp(type, "iTXt", 4) && size > 10 && !memcmp(data, keyword, 8) && data[8] == 0) {
+			/* then compression method, language tag NUL, translated keyword NUL, text */
+			const guchar *p = memchr(data + 10, 0, (size_t)(end - data - 10));
+			p = p ? memchr(p + 1, 0, (size_t)(end - p - 1)) : NULL;
+			if (!p || !g_utf8_validate_len((const char *)p + 1, (gsize)(end - p - 1), NULL))
+				return NULL;
+			return g_strndup((const char *)p + 1, (gsize)(end - p - 1));
+		}
+		at += 12 + (gsize)size;
+	}
+	return NULL;
+}
+
+/* An SVG's <dc:description> (matplotlib's "Description" metadata), its
+ * five XML entities undone. NULL when there is none. */
+static char *svg_description(const char *svg, gsize length)
+{
+	static const char open[] = "<dc:description>", close[] = "</dc:description>";
+	g_autofree char *text = g_strndup(svg, length);
+	char *from = strstr(text, open);
+	char *to = from ? strstr(from, close) : NULL;
+	if (!to)
+		return NULL;
+	static const char *const entities[][2] = { { "&lt;", "<" }, { "&gt;", ">" }, { "&quot;", "\"" },
+						   { "&apos;", "'" }, { "&amp;", "&" } };
+	GString *out = g_string_new(NULL);
+	for (const char *p = from + strlen(open); p < to;) {
+		unsigned e = 0;
+		while (e < G_N_ELEMENTS(entities) && strncmp(p, entities[e][0], strlen(entities[e][0])))
+			e++;
+		if (e < G_N_ELEMENTS(entities)) {
+			g_string_append(out, entities[e][1]);
+			p += strlen(entities[e][0]);
+		} else {
+			g_string_append_c(out, *p++);
+		}
+	}
+	return g_string_free(out, false);
+}
+
 /* ---- the page ----------------------------------------------------------------------- */
 
 static const char page_style[] =
@@ -742,9 +1070,14 @@ static const char page_style[] =
 	"h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}"
 	"table{border-collapse:collapse;margin:.5em 0;font-size:.85em}"
 	"th,td{border:1px solid #ccc;padding:.25em .5em;vertical-align:top}th{background:#f0f0f0;text-align:left}"
-	"td.n{text-align:right;font-variant-numeric:tabular-nums}td small{color:#666}"
+	"td{white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums}td small{color:#666}"
 	"tr.applies td{background:#e6f0fa}p.applies{background:#e6f0fa;padding:.4em}.scroll{overflow-x:auto}"
-	"figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ddd}figcaption{font-size:.85em;color:#555}"
+	"figure{margin:1.5em 0}figure img{max-width:100%;border:1px solid #ddd}"
+	"figcaption{font-size:.85em;color:#555;margin-top:.3em}"
+	"figcaption code{display:block;background:#f6f6f6;color:#222;padding:.3em .5em;margin-top:.2em;"
+	"white-space:pre-wrap;overflow-wrap:anywhere}"
+	".params{background:#fafafa;border:1px solid #eee;padding:.2em .6em;margin-top:.8em}.params p{margin:.3em 0}.params code{background:#f3f3f3;padding:0 .25em;margin-right:.2em}"
+	"details{margin:.4em 0}details summary{cursor:pointer;font-weight:bold}details summary small{font-weight:normal;color:#666}"
 	".note{color:#555;font-size:.9em}.warn{color:#8a3b00}pre{background:#f6f6f6;padding:.5em;overflow-x:auto}"
 	"nav a{margin-right:1em}";
 
@@ -756,6 +1089,7 @@ static const char page_script[] =
 	"document.body.setAttribute('data-images-loaded',String(ok));"
 	"document.body.setAttribute('data-images-total',String(im.length));});";
 
+/* One figure, inlined, and under it the command that made it (RP5). */
 static bool html_image(GString *out, const char *dir, const char *name, GError **error)
 {
 	g_autofree char *path = g_build_filename(dir, name, NULL);
@@ -763,26 +1097,39 @@ static bool html_image(GString *out, const char *dir, const char *name, GError *
 	gsize length = 0;
 	if (!g_file_get_contents(path, &bytes, &length, error))
 		return false;
+	bool png = has_suffix_ci(name, ".png");
+	g_autofree char *command = png ? png_comment((const guchar *)bytes, length) : svg_description(bytes, length);
 	g_autofree char *base64 = g_base64_encode((const guchar *)bytes, length);
-	g_string_append_printf(out, "<figure><img alt=\"");
+	g_string_append(out, "<figure><img alt=\"");
 	html_text(out, name);
-	g_string_append_printf(out, "\" src=\"data:%s;base64,%s\"><figcaption>", has_suffix_ci(name, ".png") ?
-			       "image/png" : "image/svg+xml", base64);
+	g_string_append_printf(out, "\" src=\"data:%s;base64,%s\"><figcaption>", png ? "image/png" : "image/svg+xml",
+			       base64);
 	html_text(out, name);
+	if (command) {
+		g_string_append(out, ", drawn in the folder by:<code>");
+		html_text(out, command);
+		g_string_append(out, "</code>");
+	} else {
+		g_string_append(out, " (the file records no command: not drawn by cowsim plot)");
+	}
 	g_string_append(out, "</figcaption></figure>\n");
 	return true;
 }
 
-static bool html_notes(GString *out, const struct folder *f, const GPtrArray *parameter_files, GError **error)
+static bool html_notes(GString *out, const struct folder *f, const struct parameters *p, GError **error)
 {
+	bool heading = false;
 	for (unsigned i = 0; i < f->notes->len; i++) {
 		const char *name = f->notes->pdata[i];
-		if (g_ptr_array_find_with_equal_func((GPtrArray *)parameter_files, name, g_str_equal, NULL))
+		if (is_parameter_file(p, name))
 			continue;
 		g_autofree char *path = g_build_filename(f->dir, name, NULL);
 		g_autofree char *text = NULL;
 		if (!g_file_get_contents(path, &text, NULL, error))
 			return false;
+		if (!heading)
+			g_string_append(out, "<h2 id=\"notes\">Notes</h2>\n");
+		heading = true;
 		g_string_append(out, "<h3>");
 		html_text(out, name);
 		g_string_append(out, "</h3>\n");
@@ -797,16 +1144,29 @@ static bool html_notes(GString *out, const struct folder *f, const GPtrArray *pa
 	return true;
 }
 
+static void html_file_list(GString *out, const GPtrArray *names)
+{
+	for (unsigned i = 0; i < names->len; i++) {
+		g_string_append(out, i ? ", " : "");
+		html_text(out, names->pdata[i]);
+	}
+}
+
 static void html_files(GString *out, const struct folder *f)
 {
 	g_string_append(out, "<h2 id=\"files\">Files</h2>\n<p class=\"note\">");
 	g_string_append_printf(out, "%u CSV, %u images, %u notes", f->csvs->len, f->images->len, f->notes->len);
+	if (f->twins->len) {
+		g_string_append(out, "; the summary again, in Markdown, not repeated here: ");
+		html_file_list(out, f->twins);
+	}
+	if (f->svg_twins->len) {
+		g_string_append(out, "; the same figures as SVG, for print: ");
+		html_file_list(out, f->svg_twins);
+	}
 	if (f->others->len) {
 		g_string_append(out, "; not shown: ");
-		for (unsigned i = 0; i < f->others->len; i++) {
-			g_string_append(out, i ? ", " : "");
-			html_text(out, f->others->pdata[i]);
-		}
+		html_file_list(out, f->others);
 	}
 	if (f->left_out)
 		g_string_append_printf(out, "; %u hidden or temporary files left out", f->left_out);
@@ -820,57 +1180,85 @@ struct report_args {
 	char *title;
 	gint64 max_rows;
 	char **rest;
+	char **given;                 /* the arguments as given, for FILE.parameters.json */
+	GArray *entries;              /* every option (cli_take_entries) */
 };
 
-static void html_csv_section(GString *out, const CsvTable *t, unsigned max_rows)
+/* A per-run table, folded: its name and size show, the rows on a click. */
+static void html_run_table(GString *out, const CsvTable *t, unsigned max_rows)
 {
-	g_string_append(out, "<h3>");
+	g_string_append(out, "<details><summary>");
 	html_text(out, t->name);
-	g_string_append(out, "</h3>\n");
+	g_string_append_printf(out, " <small>%u rows, %u columns</small></summary>\n", t->rows->len, t->header->len);
 	html_table(out, t, max_rows);
+	g_string_append(out, "</details>\n");
 }
 
+static void html_nav(GString *out, const struct folder *f, const struct parameters *p, bool summary)
+{
+	g_string_append(out, "<nav><a href=\"#plots\">Plots</a>");
+	if (summary)
+		g_string_append(out, "<a href=\"#summary\">Summary</a>");
+	g_string_append(out, "<a href=\"#calibration\">Calibration</a>");
+	if (f->notes->len > p->files->len)
+		g_string_append(out, "<a href=\"#notes\">Notes</a>");
+	if (f->csvs->len > (summary ? 1u : 0u))
+		g_string_append(out, "<a href=\"#runs\">Runs</a>");
+	g_string_append(out, "<a href=\"#files\">Files</a></nav>\n");
+}
+
+/* The page, in the order a reviewer reads it (RP4):
+ *
+ *   title (from the parameters)    parameters varied and held fixed
+ *   Plots        every figure, the summary's own first, each with its command
+ *   Summary      compare.csv or sweep.csv: the one table of results
+ *   Calibration  the error that applies
+ *   Notes        Markdown and text files (not the summary's Markdown twin)
+ *   Runs         each per-run CSV folded in <details>
+ *   Files        what is not shown, and why
+ */
 static bool html_page(GString *out, const struct folder *f, const struct report_args *a, GError **error)
 {
-	g_autofree char *title = a->title ? g_strdup(a->title) : g_strdup_printf("cowsim report: %s", f->dir);
-	g_string_append_printf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-			       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-			       "img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n<title>");
+	struct parameters p;
+	parameters_read(&p, f);
+	g_autofree char *title = a->title ? g_strdup(a->title) : page_title(&p, f->dir);
+	g_string_append(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+			     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+			     "img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n<title>");
 	html_text(out, title);
 	g_string_append_printf(out, "</title>\n<style>%s</style></head>\n<body>\n<h1>", page_style);
 	html_text(out, title);
 	g_string_append_printf(out, "</h1>\n<p class=\"note\">Made by cowsim %s from the files of the folder; "
-			       "the page is self-contained.</p>\n<nav><a href=\"#parameters\">Parameters</a>"
-			       "<a href=\"#summary\">Summary</a><a href=\"#plots\">Plots</a><a href=\"#calibration\">"
-			       "Calibration</a><a href=\"#runs\">Runs</a><a href=\"#files\">Files</a></nav>\n", COWSIM_VERSION);
-	g_autoptr(GPtrArray) parameter_files = g_ptr_array_new_with_free_func(g_free);
-	html_parameters(out, f, parameter_files);
-	/* Summary, plots, calibration and notes first: what a reviewer reads;
-	 * then the per-run tables. */
-	unsigned first = f->csvs->len && is_summary_name(((CsvTable *)f->csvs->pdata[0])->name) ? 1 : 0;
-	g_string_append(out, "<h2 id=\"summary\">Summary</h2>\n");
-	if (first)
-		html_csv_section(out, f->csvs->pdata[0], 0);
-	else
-		g_string_append(out, "<p>No compare.csv or sweep.csv: the folder's tables are under Runs.</p>\n");
+			       "the page is self-contained.</p>\n", COWSIM_VERSION);
+	bool summary = p.summary != NULL;
+	html_nav(out, f, &p, summary);
+	html_parameters(out, &p);
 	g_string_append(out, "<h2 id=\"plots\">Plots</h2>\n");
 	if (!f->images->len)
 		g_string_append(out, "<p>No PNG or SVG files.</p>\n");
-	for (unsigned m = 0; m < f->images->len; m++)
-		if (!html_image(out, f->dir, f->images->pdata[m], error))
-			return false;
-	html_calibration(out, f, a->calibration, a->nodesize);
-	if (f->notes->len > parameter_files->len)
-		g_string_append(out, "<h2 id=\"notes\">Notes</h2>\n");
-	if (!html_notes(out, f, parameter_files, error))
-		return false;
-	if (f->csvs->len > first)
-		g_string_append(out, "<h2 id=\"runs\">Runs</h2>\n");
-	for (unsigned i = first; i < f->csvs->len; i++)
-		html_csv_section(out, f->csvs->pdata[i], (unsigned)a->max_rows);
-	html_files(out, f);
-	g_string_append_printf(out, "<script>%s</script>\n</body></html>\n", page_script);
-	return true;
+	bool ok = true;
+	for (unsigned m = 0; ok && m < f->images->len; m++)
+		ok = html_image(out, f->dir, f->images->pdata[m], error);
+	if (ok && summary) {
+		g_string_append(out, "<h2 id=\"summary\">Summary</h2>\n<p class=\"note\">");
+		html_text(out, p.summary->name);
+		g_string_append(out, ": one line per run; byte columns also in MiB.</p>\n");
+		html_table(out, p.summary, 0);
+	}
+	if (ok)
+		html_calibration(out, f, a->calibration, a->nodesize);
+	ok = ok && html_notes(out, f, &p, error);
+	if (ok && f->csvs->len > (summary ? 1u : 0u))
+		g_string_append(out, "<h2 id=\"runs\">Runs</h2>\n<p class=\"note\">The per-run CSVs, folded: "
+				     "click a name to open its table.</p>\n");
+	for (unsigned i = summary ? 1 : 0; ok && i < f->csvs->len; i++)
+		html_run_table(out, f->csvs->pdata[i], (unsigned)a->max_rows);
+	if (ok) {
+		html_files(out, f);
+		g_string_append_printf(out, "<script>%s</script>\n</body></html>\n", page_script);
+	}
+	parameters_clear(&p);
+	return ok;
 }
 
 /* ---- the command ----------------------------------------------------------------------- */
@@ -901,13 +1289,18 @@ static const struct cli_doc report_doc = {
 	.command = "report",
 	.args = "DIR",
 	.summary = "Turns the folder that 'cowsim compare' or 'cowsim sweep' wrote (or any folder of\n"
-		   "CSV, PNG, SVG, Markdown and text files) into one HTML page: the parameters, the\n"
-		   "tables, the plots inlined as data URIs, and the calibration error that applies.",
+		   "CSV, PNG, SVG, Markdown and text files) into one HTML page: a title made from the\n"
+		   "parameters, the plots first (inlined as data URIs, each with the command that drew\n"
+		   "it), the summary table, the calibration error that applies, and the per-run\n"
+		   "tables folded.",
 	.examples = "  cowsim compare t.trace -o cmp && cowsim report cmp\n"
 		    "  cowsim report cmp -o cmp.html --title 'seed experiment'\n"
 		    "  cowsim report cmp -o - > page.html",
+	.notes = "Beside a page written to FILE.html goes FILE.parameters.json (docs/json.md): cowsim's\n"
+		 "version and commit, every option, the calibration file's sha256 and the folder's\n"
+		 "parameters.json (the trace's sha256 and generator); none with -o -.",
 	.exits = "  0  written\n"
-		 "  1  the page could not be written\n"
+		 "  1  the page or its parameters.json could not be written\n"
 		 "  2  bad arguments, an unreadable folder or a malformed CSV",
 };
 
@@ -919,7 +1312,8 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 		  "FILE" },
 		{ "calibration", 0, 0, G_OPTION_ARG_FILENAME, &a->calibration,
 		  "the calibration errors (default: the calibration.csv installed with cowsim, or results/ of the source tree)", "CSV" },
-		{ "title", 0, 0, G_OPTION_ARG_STRING, &a->title, "the page's title", "TEXT" },
+		{ "title", 0, 0, G_OPTION_ARG_STRING, &a->title,
+		  "the page's title (default: made from the trace and the parameters varied)", "TEXT" },
 		{ "nodesize", 0, 0, G_OPTION_ARG_STRING, &a->nodesize,
 		  "the runs' nodesize, for the calibration error that applies (default: what the folder "
 		  "records, else what its per-run CSVs show)", "SIZE" },
@@ -928,9 +1322,12 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, NULL },
 		{ NULL },
 	};
+	a->given = g_strdupv(argv + 1);
 	g_autoptr(GOptionContext) context = cli_context_new(&report_doc);
-	g_option_context_add_main_entries(context, entries, NULL);
-	if (!cli_parse(context, &report_doc, &argc, &argv))
+	cli_add_entries(context, entries);
+	bool parsed = cli_parse(context, &report_doc, &argc, &argv);
+	a->entries = cli_take_entries(context);
+	if (!parsed)
 		return EXIT_BAD_INPUT;
 	g_autoptr(GError) error = NULL;
 	if (!a->rest || !a->rest[0] || a->rest[1]) {
@@ -959,6 +1356,32 @@ static void free_report_args(struct report_args *a)
 	g_free(a->nodesize);
 	g_free(a->title);
 	g_strfreev(a->rest);
+	g_strfreev(a->given);
+	if (a->entries)
+		g_array_unref(a->entries);
+}
+
+/* FILE.parameters.json beside the page: the report's options, the
+ * calibration it read and the folder's own parameters.json, embedded when it
+ * is one cowsim wrote (provenance.h). */
+static int write_parameters(const struct report_args *a, const char *folder_parameters)
+{
+	g_autoptr(GError) error = NULL;
+	struct provenance p = { .command = "report", .argv = a->given, .entries = a->entries };
+	ResultsJson *w = provenance_begin(&p, PROVENANCE_PARAMETERS_SCHEMA, &error);
+	g_autofree char *calibration_sha256 = a->calibration ? sweep_store_file_sha256(a->calibration, NULL) : NULL;
+	results_json_begin_object(w, "calibration");
+	results_json_string(w, "path", a->calibration);
+	results_json_string(w, "sha256", calibration_sha256);
+	results_json_end(w);
+	results_json_string(w, "folder", a->rest[0]);
+	if (folder_parameters && g_str_has_prefix(folder_parameters, "{\n  \"schema\": \"" PROVENANCE_PARAMETERS_SCHEMA "\""))
+		results_json_raw(w, "folder_parameters", folder_parameters);
+	else
+		results_json_null(w, "folder_parameters");
+	results_json_end(w);
+	g_autofree char *path = page_parameters_path(a->output);
+	return provenance_write(w, "report", path) ? EXIT_OK : EXIT_RUN_FAILED;
 }
 
 static int write_report(const struct report_args *a)
@@ -968,6 +1391,7 @@ static int write_report(const struct report_args *a)
 	bool ok = read_folder(&f, a->rest[0], a->output, &error);
 	g_autoptr(GString) page = g_string_new(NULL);
 	ok = ok && html_page(page, &f, a, &error);
+	g_autofree char *folder_parameters = g_steal_pointer(&f.parameters);
 	folder_clear(&f);
 	if (!ok) {
 		fprintf(stderr, "cowsim report: %s\n", error->message);
@@ -981,7 +1405,7 @@ static int write_report(const struct report_args *a)
 		fprintf(stderr, "cowsim report: %s\n", error->message);
 		return EXIT_RUN_FAILED;
 	}
-	return EXIT_OK;
+	return write_parameters(a, folder_parameters);
 }
 
 int cmd_report(int argc, char **argv)

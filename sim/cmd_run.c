@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "options.h"
 #include "output_file.h"
+#include "provenance.h"
 #include "replay.h"
 #include "results.h"
 #include "rows.h"
@@ -37,6 +38,7 @@ struct run_sink {
 	ResultsTable *summary;
 	const struct fs_config *config;
 	struct rows_identity identity;
+	ResultsJson *json;            /* --json: the open "marks" array, NULL without */
 };
 
 static bool write_subvolume_rows(struct run_sink *sink, const struct replay_row *r, GError **error)
@@ -71,6 +73,12 @@ static bool sink_row(void *opaque, const struct replay_row *r, GError **error)
 		return true;
 	if (sink->subvol_csv && !write_subvolume_rows(sink, r, error))
 		return false;
+	if (sink->json) { /* the mark's row, every column by name, as in the CSV (JS1) */
+		results_json_begin_object(sink->json, NULL);
+		for (unsigned i = 0; i < RESULTS_N_COLUMNS; i++)
+			results_json_cell(sink->json, results_columns()[i].name, &row.cells[i]);
+		results_json_end(sink->json);
+	}
 	return results_table_add_results_row(sink->summary, &row, error);
 }
 
@@ -99,7 +107,10 @@ struct run_args {
 	gboolean quiet;
 	gboolean wide;
 	gboolean find_min_device;
+	char *json;                   /* --json[=FILE]: "-" for stdout, NULL for none */
 	char **rest;
+	char **given;                 /* the arguments as given, for the --json summary */
+	GArray *entries;              /* every option (cli_take_entries) */
 };
 
 static const struct cli_doc run_doc = {
@@ -108,7 +119,9 @@ static const struct cli_doc run_doc = {
 	.summary = "Replays TRACE (a cowsim trace, '-' for stdin; docs/trace-format.md) on the\n"
 		   "modeled filesystem and writes a CSV row at every 'mark' line (and every --every\n"
 		   "ops), with a summary table of the marks (docs/columns.md describes the columns).",
-	.notes = "With -o - the CSV goes to stdout and the table, progress and warnings to stderr.\n"
+	.notes = "With -o - the CSV goes to stdout and the table, progress and warnings to stderr;\n"
+		 "so does the table with --json (the summary as JSON: every mark's row, the totals,\n"
+		 "cowsim's version and every option; docs/json.md), written whatever the run's end.\n"
 		 "The summary names the trace line and simulated time of the first op that met ENOSPC\n"
 		 "and of the first atime update lost to it, when there was one. --find-min-device\n"
 		 "assumes a device that holds the run is not followed by a larger one that does not\n"
@@ -116,7 +129,8 @@ static const struct cli_doc run_doc = {
 	.examples = "  cowsim gen seed-experiment --from-dir /usr/include --snapshots 10 -o t.trace\n"
 		    "  cowsim run t.trace --nodesize 16K -m relatime -o out.csv\n"
 		    "  cowsim run t.trace -m strictatime --find-min-device\n"
-		    "  cowsim gen synthetic --files 1000 | cowsim run - -o - --quiet | head",
+		    "  cowsim gen synthetic --files 1000 | cowsim run - -o - --quiet | head\n"
+		    "  cowsim run t.trace --json | jq '.marks[] | {label, metadata_used}'",
 	.exits = "  0  done\n"
 		 "  1  a model invariant broke (a bug in cowsim)\n"
 		 "  2  bad arguments, a malformed trace, the modeled device full (ENOSPC) or an\n"
@@ -151,10 +165,15 @@ static int parse_run_args(int argc, char **argv, struct run_args *a, struct fs_c
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, NULL },
 		{ NULL },
 	};
+	a->given = g_strdupv(argv + 1);
 	g_autoptr(GOptionContext) context = cli_context_new(&run_doc);
-	g_option_context_add_main_entries(context, entries, NULL);
+	cli_add_entries(context, entries);
 	options_add_model_entries(context, &a->model);
-	if (!cli_parse(context, &run_doc, &argc, &argv))
+	cli_add_json_entry(context, &a->json, "the summary as JSON (docs/json.md) on stdout (the table then goes to "
+			   "stderr), or with =FILE to FILE");
+	bool parsed = cli_parse(context, &run_doc, &argc, &argv);
+	a->entries = cli_take_entries(context);
+	if (!parsed)
 		return EXIT_BAD_INPUT;
 	if (!a->rest || !a->rest[0] || a->rest[1]) {
 		fprintf(stderr, "cowsim run: give exactly one TRACE (see 'cowsim run --help')\n");
@@ -164,13 +183,13 @@ static int parse_run_args(int argc, char **argv, struct run_args *a, struct fs_c
 		fprintf(stderr, "cowsim run: --every and --check-every take a count of ops, 0 or more\n");
 		return EXIT_BAD_INPUT;
 	}
-	if (a->find_min_device && (a->csv || a->subvol_csv || a->every)) {
+	if (a->find_min_device && (a->csv || a->subvol_csv || a->every || a->json)) {
 		fprintf(stderr, "cowsim run: --find-min-device replays the trace many times and writes no rows: "
-			"drop --output, --subvolume-csv and --every\n");
+			"drop --output, --subvolume-csv, --every and --json\n");
 		return EXIT_BAD_INPUT;
 	}
-	if (cli_is_stdio(a->csv) && cli_is_stdio(a->subvol_csv)) {
-		fprintf(stderr, "cowsim run: --output and --subvolume-csv cannot both be stdout\n");
+	if (cli_is_stdio(a->csv) + cli_is_stdio(a->subvol_csv) + cli_is_stdio(a->json) > 1) {
+		fprintf(stderr, "cowsim run: only one of --output, --subvolume-csv and --json can be stdout\n");
 		return EXIT_BAD_INPUT;
 	}
 	g_autoptr(GError) error = NULL;
@@ -186,7 +205,11 @@ static void free_run_args(struct run_args *a)
 	options_model_text_clear(&a->model);
 	g_free(a->csv);
 	g_free(a->subvol_csv);
+	g_free(a->json);
 	g_strfreev(a->rest);
+	g_strfreev(a->given);
+	if (a->entries)
+		g_array_unref(a->entries);
 }
 
 static int exit_status_of(enum replay_status status)
@@ -229,7 +252,7 @@ static void print_events(FILE *out, const struct replay_outcome *outcome)
 static void print_summary(const struct run_args *a, const ResultsTable *summary, enum replay_status status,
 			  const struct replay_outcome *outcome)
 {
-	FILE *out = cli_is_stdio(a->csv) || cli_is_stdio(a->subvol_csv) ? stderr : stdout;
+	FILE *out = cli_is_stdio(a->csv) || cli_is_stdio(a->subvol_csv) || cli_is_stdio(a->json) ? stderr : stdout;
 	if (status != REPLAY_DONE && results_table_n_rows(summary) == 0) {
 		print_events(out, outcome);
 		return;
@@ -275,10 +298,53 @@ static void hint_device_size(const char *trace, const struct replay_options *opt
 		results_format_size(device, size));
 }
 
+/* --json: the document up to the open "marks" array (provenance.h). */
+static ResultsJson *json_begin(const struct run_args *a, const struct fs_config *config, GError **error)
+{
+	struct provenance p = { .command = "run", .argv = a->given, .entries = a->entries, .trace = a->rest[0] };
+	ResultsJson *w = provenance_begin(&p, "cowsim-run-summary/1", error);
+	if (!w)
+		return NULL;
+	provenance_model(w, "model", config, true);
+	results_json_begin_array(w, "marks");
+	return w;
+}
+
+static void json_event(ResultsJson *w, const char *key, const struct replay_event *event)
+{
+	if (!event->seen) {
+		results_json_null(w, key);
+		return;
+	}
+	results_json_begin_object(w, key);
+	results_json_u64(w, "op_index", event->op_index);
+	results_json_u64(w, "line", event->line);
+	results_json_string(w, "op", event->op);
+	results_json_double(w, "time_s", (double)event->clock_ns / 1e9);
+	results_json_end(w);
+}
+
+/* Closes the "marks" array and adds how the run ended; writes the document. */
+static bool json_finish(const struct run_args *a, ResultsJson *w, enum replay_status status, int exit_status,
+			const struct replay_outcome *outcome)
+{
+	results_json_end(w);
+	results_json_string(w, "status", rows_status_name(status));
+	results_json_i64(w, "exit_status", exit_status);
+	results_json_u64(w, "ops", outcome->ops);
+	results_json_u64(w, "commits", outcome->final.counters.commits);
+	results_json_u64(w, "blocks_cowed", outcome->final.counters.blocks_cowed);
+	results_json_u64(w, "metadata_used", outcome->final.space.metadata_used);
+	json_event(w, "first_enospc", &outcome->first_enospc);
+	json_event(w, "first_atime_lost", &outcome->first_atime_lost);
+	results_json_end(w);
+	return provenance_write(w, "run", a->json);
+}
+
 static int run_with_sink(struct run_args *a, struct replay_options *options, struct run_sink *sink)
 {
 	g_autoptr(GError) error = NULL;
-	const char *outputs[] = { a->csv, a->subvol_csv };
+	const char *outputs[] = { a->csv, a->subvol_csv, a->json };
 	const char *inputs[] = { a->rest[0] };
 	if (!output_file_refuse_aliases(outputs, G_N_ELEMENTS(outputs), inputs, G_N_ELEMENTS(inputs), &error)) {
 		fprintf(stderr, "cowsim run: %s\n", error->message);
@@ -292,6 +358,12 @@ static int run_with_sink(struct run_args *a, struct replay_options *options, str
 		fprintf(stderr, "cowsim run: %s\n", error->message);
 		return EXIT_BAD_INPUT;
 	}
+	g_autoptr(ResultsJson) json = a->json ? json_begin(a, &options->fs, &error) : NULL;
+	if (a->json && !json) {
+		fprintf(stderr, "cowsim run: %s\n", error->message);
+		return EXIT_BAD_INPUT;
+	}
+	sink->json = json;
 	struct replay_outcome outcome;
 	enum replay_status status = replay_run(a->rest[0], options, sink_row, sink, &outcome, &error);
 	if (status != REPLAY_DONE) {
@@ -311,7 +383,10 @@ static int run_with_sink(struct run_args *a, struct replay_options *options, str
 	}
 	if (!a->quiet)
 		print_summary(a, sink->summary, status, &outcome);
-	return exit_status_of(status);
+	int exit_status = exit_status_of(status);
+	if (json && !json_finish(a, g_steal_pointer(&json), status, exit_status, &outcome))
+		return exit_status == EXIT_OK ? EXIT_BAD_INPUT : exit_status; /* an output that cannot be written */
+	return exit_status;
 }
 
 static bool ignore_row(void *opaque, const struct replay_row *row, GError **error)

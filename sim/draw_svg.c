@@ -43,7 +43,7 @@
 #define FAMILY_GAP 56                 /* between the fs trees and the extent tree ... */
 #define ROW_GAP 64                    /* between two rows of stacks: room for the lines */
 #define MARGIN 14
-#define WRAP_CHARS 150                /* the header's lines */
+#define WRAP_CHARS 110                /* the header's lines */
 
 #define COLOUR_SHARED "#f4a582"
 #define COLOUR_THROUGH_PARENT "#fddbc7"
@@ -387,30 +387,61 @@ static void wrap_into(GPtrArray *lines, const char *text)
 
 /* ---- the legend -------------------------------------------------------------------- */
 
-static const char legend_note[] =
-	"A dashed frame stacks the versions of one key range (one card per block); a line joins two stacks when a "
-	"block of the upper one points at a block of the lower one; each card names the trees that reach it.";
-
-static const struct {
-	const char *fill, *border;
-	int width;
-	const char *text;
-} legend_keys[] = {
-	{ COLOUR_SHARED, COLOUR_BORDER, 1, "shared: refs > 1, several trees point at it" },
-	{ COLOUR_THROUGH_PARENT, COLOUR_BORDER, 1, "shared through a shared parent (refs 1)" },
-	{ COLOUR_EXCLUSIVE, COLOUR_BORDER, 1, "exclusive: one tree" },
-	{ COLOUR_EXCLUSIVE, COLOUR_NEW_BORDER, 3, "new: copied or written by the newest generation" },
+/* Two columns of two keys, then the note. */
+static const char *const legend_note[] = {
+	"A dashed frame stacks the versions of one key range, one card per block; each card names the",
+	"trees that reach it. A line joins two stacks when a block of the upper one points at a block",
+	"of the lower one.",
 };
 
-static double legend_width(void)
+struct legend_key {
+	const char *fill, *border;
+	int width;
+	char *text;
+};
+
+static void legend_keys(struct legend_key keys[4], const struct drawing *d)
 {
-	double x = MARGIN;
-	for (size_t i = 0; i < G_N_ELEMENTS(legend_keys); i++)
-		x += 22 + text_px(strlen(legend_keys[i].text)) + 24;
-	return MAX(x, (double)(2 * MARGIN + text_px(strlen(legend_note))));
+	keys[0] = (struct legend_key){ COLOUR_SHARED, COLOUR_BORDER, 1, g_strdup("shared: refs > 1") };
+	keys[1] = (struct legend_key){ COLOUR_EXCLUSIVE, COLOUR_BORDER, 1, g_strdup("exclusive: one tree reaches it") };
+	keys[2] = (struct legend_key){ COLOUR_THROUGH_PARENT, COLOUR_BORDER, 1,
+				       g_strdup("shared through a shared parent (refs 1)") };
+	keys[3] = (struct legend_key){ COLOUR_EXCLUSIVE, COLOUR_NEW_BORDER, 3,
+				       g_strdup_printf("new: written by the newest generation (gen %" PRIu64 ")",
+						       d->newest) };
 }
 
-#define LEGEND_PX 22
+static void legend_keys_clear(struct legend_key keys[4])
+{
+	for (int i = 0; i < 4; i++)
+		g_free(keys[i].text);
+}
+
+#define LEGEND_ROW_PX 18
+#define LEGEND_SWATCH_PX 22           /* the swatch and the space after it */
+
+static int legend_column_x(const struct legend_key keys[4])
+{
+	return MARGIN + LEGEND_SWATCH_PX + text_px(MAX(strlen(keys[0].text), strlen(keys[1].text))) + 28;
+}
+
+static int legend_height(void)
+{
+	return 2 * LEGEND_ROW_PX + (int)G_N_ELEMENTS(legend_note) * LINE_PX + 6;
+}
+
+static double legend_width(const struct drawing *d)
+{
+	struct legend_key keys[4];
+	legend_keys(keys, d);
+	size_t note = 0;
+	for (size_t i = 0; i < G_N_ELEMENTS(legend_note); i++)
+		note = MAX(note, strlen(legend_note[i]));
+	int w = MAX(legend_column_x(keys) + LEGEND_SWATCH_PX + text_px(MAX(strlen(keys[2].text), strlen(keys[3].text))),
+		    2 * MARGIN + text_px(note)) + MARGIN;
+	legend_keys_clear(keys);
+	return w;
+}
 
 static void layout_make(struct layout *l, const struct drawing *d, const struct draw_header *h)
 {
@@ -430,7 +461,7 @@ static void layout_make(struct layout *l, const struct drawing *d, const struct 
 	build_stacks(l);
 	link_stacks(l);
 	measure(l);
-	int y = MARGIN + (int)l->header->len * (LINE_PX + 2) + 2 * LEGEND_PX + 10;
+	int y = MARGIN + (int)l->header->len * (LINE_PX + 2) + legend_height() + 16;
 	for (unsigned row = 0; row < l->levels; row++) {
 		l->row_top[row] = y;
 		int tallest = 0;
@@ -457,7 +488,7 @@ static void layout_make(struct layout *l, const struct drawing *d, const struct 
 	for (unsigned i = 0; i < l->header->len; i++)
 		widest = MAX(widest, strlen(l->header->pdata[i]));
 	l->width = MAX(x - SIBLING_GAP + MARGIN, (double)(text_px(widest) + 2 * MARGIN));
-	l->width = MAX(l->width, legend_width());
+	l->width = MAX(l->width, legend_width(d));
 }
 
 static void layout_clear(struct layout *l)
@@ -548,19 +579,24 @@ static void svg_lines(GString *out, const struct layout *l)
 	}
 }
 
-static void svg_legend(GString *out, double y)
+static void svg_legend(GString *out, const struct drawing *d, double y)
 {
-	double x = MARGIN;
+	struct legend_key keys[4];
+	legend_keys(keys, d);
 	g_string_append(out, "<g class=\"legend\">\n");
-	for (size_t i = 0; i < G_N_ELEMENTS(legend_keys); i++) {
+	for (int i = 0; i < 4; i++) {
+		double x = i < 2 ? MARGIN : legend_column_x(keys), top = y + (i % 2) * LEGEND_ROW_PX;
 		g_string_append_printf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"16\" height=\"12\" fill=\"%s\" "
-				       "stroke=\"%s\" stroke-width=\"%d\"/><text x=\"%.1f\" y=\"%.1f\">%s</text>\n", x,
-				       y, legend_keys[i].fill, legend_keys[i].border, legend_keys[i].width, x + 22, y + 10,
-				       legend_keys[i].text);
-		x += 22 + text_px(strlen(legend_keys[i].text)) + 24;
+				       "stroke=\"%s\" stroke-width=\"%d\"/><text x=\"%.1f\" y=\"%.1f\">", x, top,
+				       keys[i].fill, keys[i].border, keys[i].width, x + LEGEND_SWATCH_PX, top + 10);
+		append_escaped(out, keys[i].text);
+		g_string_append(out, "</text>\n");
 	}
-	g_string_append_printf(out, "<text x=\"%d\" y=\"%.1f\">%s</text>\n", MARGIN, y + LEGEND_PX + 10, legend_note);
+	for (size_t i = 0; i < G_N_ELEMENTS(legend_note); i++)
+		g_string_append_printf(out, "<text x=\"%d\" y=\"%.1f\">%s</text>\n", MARGIN,
+				       y + 2 * LEGEND_ROW_PX + (double)(i + 1) * LINE_PX - 2, legend_note[i]);
 	g_string_append(out, "</g>\n");
+	legend_keys_clear(keys);
 }
 
 void draw_svg(GString *out, const struct drawing *d, const struct draw_header *h)
@@ -580,7 +616,7 @@ void draw_svg(GString *out, const struct drawing *d, const struct draw_header *h
 		append_escaped(out, l.header->pdata[i]);
 		g_string_append(out, "</text>\n");
 	}
-	svg_legend(out, MARGIN + (double)l.header->len * (LINE_PX + 2));
+	svg_legend(out, d, MARGIN + (double)l.header->len * (LINE_PX + 2));
 	g_string_append(out, "<g class=\"edges\" stroke=\"#606060\" stroke-width=\"1.2\">\n");
 	svg_lines(out, &l);
 	g_string_append(out, "</g>\n");
@@ -594,6 +630,7 @@ void draw_svg(GString *out, const struct drawing *d, const struct draw_header *h
 
 static const char steps_style[] =
 	"body { font-family: sans-serif; margin: 0 16px 16px; }\n"
+	"h1 { font-size: 1.3em; }\n"
 	".controls { position: sticky; top: 0; background: #ffffff; padding: 8px 0; border-bottom: 1px solid #c0c0c0; "
 	"z-index: 1; }\n"
 	".controls input { width: 50%; vertical-align: middle; }\n"

@@ -13,6 +13,7 @@
 
 #include <glib/gstdio.h>
 
+#include "cli.h"
 #include "commands.h"
 
 volatile int multirun_interrupted;
@@ -31,7 +32,7 @@ void multirun_add_entries(GOptionContext *context, struct multirun_args *a, cons
 		{ NULL },
 	};
 	/* GOption copies the entries; the strings and the targets must outlive it. */
-	g_option_context_add_main_entries(context, entries, NULL);
+	cli_add_entries(context, entries);
 }
 
 void multirun_args_clear(struct multirun_args *a)
@@ -61,33 +62,6 @@ int multirun_make_out_dir(const char *command, const struct multirun_args *a)
 	if (g_mkdir_with_parents(a->out, 0777) != 0) {
 		fprintf(stderr, "cowsim %s: cannot create '%s': %s\n", command, a->out, g_strerror(errno));
 		return EXIT_RUN_FAILED;
-	}
-	return EXIT_OK;
-}
-
-int multirun_write_parameters(const char *command, const struct multirun_args *args, const char *trace,
-			      const struct fs_config *config, const char *const *pairs)
-{
-	g_autoptr(GString) text = g_string_new(NULL);
-	g_string_append_printf(text, "# cowsim %s %s: what every run of this folder shared\n", command,
-			       COWSIM_VERSION);
-	if (trace)
-		g_string_append_printf(text, "trace=%s\n", trace);
-	g_string_append_printf(text, "nodesize=%u\ndevice_size=%" G_GUINT64_FORMAT "\nmetadata=%s\n"
-			       "design=%s\nmax_inline=%u\ncommit_interval_s=%g\nlazytime=%s\n",
-			       config->nodesize, config->device_size, config->metadata_single ? "single" : "dup",
-			       fs_design_name(config->design), config->max_inline,
-			       config->commit_interval_ns / 1e9,
-			       config->lazytime == FS_LAZYTIME_VFS ? "vfs" : "btrfs");
-	for (size_t i = 0; pairs && pairs[i] && pairs[i + 1]; i += 2)
-		g_string_append_printf(text, "%s=%s\n", pairs[i], pairs[i + 1]);
-	if (args->base)
-		g_string_append_printf(text, "base=%s\n", args->base);
-	g_autofree char *path = g_build_filename(args->out, "parameters.txt", NULL);
-	g_autoptr(GError) error = NULL;
-	if (!g_file_set_contents(path, text->str, (gssize)text->len, &error)) {
-		fprintf(stderr, "cowsim %s: %s\n", command, error->message);
-		return EXIT_BAD_INPUT;
 	}
 	return EXIT_OK;
 }

@@ -48,14 +48,6 @@ int multirun_check(const char *command, struct multirun_args *args, const char *
 /* Creates args->out. EXIT_OK, or EXIT_RUN_FAILED with the message printed. */
 int multirun_make_out_dir(const char *command, const struct multirun_args *args);
 
-/* Writes DIR/parameters.txt: the model options every run shared (nodesize,
- * device size, metadata profile, design, ...), the trace, --base, and the
- * key/value `pairs` (NULL-terminated, key then value) of the command, one
- * "key=value" a line, so that `cowsim report` can show them. EXIT_OK, or
- * EXIT_BAD_INPUT with the message printed (MR2). */
-int multirun_write_parameters(const char *command, const struct multirun_args *args, const char *trace,
-			      const struct fs_config *config, const char *const *pairs);
-
 /* The signal that stopped the commands (SIGINT, SIGTERM), 0 while none came. */
 extern volatile int multirun_interrupted;
 void multirun_catch_signals(void);

@@ -3,6 +3,8 @@
  */
 #include "options.h"
 
+#include "cli.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -112,8 +114,9 @@ void options_add_model_entries(GOptionContext *context, struct model_option_text
 		  "zfs clone) instead of an error", NULL },
 		{ NULL },
 	};
-	/* In the main group: --help shows them with the command's own (cli.h). */
-	g_option_context_add_main_entries(context, entries, NULL);
+	/* In the main group: --help shows them with the command's own (cli.h);
+	 * recorded for parameters.json. */
+	cli_add_entries(context, entries);
 }
 
 static bool parse_nodesize(const char *text, struct fs_config *config, GError **error)

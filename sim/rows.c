@@ -307,6 +307,13 @@ GPtrArray *rows_table_line_texts(const RowsTable *t, unsigned r)
 	return texts;
 }
 
+void rows_table_json_line(const RowsTable *t, unsigned r, ResultsJson *w)
+{
+	const ResultsCell *cells = t->rows->pdata[r];
+	for (unsigned i = 0; i < t->columns->len; i++)
+		results_json_cell(w, column(t, i)->name, &cells[i]);
+}
+
 static gboolean cell_from_text(const ResultsColumnInfo *col, const char *text, ResultsCell *cell, GError **error)
 {
 	char *end = NULL;

@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <glib.h>
 
+#include "json.h"
 #include "replay.h"
 #include "results.h"
 
@@ -124,6 +125,10 @@ GPtrArray *rows_table_line_texts(const RowsTable *table, unsigned row);
  * unset): numbers parsed by their column's kind, so the line formats to the
  * same bytes. FALSE with *error naming the column and the text. */
 gboolean rows_table_add_texts(RowsTable *table, const char *const *texts, GError **error);
+
+/* Line `row` as members of the open JSON object of `w`, a member per column,
+ * named and valued as in the CSV (JS1; unset: null). Cannot fail. */
+void rows_table_json_line(const RowsTable *table, unsigned row, ResultsJson *w);
 
 /* The whole table as CSV (header, then one line per run), written to `path`
  * atomically. FALSE with a G_FILE_ERROR naming the path. */

@@ -41,6 +41,7 @@ struct fstree *fstree_new(const char *origin)
 	tree->dirs = 1;
 	tree->newest_ns = INT64_MIN;
 	tree->origin = g_strdup(origin);
+	tree->detached = g_ptr_array_new_with_free_func(node_free);
 	return tree;
 }
 
@@ -49,6 +50,7 @@ void fstree_free(struct fstree *tree)
 	if (!tree)
 		return;
 	node_free(tree->root);
+	g_ptr_array_unref(tree->detached);
 	g_free(tree->origin);
 	g_free(tree);
 }
@@ -81,6 +83,23 @@ void fstree_make_hardlink(struct fstree *tree, struct fstree_node *node, struct 
 	node->mtime_ns = first->mtime_ns;
 	tree->files--;
 	tree->hardlinks++;
+}
+
+void fstree_detach(struct fstree *tree, struct fstree_node *node)
+{
+	g_assert(node->parent && node->kind != FSTREE_DIR);
+	GPtrArray *siblings = node->parent->children;
+	guint index;
+	gboolean found = g_ptr_array_find(siblings, node, &index);
+	g_assert(found);
+	g_ptr_array_add(tree->detached, g_ptr_array_steal_index(siblings, index));
+	node->unlinked = true;
+	if (node->kind == FSTREE_SYMLINK)
+		tree->symlinks--;
+	else if (node->first_link)
+		tree->hardlinks--;
+	else
+		tree->files--;
 }
 
 void fstree_account(struct fstree *tree, const struct fstree_node *node)
@@ -172,7 +191,12 @@ static void collect_files(const struct fstree_node *dir, GPtrArray *out)
 
 GPtrArray *fstree_files(const struct fstree *tree)
 {
+	return fstree_files_below(tree->root);
+}
+
+GPtrArray *fstree_files_below(const struct fstree_node *dir)
+{
 	GPtrArray *out = g_ptr_array_new();
-	collect_files(tree->root, out);
+	collect_files(dir, out);
 	return out;
 }

@@ -15,7 +15,10 @@
  *      comes earlier in a pre-order walk of copy order, and first_link itself
  *      has first_link == NULL;
  *   FT3 only DIR nodes have children; only SYMLINK nodes have a target;
- *   FT4 counts in struct fstree match the nodes (dirs include the root).
+ *   FT4 counts in struct fstree match the nodes (dirs include the root);
+ *   FT5 a detached node (fstree_detach: the file was unlinked) is in no
+ *      children[] and in `detached`, so walks no longer meet it while a later
+ *      hard-link name's first_link may still point to it.
  */
 #ifndef COWSIM_WORKLOADS_FSTREE_H
 #define COWSIM_WORKLOADS_FSTREE_H
@@ -42,6 +45,7 @@ struct fstree_node {
 	int64_t atime_ns, mtime_ns;      /* nanoseconds since the epoch */
 	char *target;                    /* SYMLINK only */
 	struct fstree_node *first_link;  /* FILE: the inode's first name, if this is a later one (FT2) */
+	bool unlinked;                   /* detached by fstree_detach (FT5) */
 };
 
 struct fstree {
@@ -51,6 +55,7 @@ struct fstree {
 	uint64_t bytes;                             /* sum of file sizes (first names only) */
 	int64_t newest_ns;                          /* the newest atime or mtime in the tree */
 	char *origin;                               /* "from-dir /usr/include" etc., for comments */
+	GPtrArray *detached;                        /* unlinked nodes, freed with the tree (FT5) */
 };
 
 struct fstree *fstree_new(const char *origin);
@@ -64,6 +69,8 @@ struct fstree_node *fstree_add(struct fstree *tree, struct fstree_node *parent, 
 			       const char *name);
 /* Make NODE a later hard-link name of FIRST (copies its attributes). */
 void fstree_make_hardlink(struct fstree *tree, struct fstree_node *node, struct fstree_node *first);
+/* Unlink NODE (a FILE or SYMLINK) from its directory: walks no longer see it (FT5). */
+void fstree_detach(struct fstree *tree, struct fstree_node *node);
 /* Record the node's times and size in the tree totals (call once the node is filled). */
 void fstree_account(struct fstree *tree, const struct fstree_node *node);
 
@@ -80,5 +87,7 @@ struct fstree_node *fstree_resolve(const struct fstree_node *link);
 
 /* Regular files (first names only) in pre-order copy order; the array is owned by the caller. */
 GPtrArray *fstree_files(const struct fstree *tree);
+/* The same below DIR only. */
+GPtrArray *fstree_files_below(const struct fstree_node *dir);
 
 #endif

@@ -33,47 +33,35 @@
 #define MARK_HOUR 23
 #define COST_WRITE_NS 20000       /* open + write + close, page cache */
 
-enum churn_kind { CHURN_APPEND, CHURN_OVERWRITE, CHURN_CREATE, CHURN_DELETE };
-
 struct churn_event {
 	int64_t t_ns;
-	enum churn_kind kind;
+	enum tracegen_churn_kind kind;
 	guint seq;               /* draw order: ties at one nanosecond keep it */
 };
 
-struct live_file {
-	char *path;
-	uint64_t size;
-};
-
-struct churn {
-	struct tracegen_session s;
+/* The engine: the live files of the session's tree and the draws. */
+struct tracegen_churn {
+	struct tracegen_session *s;
 	const struct tracegen_params *p;
-	GArray *live;            /* struct live_file, order changes by swap-removal (deterministic) */
-	GPtrArray *dirs;         /* char *: the tree's directories, pre-order */
+	char *stem;              /* new files are DIR/STEM-NNNNNN */
+	GPtrArray *live;         /* struct fstree_node *, order changes by swap-removal (deterministic) */
+	GPtrArray *dirs;         /* struct fstree_node *: the tree's directories, pre-order, at the start */
 	struct tracegen_rng rng;
 	uint64_t created;
-	double rate[4];
+	double rate[TRACEGEN_CHURN_KINDS];
 };
 
-static void live_file_clear(gpointer data)
-{
-	g_free(((struct live_file *)data)->path);
-}
-
-static void collect_dirs(const struct fstree_node *node, const char *prefix, GPtrArray *dirs)
+static void collect_dirs(struct fstree_node *node, GPtrArray *dirs)
 {
 	if (node->kind != FSTREE_DIR)
 		return;
-	GString *path = g_string_new(NULL);
-	fstree_path(node, prefix, path);
-	g_ptr_array_add(dirs, g_string_free(path, FALSE));
+	g_ptr_array_add(dirs, node);
 	for (guint i = 0; i < node->children->len; i++)
-		collect_dirs(g_ptr_array_index(node->children, i), prefix, dirs);
+		collect_dirs(g_ptr_array_index(node->children, i), dirs);
 }
 
 /* One size from --size-dist with median --write-size, at least 1 byte, at most --max-file-size. */
-static uint64_t draw_size(struct churn *c)
+static uint64_t draw_size(struct tracegen_churn *c)
 {
 	double median = (double)(c->p->write_size ? c->p->write_size : 4096);
 	const char *dist = c->p->size_dist ? c->p->size_dist : "lognormal";
@@ -86,16 +74,16 @@ static uint64_t draw_size(struct churn *c)
 	return (uint64_t)CLAMP(x, 1.0, most);
 }
 
-static GArray *day_events(struct churn *c, int64_t day_start)
+static GArray *day_events(struct tracegen_churn *c, int64_t day_start)
 {
 	GArray *events = g_array_new(FALSE, FALSE, sizeof(struct churn_event));
 	guint seq = 0;
-	for (int kind = CHURN_APPEND; kind <= CHURN_DELETE; kind++) {
+	for (int kind = TRACEGEN_CHURN_APPEND; kind <= TRACEGEN_CHURN_DELETE; kind++) {
 		uint64_t n = tracegen_rng_poisson(&c->rng, c->rate[kind]);
 		for (uint64_t i = 0; i < n; i++) {
 			struct churn_event e = {
 				day_start + (int64_t)tracegen_rng_below(&c->rng, (uint64_t)(CHURN_HOURS * HOUR_NS)),
-				(enum churn_kind)kind, seq++ };
+				(enum tracegen_churn_kind)kind, seq++ };
 			g_array_append_val(events, e);
 		}
 	}
@@ -110,112 +98,149 @@ static gint compare_events(gconstpointer a, gconstpointer b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static bool write_range(struct churn *c, struct live_file *f, uint64_t offset, uint64_t length)
+static bool write_range(struct tracegen_churn *c, struct fstree_node *f, uint64_t offset, uint64_t length)
 {
 	struct trace_op op;
+	g_autoptr(GString) path = g_string_new(NULL);
+	fstree_path(f, c->s->prefix, path);
 	trace_op_init(&op, TRACE_WRITE);
-	op.path = f->path;
+	op.path = path->str;
 	op.offset = offset;
 	op.length = length;
 	f->size = MAX(f->size, offset + length);
-	return trace_writer_op(c->s.w, &op, c->s.error) &&
-	       tracegen_clock_spend(&c->s.clock, c->s.w, COST_WRITE_NS, c->s.error);
+	f->mtime_ns = c->s->clock.now_ns;
+	return trace_writer_op(c->s->w, &op, c->s->error) &&
+	       tracegen_clock_spend(&c->s->clock, c->s->w, COST_WRITE_NS, c->s->error);
 }
 
-static bool do_create(struct churn *c)
+static bool do_create(struct tracegen_churn *c)
 {
 	struct trace_op op;
-	const char *dir = g_ptr_array_index(c->dirs, tracegen_rng_below(&c->rng, c->dirs->len));
-	struct live_file f = { g_strdup_printf("%s/churn-%06" G_GUINT64_FORMAT, dir, ++c->created),
-			       draw_size(c) };
+	struct fstree_node *dir = g_ptr_array_index(c->dirs, tracegen_rng_below(&c->rng, c->dirs->len));
+	g_autofree char *name = g_strdup_printf("%s-%06" G_GUINT64_FORMAT, c->stem, ++c->created);
+	struct fstree_node *f = fstree_add(c->s->tree, dir, FSTREE_FILE, name);
+	g_autoptr(GString) path = g_string_new(NULL);
+	f->size = draw_size(c);
+	f->mode = 0644;
+	f->atime_ns = f->mtime_ns = c->s->clock.now_ns;
+	fstree_path(f, c->s->prefix, path);
 	trace_op_init(&op, TRACE_CREATE);
-	op.path = f.path;
-	op.size = f.size;
+	op.path = path->str;
+	op.size = f->size;
 	op.times_given = TRACE_TIME_ATIME | TRACE_TIME_MTIME;
-	op.atime_ns = op.mtime_ns = c->s.clock.now_ns;
-	g_array_append_val(c->live, f);
-	return trace_writer_op(c->s.w, &op, c->s.error) &&
-	       tracegen_clock_spend(&c->s.clock, c->s.w, TRACEGEN_COST_COPY_INODE_NS, c->s.error);
+	op.atime_ns = op.mtime_ns = f->mtime_ns;
+	g_ptr_array_add(c->live, f);
+	return trace_writer_op(c->s->w, &op, c->s->error) &&
+	       tracegen_clock_spend(&c->s->clock, c->s->w, TRACEGEN_COST_COPY_INODE_NS, c->s->error);
 }
 
-/* Appends, overwrites and deletes of a day with no live file left do nothing. */
-static bool do_event(struct churn *c, enum churn_kind kind)
+/* A live file drawn at random, or NULL when none is left.  Files another job
+ * unlinked (a scenario's tmpwatch) leave the list when drawn. */
+static struct fstree_node *draw_live(struct tracegen_churn *c, guint *index)
 {
-	if (kind == CHURN_CREATE)
+	while (c->live->len > 0) {
+		*index = (guint)tracegen_rng_below(&c->rng, c->live->len);
+		struct fstree_node *f = g_ptr_array_index(c->live, *index);
+		if (!f->unlinked)
+			return f;
+		g_ptr_array_remove_index_fast(c->live, *index);
+	}
+	return NULL;
+}
+
+/* Appends, overwrites and deletes with no live file left do nothing. */
+bool tracegen_churn_do(struct tracegen_churn *c, enum tracegen_churn_kind kind)
+{
+	if (kind == TRACEGEN_CHURN_CREATE)
 		return do_create(c);
-	if (c->live->len == 0)
+	guint i;
+	struct fstree_node *f = draw_live(c, &i);
+	if (!f)
 		return true;
-	guint i = (guint)tracegen_rng_below(&c->rng, c->live->len);
-	struct live_file *f = &g_array_index(c->live, struct live_file, i);
-	if (kind == CHURN_APPEND)
+	if (kind == TRACEGEN_CHURN_APPEND)
 		return write_range(c, f, f->size, draw_size(c));
-	if (kind == CHURN_OVERWRITE) {
-		uint64_t length = MIN(draw_size(c), f->size);
+	if (kind == TRACEGEN_CHURN_OVERWRITE) {
+		uint64_t drawn = draw_size(c); /* once: MIN() evaluates its arguments twice (CH2) */
+		uint64_t length = MIN(drawn, f->size);
 		if (length == 0)
 			return true;
 		uint64_t offset = tracegen_rng_below(&c->rng, f->size - length + 1);
 		return write_range(c, f, offset, length);
 	}
-	bool ok = trace_writer_path_op(c->s.w, TRACE_UNLINK, f->path, c->s.error) &&
-		  tracegen_clock_spend(&c->s.clock, c->s.w, TRACEGEN_COST_STAT_NS, c->s.error);
-	g_array_remove_index_fast(c->live, i); /* CH1: never drawn again */
+	g_autoptr(GString) path = g_string_new(NULL);
+	fstree_path(f, c->s->prefix, path);
+	bool ok = trace_writer_path_op(c->s->w, TRACE_UNLINK, path->str, c->s->error) &&
+		  tracegen_clock_spend(&c->s->clock, c->s->w, TRACEGEN_COST_STAT_NS, c->s->error);
+	g_ptr_array_remove_index_fast(c->live, i); /* CH1: never drawn again */
+	fstree_detach(c->s->tree, f);
 	return ok;
 }
 
-static bool run_day(struct churn *c, int day, int64_t day_start)
+static bool run_day(struct tracegen_churn *c, int day, int64_t day_start)
 {
 	g_autoptr(GArray) events = day_events(c, day_start);
 	g_array_sort(events, compare_events);
 	bool ok = true;
 	for (guint i = 0; ok && i < events->len; i++) {
 		const struct churn_event *e = &g_array_index(events, struct churn_event, i);
-		ok = tracegen_clock_advance_to(&c->s.clock, c->s.w, e->t_ns, c->s.error) && do_event(c, e->kind);
+		ok = tracegen_clock_advance_to(&c->s->clock, c->s->w, e->t_ns, c->s->error) &&
+		     tracegen_churn_do(c, e->kind);
 	}
 	g_autofree char *label = g_strdup_printf("day_%d", day);
-	return ok && tracegen_clock_advance_to(&c->s.clock, c->s.w, day_start + MARK_HOUR * HOUR_NS, c->s.error) &&
-	       tracegen_session_measure(&c->s, label);
+	return ok && tracegen_clock_advance_to(&c->s->clock, c->s->w, day_start + MARK_HOUR * HOUR_NS, c->s->error) &&
+	       tracegen_session_measure(c->s, label);
 }
 
-static void set_rates(struct churn *c, uint64_t files)
+struct tracegen_churn *tracegen_churn_new(struct tracegen_session *s, const struct tracegen_params *p,
+					  struct fstree_node *below, const char *stem, uint64_t stream)
 {
-	const struct tracegen_params *p = c->p;
-	double one_percent = MAX(1.0, (double)files / 100.0);
-	double half_percent = MAX(1.0, (double)files / 200.0);
-	c->rate[CHURN_APPEND] = p->appends >= 0 ? p->appends : one_percent;
-	c->rate[CHURN_OVERWRITE] = p->overwrites >= 0 ? p->overwrites : half_percent;
-	c->rate[CHURN_CREATE] = p->creates >= 0 ? p->creates : half_percent;
-	c->rate[CHURN_DELETE] = p->deletes >= 0 ? p->deletes : half_percent;
+	struct tracegen_churn *c = g_new0(struct tracegen_churn, 1);
+	c->s = s;
+	c->p = p;
+	c->stem = g_strdup(stem);
+	c->live = fstree_files_below(below);
+	c->dirs = g_ptr_array_new();
+	collect_dirs(below, c->dirs);
+	tracegen_rng_seed_stream(&c->rng, (uint64_t)p->seed, stream);
+	double one_percent = MAX(1.0, (double)c->live->len / 100.0);
+	double half_percent = MAX(1.0, (double)c->live->len / 200.0);
+	c->rate[TRACEGEN_CHURN_APPEND] = p->appends >= 0 ? p->appends : one_percent;
+	c->rate[TRACEGEN_CHURN_OVERWRITE] = p->overwrites >= 0 ? p->overwrites : half_percent;
+	c->rate[TRACEGEN_CHURN_CREATE] = p->creates >= 0 ? p->creates : half_percent;
+	c->rate[TRACEGEN_CHURN_DELETE] = p->deletes >= 0 ? p->deletes : half_percent;
+	return c;
+}
+
+double tracegen_churn_rate(const struct tracegen_churn *c, enum tracegen_churn_kind kind)
+{
+	return c->rate[kind];
+}
+
+struct tracegen_rng *tracegen_churn_rng(struct tracegen_churn *c)
+{
+	return &c->rng;
+}
+
+void tracegen_churn_free(struct tracegen_churn *c)
+{
+	if (!c)
+		return;
+	g_free(c->stem);
+	g_ptr_array_unref(c->live);
+	g_ptr_array_unref(c->dirs);
+	g_free(c);
 }
 
 bool tracegen_run_churn(const struct tracegen_params *p, struct trace_writer *w, GError **error)
 {
-	struct churn c = { .p = p };
+	struct tracegen_session s;
 	int days = p->days ? p->days : 30;
-	bool ok = tracegen_session_begin(&c.s, p, p->prefix ? p->prefix : "/tree", w, error) &&
-		  tracegen_session_snapshots(&c.s, p, false);
-
-	c.live = g_array_new(FALSE, FALSE, sizeof(struct live_file));
-	g_array_set_clear_func(c.live, live_file_clear);
-	c.dirs = g_ptr_array_new_with_free_func(g_free);
-	tracegen_rng_seed_stream(&c.rng, (uint64_t)p->seed, 0x4348); /* "CH" */
-	if (ok) {
-		g_autoptr(GPtrArray) files = fstree_files(c.s.tree);
-		GString *path = g_string_new(NULL);
-		for (guint i = 0; i < files->len; i++) {
-			const struct fstree_node *node = g_ptr_array_index(files, i);
-			fstree_path(node, c.s.prefix, path);
-			struct live_file f = { g_strdup(path->str), node->size };
-			g_array_append_val(c.live, f);
-		}
-		g_string_free(path, TRUE);
-		collect_dirs(c.s.tree->root, c.s.prefix, c.dirs);
-		set_rates(&c, files->len);
-	}
+	bool ok = tracegen_session_begin(&s, p, p->prefix ? p->prefix : "/tree", w, error) &&
+		  tracegen_session_snapshots(&s, p, false);
+	struct tracegen_churn *c = ok ? tracegen_churn_new(&s, p, s.tree->root, "churn", 0x4348) : NULL; /* "CH" */
 	for (int day = 1; ok && day <= days; day++)
-		ok = run_day(&c, day, c.s.start_ns + (int64_t)(day - 1) * TRACE_NS_PER_DAY);
-
-	g_array_unref(c.live);
-	g_ptr_array_unref(c.dirs);
-	tracegen_session_end(&c.s);
+		ok = run_day(c, day, s.start_ns + (int64_t)(day - 1) * TRACE_NS_PER_DAY);
+	tracegen_churn_free(c);
+	tracegen_session_end(&s);
 	return ok;
 }

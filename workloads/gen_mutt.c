@@ -36,6 +36,7 @@ struct mailbox {
 	uint64_t size;       /* bytes */
 	int64_t mtime_ns;    /* of the last write the trace issued */
 	bool has_new;
+	struct fstree_node *node; /* the mailbox in the session's tree (scenarios), or NULL */
 };
 
 enum event_kind { EVENT_DELIVERY, EVENT_CHECK };
@@ -46,13 +47,23 @@ struct event {
 	guint box;
 };
 
-struct mutt {
+struct tracegen_mutt {
 	struct tracegen_session *s;
-	const struct tracegen_params *p;
 	struct mailbox *boxes;
 	guint n_boxes;
 	struct tracegen_rng rng;
 };
+
+/* What the trace did to a mailbox, told to the tree that walks see (scenarios). */
+static void mirror(struct mailbox *box, int64_t atime_ns)
+{
+	if (!box->node)
+		return;
+	box->node->size = box->size;
+	box->node->mtime_ns = box->mtime_ns;
+	if (atime_ns != INT64_MIN)
+		box->node->atime_ns = atime_ns;
+}
 
 static gint compare_events(gconstpointer a, gconstpointer b)
 {
@@ -64,18 +75,18 @@ static gint compare_events(gconstpointer a, gconstpointer b)
 	return x->box < y->box ? -1 : x->box > y->box;
 }
 
-static GArray *day_events(struct mutt *m, int64_t day_start)
+static GArray *day_events(struct tracegen_mutt *m, const struct tracegen_params *p, int64_t day_start)
 {
 	GArray *events = g_array_new(FALSE, FALSE, sizeof(struct event));
 	for (guint b = 0; b < m->n_boxes; b++) {
-		uint64_t n = tracegen_rng_poisson(&m->rng, m->p->mails_per_day);
+		uint64_t n = tracegen_rng_poisson(&m->rng, p->mails_per_day);
 		for (uint64_t i = 0; i < n; i++) {
 			struct event e = { day_start + (int64_t)tracegen_rng_below(&m->rng, (uint64_t)TRACE_NS_PER_DAY),
 					   EVENT_DELIVERY, b };
 			g_array_append_val(events, e);
 		}
 	}
-	int64_t step = (int64_t)m->p->check_interval * TRACE_NS_PER_SEC;
+	int64_t step = (int64_t)p->check_interval * TRACE_NS_PER_SEC;
 	for (int64_t t = day_start + SESSION_FROM; t < day_start + SESSION_TO; t += step) {
 		struct event e = { t, EVENT_CHECK, 0 };
 		g_array_append_val(events, e);
@@ -84,8 +95,9 @@ static GArray *day_events(struct mutt *m, int64_t day_start)
 	return events;
 }
 
-static bool deliver(struct mutt *m, struct mailbox *box)
+bool tracegen_mutt_deliver(struct tracegen_mutt *m, guint index)
 {
+	struct mailbox *box = &m->boxes[index];
 	struct trace_op op;
 	double len = tracegen_rng_lognormal(&m->rng, log(4096.0), 1.0);
 	trace_op_init(&op, TRACE_WRITE);
@@ -95,12 +107,13 @@ static bool deliver(struct mutt *m, struct mailbox *box)
 	box->size += op.length;
 	box->mtime_ns = m->s->clock.now_ns;
 	box->has_new = true;
+	mirror(box, INT64_MIN);
 	return trace_writer_op(m->s->w, &op, m->s->error) &&
 	       trace_writer_path_op(m->s->w, TRACE_FSYNC, box->path, m->s->error);
 }
 
 /* mbox_reset_atime: utime(path, atime = mtime - 1, mtime) in whole seconds. */
-static bool reset_atime(struct mutt *m, struct mailbox *box)
+static bool reset_atime(struct tracegen_mutt *m, struct mailbox *box)
 {
 	struct trace_op op;
 	int64_t mtime_s = box->mtime_ns / TRACE_NS_PER_SEC;
@@ -110,12 +123,14 @@ static bool reset_atime(struct mutt *m, struct mailbox *box)
 	op.atime_ns = (mtime_s - 1) * TRACE_NS_PER_SEC;
 	op.mtime_ns = mtime_s * TRACE_NS_PER_SEC;
 	box->mtime_ns = op.mtime_ns;
+	mirror(box, op.atime_ns);
 	return trace_writer_op(m->s->w, &op, m->s->error);
 }
 
-static bool open_mailbox(struct mutt *m, struct mailbox *box)
+static bool open_mailbox(struct tracegen_mutt *m, struct mailbox *box)
 {
 	int64_t cost = TRACEGEN_COST_READ_FILE_NS + (int64_t)(box->size * TRACEGEN_COST_READ_BYTE_PS / 1000);
+	mirror(box, m->s->clock.now_ns);
 	if (!trace_writer_path_op(m->s->w, TRACE_READ, box->path, m->s->error) ||
 	    !tracegen_clock_spend(&m->s->clock, m->s->w, cost, m->s->error))
 		return false;
@@ -125,7 +140,7 @@ static bool open_mailbox(struct mutt *m, struct mailbox *box)
 	return true;
 }
 
-static bool check(struct mutt *m)
+bool tracegen_mutt_check(struct tracegen_mutt *m)
 {
 	for (guint b = 0; b < m->n_boxes; b++)
 		if (!trace_writer_path_op(m->s->w, TRACE_STAT, m->boxes[b].path, m->s->error))
@@ -138,15 +153,15 @@ static bool check(struct mutt *m)
 	return true;
 }
 
-static bool run_day(struct mutt *m, int day, int64_t day_start)
+static bool run_day(struct tracegen_mutt *m, const struct tracegen_params *p, int day, int64_t day_start)
 {
-	g_autoptr(GArray) events = day_events(m, day_start);
+	g_autoptr(GArray) events = day_events(m, p, day_start);
 	g_autofree char *label = g_strdup_printf("day_%d", day);
 	for (guint i = 0; i < events->len; i++) {
 		const struct event *e = &g_array_index(events, struct event, i);
 		if (!tracegen_clock_advance_to(&m->s->clock, m->s->w, e->t_ns, m->s->error))
 			return false;
-		bool ok = e->kind == EVENT_DELIVERY ? deliver(m, &m->boxes[e->box]) : check(m);
+		bool ok = e->kind == EVENT_DELIVERY ? tracegen_mutt_deliver(m, e->box) : tracegen_mutt_check(m);
 		if (!ok)
 			return false;
 	}
@@ -154,7 +169,7 @@ static bool run_day(struct mutt *m, int day, int64_t day_start)
 					 m->s->error) && tracegen_session_measure(m->s, label);
 }
 
-static bool make_dirs(struct mutt *m, const char *prefix)
+static bool make_dirs(struct tracegen_mutt *m, const char *prefix)
 {
 	g_autofree char *mail = g_strdup_printf("%s/Mail", prefix);
 	for (const char *slash = strchr(prefix + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
@@ -166,14 +181,13 @@ static bool make_dirs(struct mutt *m, const char *prefix)
 	       trace_writer_path_op(m->s->w, TRACE_MKDIR, mail, m->s->error);
 }
 
-static bool create_mailboxes(struct mutt *m, const char *prefix)
+bool tracegen_mutt_create(struct tracegen_mutt *m, const char *maildir, struct fstree_node *maildir_node)
 {
 	int64_t start = m->s->start_ns;
 	for (guint b = 0; b < m->n_boxes; b++) {
 		struct mailbox *box = &m->boxes[b];
 		struct trace_op op;
-		box->path = b == 0 ? g_strdup_printf("%s/Mail/inbox", prefix)
-				   : g_strdup_printf("%s/Mail/box%02u", prefix, b + 1);
+		box->path = b == 0 ? g_strdup_printf("%s/inbox", maildir) : g_strdup_printf("%s/box%02u", maildir, b + 1);
 		box->size = (uint64_t)tracegen_rng_lognormal(&m->rng, log(1024.0 * 1024), 1.0);
 		box->mtime_ns = start - 2 * TRACE_NS_PER_DAY;
 		trace_op_init(&op, TRACE_CREATE);
@@ -184,31 +198,64 @@ static bool create_mailboxes(struct mutt *m, const char *prefix)
 		op.times_given = TRACE_TIME_ATIME | TRACE_TIME_MTIME;
 		op.atime_ns = start - TRACE_NS_PER_DAY;
 		op.mtime_ns = box->mtime_ns;
+		if (maildir_node) {
+			box->node = fstree_add(m->s->tree, maildir_node, FSTREE_FILE, strrchr(box->path, '/') + 1);
+			box->node->mode = op.mode;
+			box->node->uid = box->node->gid = op.uid;
+			mirror(box, op.atime_ns);
+		}
 		if (!trace_writer_op(m->s->w, &op, m->s->error))
 			return false;
 	}
 	return true;
 }
 
+struct tracegen_mutt *tracegen_mutt_new(struct tracegen_session *s, guint mailboxes, uint64_t seed)
+{
+	struct tracegen_mutt *m = g_new0(struct tracegen_mutt, 1);
+	m->s = s;
+	m->boxes = g_new0(struct mailbox, mailboxes);
+	m->n_boxes = mailboxes;
+	tracegen_rng_seed_stream(&m->rng, seed, 0x4d55); /* "MU" */
+	return m;
+}
+
+guint tracegen_mutt_mailboxes(const struct tracegen_mutt *m)
+{
+	return m->n_boxes;
+}
+
+struct tracegen_rng *tracegen_mutt_rng(struct tracegen_mutt *m)
+{
+	return &m->rng;
+}
+
+void tracegen_mutt_free(struct tracegen_mutt *m)
+{
+	if (!m)
+		return;
+	for (guint b = 0; b < m->n_boxes; b++)
+		g_free(m->boxes[b].path);
+	g_free(m->boxes);
+	g_free(m);
+}
+
 bool tracegen_run_mutt(const struct tracegen_params *p, struct trace_writer *w, GError **error)
 {
 	struct tracegen_session s = { .w = w, .prefix = p->prefix ? p->prefix : "/home/user", .error = error };
-	struct mutt m = { .s = &s, .p = p, .boxes = g_new0(struct mailbox, (gsize)p->mailboxes),
-			  .n_boxes = (guint)p->mailboxes };
+	struct tracegen_mutt *m = tracegen_mutt_new(&s, (guint)p->mailboxes, (uint64_t)p->seed);
+	g_autofree char *maildir = g_strdup_printf("%s/Mail", s.prefix);
 	int days = p->days ? p->days : 7;
 	bool ok = tracegen_start_time(p, NULL, &s.start_ns, error);
 
 	s.snapshot_dirs = g_ptr_array_new_with_free_func(g_free);
-	tracegen_rng_seed_stream(&m.rng, (uint64_t)p->seed, 0x4d55); /* "MU" */
-	ok = ok && tracegen_clock_start(&s.clock, w, s.start_ns, error) && make_dirs(&m, s.prefix) &&
-	     create_mailboxes(&m, s.prefix) && tracegen_session_measure(&s, "after_setup") &&
+	ok = ok && tracegen_clock_start(&s.clock, w, s.start_ns, error) && make_dirs(m, s.prefix) &&
+	     tracegen_mutt_create(m, maildir, NULL) && tracegen_session_measure(&s, "after_setup") &&
 	     tracegen_session_snapshots(&s, p, false);
 	for (int day = 1; ok && day <= days; day++)
-		ok = run_day(&m, day, s.start_ns + (int64_t)(day - 1) * TRACE_NS_PER_DAY);
+		ok = run_day(m, p, day, s.start_ns + (int64_t)(day - 1) * TRACE_NS_PER_DAY);
 
-	for (guint b = 0; b < m.n_boxes; b++)
-		g_free(m.boxes[b].path);
-	g_free(m.boxes);
+	tracegen_mutt_free(m);
 	tracegen_session_end(&s);
 	return ok;
 }

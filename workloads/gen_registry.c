@@ -28,7 +28,7 @@ enum {
 	OPT_SCOPE, OPT_NO_FOLLOW, OPT_DAYS, OPT_KEEP, OPT_RUN_DAYS, OPT_MAILBOXES, OPT_MAILS_PER_DAY,
 	OPT_CHECK_INTERVAL, OPT_COLD_DAYS, OPT_NEW_PER_DAY, OPT_READ_FRACTION, OPT_ROOT, OPT_STRICT,
 	OPT_PRELUDE, OPT_APPENDS, OPT_OVERWRITES, OPT_CREATES, OPT_DELETES, OPT_WRITE_SIZE, OPT_SIZE_DIST,
-	OPT_REMAINING,
+	OPT_SET, OPT_SCENARIO_SEED, OPT_REMAINING,
 };
 #define BIT(o) (UINT64_C(1) << (o))
 #define TREE_OPTIONS (BIT(OPT_FROM_DIR) | BIT(OPT_FILES) | BIT(OPT_SEED) | BIT(OPT_PREFIX) | \
@@ -109,6 +109,11 @@ static const struct option options[] = {
 	  "Median bytes of an append, an overwrite or a new file (default 4096)", "BYTES" },
 	{ OPT_SIZE_DIST, "size-dist", G_OPTION_ARG_STRING, FIELD(size_dist),
 	  "Distribution of those sizes: lognormal (sigma 1.5, default), pareto (shape 1.5), fixed", "DIST" },
+	{ OPT_SET, "set", G_OPTION_ARG_STRING_ARRAY, FIELD(sets),
+	  "Override a value of the file: GROUP.KEY=VALUE, e.g. tree.files=500 or 'job backup.schedule=daily 03:00' "
+	  "(repeatable)", "GROUP.KEY=VALUE" },
+	{ OPT_SCENARIO_SEED, "seed", G_OPTION_ARG_INT64, FIELD(scenario_seed),
+	  "Random seed (default: the file's [scenario] seed, else 1)", "S" },
 	{ OPT_REMAINING, G_OPTION_REMAINING, G_OPTION_ARG_FILENAME_ARRAY, FIELD(remaining), NULL, "DIR" },
 };
 
@@ -128,6 +133,7 @@ void tracegen_params_init(struct tracegen_params *params)
 	params->files_per_dir = 5.0;
 	params->depth_mean = 6.49;
 	params->max_file_size = G_GINT64_CONSTANT(1) << 30;
+	params->scenario_seed = -1;
 	params->notes = g_ptr_array_new_with_free_func(g_free);
 }
 
@@ -143,9 +149,12 @@ void tracegen_params_clear(struct tracegen_params *params)
 	g_free(params->root);
 	g_free(params->strace_log);
 	g_free(params->size_dist);
+	g_free(params->scenario_file);
+	g_strfreev(params->sets);
 	if (params->notes)
 		g_ptr_array_unref(params->notes);
 	g_strfreev(params->remaining);
+	g_free(params->command);
 	memset(params, 0, sizeof(*params));
 }
 
@@ -165,6 +174,8 @@ GOptionEntry *tracegen_option_entries(const struct tracegen_scenario *scenario, 
 			entries[n - 1].arg_description = "LOG";
 		if (i == OPT_REMAINING && scenario->options == BIT(OPT_REMAINING))
 			entries[n - 1].arg_description = "TRACE…";
+		if (i == OPT_REMAINING && (scenario->options & BIT(OPT_SET)))
+			entries[n - 1].arg_description = "FILE";
 	}
 	return entries;
 }
@@ -249,6 +260,13 @@ bool tracegen_params_check(const struct tracegen_scenario *scenario, struct trac
 			return args_fail(error, "%s needs traces: %s A.trace B.trace...", scenario->name, scenario->name);
 		return true;
 	}
+	/* scenario FILE: one positional, the scenario file. */
+	if (scenario->options & BIT(OPT_SET)) {
+		if (!params->remaining || !params->remaining[0] || params->remaining[1])
+			return args_fail(error, "%s needs one file: %s FILE", scenario->name, scenario->name);
+		params->scenario_file = g_strdup(params->remaining[0]);
+		return params->scenario_seed >= -1 ? true : args_fail(error, "--seed must be >= 0");
+	}
 	char **positional = takes_log ? &params->strace_log : &params->from_dir;
 	if ((scenario->options & BIT(OPT_REMAINING)) && params->remaining && params->remaining[0] && !*positional) {
 		*positional = params->remaining[0]; /* moved, not copied */
@@ -269,8 +287,11 @@ bool tracegen_params_check(const struct tracegen_scenario *scenario, struct trac
 bool tracegen_run(const struct tracegen_scenario *scenario, const struct tracegen_params *params,
 		  struct trace_writer *writer, GError **error)
 {
+	/* The command goes on the summary's line, not a line of its own, so that
+	 * no op of a generated trace moves (error positions stay). */
 	return trace_writer_begin(writer, error) &&
-	       trace_writer_comment(writer, error, "cowsim gen %s: %s", scenario->name, scenario->summary) &&
+	       trace_writer_comment(writer, error, "cowsim gen %s: %s%s%s", scenario->name, scenario->summary,
+				    params->command ? TRACE_GEN_COMMAND_TAG : "", params->command ? params->command : "") &&
 	       scenario->run(params, writer, error) && trace_writer_finish(writer, error);
 }
 
@@ -411,5 +432,15 @@ const struct tracegen_scenario tracegen_scenarios[] = {
 	  "becomes A:LABEL (A-N when two inputs share a name).  The inputs' paths are kept as they\n"
 	  "are: give each generator its own --prefix when they must not meet.",
 	  BIT(OPT_REMAINING), tracegen_run_merge },
+	{ "scenario", "jobs of a scenario file on one timeline (docs/scenarios.md)",
+	  "cowsim gen scenario FILE: the jobs FILE describes (snapshots with retention, read-all,\n"
+	  "rsync-style backup, find, tar, mutt, tmpwatch, hsm-scan, churn, marks), each on its\n"
+	  "schedule (daily 02:00, every 5m, weekly, monthly, once), on one simulated timeline and\n"
+	  "one shared tree ([tree]: from-dir or synthetic).  The format is GKeyFile (INI); see\n"
+	  "docs/scenarios.md and workloads/scenarios/.  A bad value is reported as\n"
+	  "FILE:LINE: [group] key: reason (exit 2).  Examples:\n"
+	  "  cowsim gen scenario workloads/scenarios/home-mail-backup.ini -o home.trace\n"
+	  "  cowsim gen scenario build-server.ini --set tree.files=2000 --set scenario.days=3",
+	  BIT(OPT_REMAINING) | BIT(OPT_SET) | BIT(OPT_SCENARIO_SEED), tracegen_run_scenario },
 	{ NULL },
 };

@@ -147,25 +147,23 @@ bool tracegen_run_tar(const struct tracegen_params *p, struct trace_writer *w, G
 	return copy_snapshot_walk(p, w, TRACEGEN_WALK_TAR, "after_tar", error);
 }
 
-/* hsm-scan's second phase: read a fraction of the files cold at the start. */
-static bool migrate_cold(struct tracegen_session *s, const struct tracegen_params *p, int64_t start_ns)
+/* hsm-scan's second phase: read FRACTION of the files whose atime (as the
+ * generator knows it) is before COLD_BEFORE; a read makes the file warm. */
+bool tracegen_migrate_cold(struct tracegen_session *s, double fraction, int64_t cold_before,
+			   struct tracegen_rng *rng)
 {
-	struct tracegen_rng rng;
-	double fraction = p->read_fraction >= 0 ? p->read_fraction : 0.1;
-	int64_t cold_before = start_ns - (int64_t)p->cold_days * TRACE_NS_PER_DAY;
 	g_autoptr(GPtrArray) files = fstree_files(s->tree);
 	g_autoptr(GString) path = g_string_new(NULL);
 	uint64_t cold = 0, read = 0;
-
-	tracegen_rng_seed_stream(&rng, (uint64_t)p->seed, 0x4853); /* "HS" */
 	for (guint i = 0; i < files->len; i++) {
-		const struct fstree_node *file = g_ptr_array_index(files, i);
+		struct fstree_node *file = g_ptr_array_index(files, i);
 		if (file->atime_ns >= cold_before)
 			continue;
 		cold++;
-		if (tracegen_rng_unit(&rng) >= fraction)
+		if (tracegen_rng_unit(rng) >= fraction)
 			continue;
 		read++;
+		file->atime_ns = s->clock.now_ns;
 		fstree_path(file, s->prefix, path);
 		if (!trace_writer_path_op(s->w, TRACE_READ, path->str, s->error) ||
 		    !tracegen_clock_spend(&s->clock, s->w, TRACEGEN_COST_READ_FILE_NS +
@@ -174,6 +172,14 @@ static bool migrate_cold(struct tracegen_session *s, const struct tracegen_param
 	}
 	return trace_writer_comment(s->w, s->error, "hsm-scan: %" G_GUINT64_FORMAT " of %u files cold, %"
 				    G_GUINT64_FORMAT " migrated (read)", cold, files->len, read);
+}
+
+static bool migrate_cold(struct tracegen_session *s, const struct tracegen_params *p, int64_t start_ns)
+{
+	struct tracegen_rng rng;
+	double fraction = p->read_fraction >= 0 ? p->read_fraction : 0.1;
+	tracegen_rng_seed_stream(&rng, (uint64_t)p->seed, 0x4853); /* "HS" */
+	return tracegen_migrate_cold(s, fraction, start_ns - (int64_t)p->cold_days * TRACE_NS_PER_DAY, &rng);
 }
 
 bool tracegen_run_hsm_scan(const struct tracegen_params *p, struct trace_writer *w, GError **error)

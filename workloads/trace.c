@@ -32,12 +32,19 @@
  *      strings of error messages are built only once an error is certain;
  *   TR5 r->buf[r->buf_start .. r->buf_end) are the bytes read but not yet
  *      consumed, and r->buf has one spare byte past READ_CHUNK, so a last line
- *      without '\n' can still be NUL-terminated.
+ *      without '\n' can still be NUL-terminated;
+ *   TR6 the fast path (parse_path_only) returns exactly the op parse_op()
+ *      would: it takes only "KEYWORD PATH" with the keyword of the last line
+ *      parse_op() accepted, one ' ' and a path that is one plain token and
+ *      certainly good; anything else, errors included, goes to parse_op().
+ *      Most lines of a grep or a find are such lines (read, readdir, stat):
+ *      they cost one word pass over the path instead of lexing and checking.
  */
 #include "trace.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -199,6 +206,15 @@ bool trace_op_check(const struct trace_op *op, GError **error)
 
 /* --- the reader -------------------------------------------------------------- */
 
+/* An op keyword the fast path knows (TR6); name NULL when the slot is empty. */
+struct keyword {
+	const char *name;
+	size_t len;
+	enum trace_op_kind kind;
+	uint32_t default_mode; /* what trace_op_init() sets */
+	uint64_t head, head_mask; /* "NAME " as the first bytes of a word, when it fits in 8 */
+};
+
 struct trace_reader {
 	FILE *stream;
 	bool owns_stream;
@@ -212,6 +228,11 @@ struct trace_reader {
 	size_t pos;            /* the lexer's cursor in line */
 	uint64_t line_no;
 	bool poisoned;         /* TR3 */
+	/* TR6: the last two keywords parsed in full whose grammar lets "KEYWORD PATH" stand alone
+	 * (a grep alternates read and readdir), and the last path the fast path accepted */
+	struct keyword path_only[2];
+	char last_path[TRACE_NAME_MAX + 1];
+	size_t last_path_len;
 };
 
 /* One token of the current line. */
@@ -412,15 +433,6 @@ static const bool plain_byte[256] = {
 	PLAIN_ROWS(128), PLAIN_ROWS(160), PLAIN_ROWS(192), PLAIN_ROWS(224),
 };
 
-#define BYTES_01 UINT64_C(0x0101010101010101)
-#define BYTES_7F UINT64_C(0x7f7f7f7f7f7f7f7f)
-
-/* The high bit of each byte of X below N (N <= 128), exactly. */
-static uint64_t bytes_below(uint64_t x, unsigned n)
-{
-	return ~(((x & BYTES_7F) + BYTES_01 * (128 - n)) | x) & ~BYTES_7F;
-}
-
 /* Advance r->pos over whole words of plain bytes (TR4: paths are mostly plain, and long).  Stops at
  * the first word holding a blank, control byte, '"', '\\' or 0x7f; the byte loop finishes. */
 static void skip_plain_words(struct trace_reader *r)
@@ -430,9 +442,7 @@ static void skip_plain_words(struct trace_reader *r)
 	while (r->pos + 8 <= r->line_len) {
 		uint64_t word;
 		memcpy(&word, r->line + r->pos, 8);
-		uint64_t stop = bytes_below(word, 0x21) | bytes_below(word ^ (BYTES_01 * '"'), 1) |
-				bytes_below(word ^ (BYTES_01 * '\\'), 1) | bytes_below(word ^ (BYTES_01 * 0x7f), 1);
-		if (stop)
+		if (trace_bytes_not_plain(word))
 			return;
 		r->pos += 8;
 	}
@@ -852,6 +862,89 @@ static bool parse_op(struct trace_reader *r, struct trace_op *op, GError **error
 	return parse_options(r, g, op, &pending, has_pending, error);
 }
 
+/* True when "KEYWORD PATH" alone is a whole line of grammar G: no other required positional or key. */
+static bool path_may_stand_alone(const struct trace_grammar *g)
+{
+	return g->n_required == 1 && g->positional[0].value == TRACE_VALUE_PATH &&
+	       g->positional[0].slot == TRACE_SLOT_PATH && !g->required_keys && !g->needs_a_time;
+}
+
+/* Remember OP's keyword for the fast path when its grammar allows it (TR6). */
+static void remember_keyword(struct trace_reader *r, const struct trace_op *op)
+{
+	const struct trace_grammar *g = trace_syntax_grammar(op->kind);
+	if (r->path_only[0].name == g->name || !path_may_stand_alone(g))
+		return;
+	struct keyword k = { g->name, strlen(g->name), op->kind, g->default_mode, 0, 0 };
+	if (k.len < 8 && G_BYTE_ORDER == G_LITTLE_ENDIAN) {
+		memcpy(&k.head, k.name, k.len);
+		k.head |= (uint64_t)' ' << 8 * k.len;
+		k.head_mask = k.len == 7 ? UINT64_MAX : (UINT64_C(1) << 8 * (k.len + 1)) - 1;
+	}
+	r->path_only[1] = r->path_only[0];
+	r->path_only[0] = k;
+}
+
+/* True when the LEFT bytes at S start with keyword K and one ' ', and more follows. */
+static bool starts_with_keyword(const struct keyword *k, const char *s, size_t left)
+{
+	if (left <= k->len + 1)
+		return false;
+	if (k->head_mask && left >= 8) {
+		uint64_t word;
+		memcpy(&word, s, 8);
+		return (word & k->head_mask) == k->head;
+	}
+	return s[k->len] == ' ' && !memcmp(s, k->name, k->len);
+}
+
+/* The remembered keyword that, with one ' ', starts the LEFT bytes at S; NULL if none. */
+static const struct keyword *remembered_keyword(const struct trace_reader *r, const char *s, size_t left)
+{
+	for (int i = 0; i < 2 && r->path_only[i].name; i++)
+		if (starts_with_keyword(&r->path_only[i], s, left))
+			return &r->path_only[i];
+	return NULL;
+}
+
+/* How many leading bytes of the LEN bytes at S equal the last accepted path's, 8 at a time. */
+static size_t shared_with_last_path(const struct trace_reader *r, const char *s, size_t len)
+{
+	size_t n = MIN(len, r->last_path_len), i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t a, b;
+		memcpy(&a, s + i, 8);
+		memcpy(&b, r->last_path + i, 8);
+		if (a != b)
+			return i + (G_BYTE_ORDER == G_LITTLE_ENDIAN ? (size_t)__builtin_ctzll(a ^ b) / 8 : 0);
+	}
+	while (i < n && s[i] == r->last_path[i])
+		i++;
+	return i;
+}
+
+/* TR6: the line from r->pos as "KEYWORD PATH", or false (nothing consumed) for parse_op(). */
+static bool parse_path_only(struct trace_reader *r, struct trace_op *op)
+{
+	const char *s = r->line + r->pos;
+	size_t left = r->line_len - r->pos;
+	const struct keyword *k = remembered_keyword(r, s, left);
+	if (!k)
+		return false;
+	const char *path = s + k->len + 1;
+	size_t len = left - (size_t)(path - s), known = shared_with_last_path(r, path, len);
+	if (!trace_syntax_plain_path_token(path, len, known))
+		return false;
+	/* plain_path_token took at most TRACE_NAME_MAX + 1 bytes; the first KNOWN are there already */
+	memcpy(r->last_path + known, path + known, len - known);
+	r->last_path_len = len;
+	/* trace_op_init(), then the path and line, as one compound literal */
+	*op = (struct trace_op){ .kind = k->kind, .mode = k->default_mode, .line = r->line_no,
+				 .path = path /* NUL-terminated at the line's end (take_line) */ };
+	r->pos = r->line_len;
+	return true;
+}
+
 int trace_reader_next(struct trace_reader *reader, struct trace_op *op, GError **error)
 {
 	if (reader->poisoned) {
@@ -863,8 +956,46 @@ int trace_reader_next(struct trace_reader *reader, struct trace_op *op, GError *
 		int got = read_line(reader, error);
 		if (got <= 0)
 			return got;
+		if (parse_path_only(reader, op)) /* a keyword at column 1: neither blank nor a comment */
+			return 1;
 		if (line_is_empty(reader))
 			continue;
-		return parse_op(reader, op, error) ? 1 : -1;
+		if (!parse_op(reader, op, error))
+			return -1;
+		remember_keyword(reader, op);
+		return 1;
 	}
+}
+
+/* --- the generator's command ------------------------------------------------ */
+
+char *trace_gen_command(const char *path, GError **error)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: %s", path, g_strerror(errno));
+		return NULL;
+	}
+	char *line = NULL, *command = NULL;
+	size_t size = 0;
+	ssize_t got;
+	while (!command && (got = getline(&line, &size, f)) >= 0) {
+		while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
+			line[--got] = '\0';
+		if (*line && *line != '#' && strcmp(line, TRACE_HEADER))
+			break; /* the first op: the generator's comment comes before it */
+		const char *tag = g_str_has_prefix(line, "# cowsim gen ") ? strstr(line, TRACE_GEN_COMMAND_TAG) : NULL;
+		if (tag)
+			command = g_strdup(tag + strlen(TRACE_GEN_COMMAND_TAG));
+	}
+	bool failed = ferror(f);
+	int saved = errno;
+	free(line);
+	fclose(f);
+	if (failed) {
+		g_free(command);
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: %s", path, g_strerror(saved));
+		return NULL;
+	}
+	return command;
 }

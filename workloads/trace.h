@@ -143,6 +143,22 @@ bool trace_op_equal(const struct trace_op *a, const struct trace_op *b);
  * "field NAME: reason" (no location). */
 bool trace_op_check(const struct trace_op *op, GError **error);
 
+/* --- the generator's command ------------------------------------------------ */
+
+/* `cowsim gen` writes the command line that regenerates a trace (its -o left
+ * out) on the comment line after the header, after the scenario's summary:
+ *
+ *     cowsim-trace 1
+ *     # cowsim gen synthetic: copy a synthetic tree ...; command: cowsim gen synthetic --files 3
+ *
+ * On that line and not one of its own, so that no op moves. */
+#define TRACE_GEN_COMMAND_TAG "; command: "
+
+/* The command recorded in the comments of PATH before its first op, or NULL
+ * when there is none (a trace written by hand, or before cowsim recorded
+ * it). NULL and *error when PATH cannot be read. */
+char *trace_gen_command(const char *path, GError **error);
+
 /* --- reader --------------------------------------------------------------- */
 
 struct trace_reader;

@@ -353,15 +353,6 @@ static const char *component_problem(const char *s, size_t len)
 	return NULL;
 }
 
-#define BYTES_01 UINT64_C(0x0101010101010101)
-#define BYTES_7F UINT64_C(0x7f7f7f7f7f7f7f7f)
-
-/* The high bit of each byte of X that is zero, and no other bit (exact, unlike the shorter trick). */
-static uint64_t zero_bytes(uint64_t x)
-{
-	return ~(((x & BYTES_7F) + BYTES_7F) | x | BYTES_7F);
-}
-
 /* True when the component after the '/' at S[I] is empty, "." or "..". */
 static bool component_is_special(const char *s, size_t len, size_t i)
 {
@@ -382,20 +373,48 @@ static bool path_is_plainly_good(const char *s, size_t len)
 	if (G_BYTE_ORDER != G_LITTLE_ENDIAN || len < 2 || len > TRACE_NAME_MAX + 1 || s[0] != '/')
 		return false;
 	for (size_t base = 0; base < len; base += 8) {
-		uint64_t word = BYTES_01; /* bytes past the end read as 0x01: neither NUL nor '/' */
+		uint64_t word = TRACE_BYTES_01; /* bytes past the end read as 0x01: neither NUL nor '/' */
 		if (base + 8 <= len)
 			memcpy(&word, s + base, 8); /* a constant size: one load, no call */
 		else
 			for (size_t i = base; i < len; i++)
 				word = (word & ~(UINT64_C(0xff) << 8 * (i - base))) |
 				       (uint64_t)(unsigned char)s[i] << 8 * (i - base);
-		if (zero_bytes(word))
+		if (trace_bytes_below(word, 1))
 			return false;
-		for (uint64_t slashes = zero_bytes(word ^ (BYTES_01 * '/')); slashes; slashes &= slashes - 1)
+		for (uint64_t slashes = trace_bytes_equal(word, '/'); slashes; slashes &= slashes - 1)
 			if (component_is_special(s, len, base + (size_t)__builtin_ctzll(slashes) / 8))
 				return false;
 	}
 	return true;
+}
+
+/* One pass over S for both rules: plain bytes (the lexer's) and path_is_plainly_good's.  The last
+ * word is loaded to end at S + LEN, overlapping the one before: both checks may see a byte twice,
+ * and neither reads past the token (so no bytes of the next line or past the buffer).
+ *
+ * KNOWN: a slash at p decides with the bytes up to p + 3 (component_is_special), so the pass may
+ * start at the word holding byte KNOWN - 3: every slash before it, and every byte, is the same as
+ * in the path accepted before.  A grep or a find names paths in tree order: most of each path is
+ * its predecessor's. */
+bool trace_syntax_plain_path_token(const char *s, size_t len, size_t known)
+{
+	if (G_BYTE_ORDER != G_LITTLE_ENDIAN || len < 8 || len > TRACE_NAME_MAX + 1 || s[0] != '/')
+		return false;
+	g_assert(known <= len);
+	for (size_t base = known > 3 ? (known - 3) & ~(size_t)7 : 0;; base += 8) {
+		if (base + 8 > len)
+			base = len - 8;
+		uint64_t word;
+		memcpy(&word, s + base, 8);
+		if (trace_bytes_not_plain(word))
+			return false;
+		for (uint64_t slashes = trace_bytes_equal(word, '/'); slashes; slashes &= slashes - 1)
+			if (component_is_special(s, len, base + (size_t)__builtin_ctzll(slashes) / 8))
+				return false;
+		if (base + 8 == len)
+			return true;
+	}
 }
 
 const char *trace_syntax_path_problem(const char *s, size_t len)

@@ -75,10 +75,49 @@ bool trace_syntax_kind_from_token(const char *s, size_t len, enum trace_op_kind 
 const char *trace_syntax_key_name(unsigned key);
 unsigned trace_syntax_key_from_name(const char *name, size_t len);
 
+/* True when the LEN bytes at S are certainly an unquoted token (no blank, control byte, '"', '\\'
+ * or 0x7f: the lexer's plain bytes) holding a good path (TO1): the reader's fast path for
+ * "KEYWORD PATH" lines.  False is no verdict: the caller lexes and checks the line in full.
+ * KNOWN bytes of S (KNOWN <= LEN) are the start of a path this function accepted before: those
+ * bytes are not checked again, only the components they may end. */
+bool trace_syntax_plain_path_token(const char *s, size_t len, size_t known);
 /* NULL if S (LEN bytes) may be a path (TO1), else why not. */
 const char *trace_syntax_path_problem(const char *s, size_t len);
 /* NULL if S may be a string value (non-empty, no NUL, <= TRACE_PATH_MAX), else why not. */
 const char *trace_syntax_string_problem(const char *s, size_t len);
+
+/* --- eight bytes at a time (little-endian loads; the reader's hot loops) --- */
+
+#define TRACE_BYTES_01 UINT64_C(0x0101010101010101)
+#define TRACE_BYTES_7F UINT64_C(0x7f7f7f7f7f7f7f7f)
+
+/* The high bit of each byte of X below N (N <= 128), exactly, and no other bit. */
+static inline uint64_t trace_bytes_below(uint64_t x, unsigned n)
+{
+	return ~(((x & TRACE_BYTES_7F) + TRACE_BYTES_01 * (128 - n)) | x) & ~TRACE_BYTES_7F;
+}
+
+/* The high bit of each byte of X equal to C, exactly. */
+static inline uint64_t trace_bytes_equal(uint64_t x, unsigned char c)
+{
+	return trace_bytes_below(x ^ (TRACE_BYTES_01 * c), 1);
+}
+
+/* Nonzero when some byte of X is below N (N <= 128): which byte is not said (the borrow of a lower
+ * byte may mark bytes above it), so this only answers "any"; three operations. */
+static inline uint64_t trace_any_byte_below(uint64_t x, unsigned n)
+{
+	return (x - TRACE_BYTES_01 * n) & ~x & ~TRACE_BYTES_7F;
+}
+
+/* Nonzero when some byte of X cannot continue an unquoted token: a blank, a control byte (NUL
+ * included), '"', '\\' or 0x7f. */
+static inline uint64_t trace_bytes_not_plain(uint64_t x)
+{
+	return trace_any_byte_below(x, 0x21) | trace_any_byte_below(x ^ (TRACE_BYTES_01 * '"'), 1) |
+	       trace_any_byte_below(x ^ (TRACE_BYTES_01 * '\\'), 1) |
+	       trace_any_byte_below(x ^ (TRACE_BYTES_01 * 0x7f), 1);
+}
 
 /* --- values --- */
 

@@ -101,8 +101,13 @@ struct tracegen_params {
 	gboolean strict;         /* from-strace: a malformed log line is an error */
 	gboolean prelude;        /* from-strace: start with the from-dir copy of --root */
 	char *strace_log;        /* from-strace's LOG (the positional) */
+	char *scenario_file;     /* scenario: FILE (the positional) */
+	char **sets;             /* scenario: --set GROUP.KEY=VALUE overrides */
+	gint64 scenario_seed;    /* scenario: --seed, -1 when not given (the file's seed holds) */
 	GPtrArray *notes;        /* char *: report lines a scenario leaves for stderr (from-strace) */
 	char **remaining;        /* G_OPTION_REMAINING: from-dir's DIR, from-strace's LOG */
+	char *command;           /* the command line that regenerates the trace, for its
+				    second line (TRACE_GEN_COMMAND_TAG); NULL: not recorded */
 };
 
 void tracegen_params_init(struct tracegen_params *params);

@@ -176,10 +176,15 @@ void fixture_assert_fs_corrupt(struct fs *fs, const char *want)
 
 void fixture_make_files(struct fs *fs, unsigned files)
 {
+	fixture_make_files_in(fs, "/d", files);
+}
+
+void fixture_make_files_in(struct fs *fs, const char *dir_path, unsigned files)
+{
 	struct fs_attributes dir = fixture_attributes(0755, INT64_MIN, INT64_MIN);
-	assert_int_equal(fs_mkdir(fs, "/d", &dir), 0);
+	assert_int_equal(fs_mkdir(fs, dir_path, &dir), 0);
 	for (unsigned i = 0; i < files; i++) {
-		g_autofree char *path = g_strdup_printf("/d/file-%03u", i);
+		g_autofree char *path = g_strdup_printf("%s/file-%03u", dir_path, i);
 		struct fs_attributes a = fixture_attributes(0644, INT64_MIN, INT64_MIN);
 		assert_int_equal(fs_create(fs, path, i % 3 ? 9000 + i : 100, &a), 0);
 	}

@@ -90,6 +90,8 @@ void fixture_assert_fs_corrupt(struct fs *fs, const char *want);
 /* /d and in it `files` files /d/file-000...: two of three with 9000+ bytes of
  * data in an extent, one of three 100 bytes inline. */
 void fixture_make_files(struct fs *fs, unsigned files);
+/* The same in the directory DIR_PATH (made here). */
+void fixture_make_files_in(struct fs *fs, const char *dir_path, unsigned files);
 
 /* Attributes with fixed atime and mtime (ctime "now"). */
 struct fs_attributes fixture_attributes(uint32_t mode, int64_t atime, int64_t mtime);

@@ -596,13 +596,20 @@ static void test_btree_other_change_to_a_leaf_with_overlay_gives_it_own_items_wi
 	tree_fixture_free(f);
 }
 
-/* Without a snapshot the old leaf is freed, and released at the commit:
- * the copy is then its array's only user and keeps no overlay. */
-static void test_btree_commit_folds_the_overlay_of_a_leaf_whose_source_it_released(void **state)
+/* Without a snapshot the COW frees the old leaf, which gives its array to
+ * the copy (BT8): the atime goes straight into the copy's item, with no
+ * overlay and no copy of the array, and stays there through the commit. */
+static void test_btree_atime_write_without_a_snapshot_changes_the_copy_in_place(void **state)
 {
 	struct tree_fixture *f = inode_tree();
+	struct tree_block *old = leaf_of(&f->tree, 500);
+	struct btree_item *old_items = old->items;
 	write_atime(f, 500, 7);
-	assert_non_null(leaf_of(&f->tree, 500)->atimes);
+	assert_ptr_not_equal(leaf_of(&f->tree, 500), old);
+	assert_ptr_equal(leaf_of(&f->tree, 500)->items, old_items);
+	assert_null(leaf_of(&f->tree, 500)->atimes);
+	assert_null(old->items);
+	tree_fixture_assert_ok(f, "an atime write that freed the old leaf");
 	tree_fixture_commit(f);
 	struct tree_block *leaf = leaf_of(&f->tree, 500);
 	assert_null(leaf->atimes);
@@ -695,7 +702,7 @@ int main(void)
 		cmocka_unit_test(test_btree_commit_gives_back_the_slots_kept_for_growth),
 		cmocka_unit_test(test_btree_atime_write_to_a_snapshotted_leaf_copies_the_block_but_shares_its_items),
 		cmocka_unit_test(test_btree_other_change_to_a_leaf_with_overlay_gives_it_own_items_with_the_atimes),
-		cmocka_unit_test(test_btree_commit_folds_the_overlay_of_a_leaf_whose_source_it_released),
+		cmocka_unit_test(test_btree_atime_write_without_a_snapshot_changes_the_copy_in_place),
 		cmocka_unit_test(test_btree_resize_grows_an_item_and_splits_its_full_leaf),
 		cmocka_unit_test(test_btree_resize_shrinks_an_item_in_its_leaf),
 		cmocka_unit_test(test_btree_resize_of_a_missing_key_returns_null),

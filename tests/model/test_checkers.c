@@ -212,6 +212,40 @@ static void test_item_sharing_check_fails_when_a_leaf_lets_go_of_a_shared_array_
 	tree_fixture_free(f);
 }
 
+static void test_item_sharing_check_fails_when_a_freed_leaf_still_shares_its_array(void **state)
+{
+	/* Without a snapshot an atime write frees the old leaf, which gives its
+	 * array to the copy (BT8). */
+	struct tree_fixture *f = tree_fixture_new(4096);
+	for (uint64_t i = 1; i <= 200; i++) {
+		struct btree_key key = BTRFS_KEY(i, BTRFS_INODE_ITEM_KEY, 0);
+		btree_insert_item(&f->tree, &f->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
+	}
+	tree_fixture_commit(f);
+	struct btree_key key = BTRFS_KEY(100, BTRFS_INODE_ITEM_KEY, 0);
+	struct btree_path path;
+	assert_true(btree_lookup(&f->tree, &key, &path));
+	struct tree_block *old = path.nodes[0];
+	btree_path_write_inode_atime(&f->tree, &f->txn, &path, 7);
+	assert_true(btree_lookup(&f->tree, &key, &path));
+	struct tree_block *copy = path.nodes[0];
+	assert_ptr_not_equal(copy, old);
+	assert_null(old->items);
+	g_autoptr(GHashTable) live = g_hash_table_new(NULL, NULL);
+	btree_collect_blocks(f->tree.root, live);
+	g_autoptr(GError) error = NULL;
+	assert_true(btree_check_item_sharing(live, blockstore_unreleased_blocks(f->store), &error));
+	/* The freed leaf pointing at the copy's array again: BT8 is checked
+	 * before the count of users (BT6). */
+	old->items = copy->items;
+	assert_false(btree_check_item_sharing(live, blockstore_unreleased_blocks(f->store), &error));
+	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT
+						", BT8 freed but still sharing its item array", old->bytenr);
+	assert_string_equal(error->message, want);
+	old->items = NULL;
+	tree_fixture_free(f);
+}
+
 /* --- reference counts (refs.h RF1-RF3) ------------------------------------------ */
 
 static void test_refs_check_fails_when_a_block_counts_a_reference_too_many(void **state)
@@ -248,6 +282,50 @@ static void test_refs_check_fails_when_a_reachable_data_extent_is_freed(void **s
 	fixture_assert_fs_corrupt(fs, want);
 	extent->flags &= (uint8_t)~DATA_EXTENT_FREED;
 	fs_free(fs);
+}
+
+/* --- the walk memo (fs_namespace.c NS1-NS2) ------------------------------------------ */
+
+/* Points the memo at PREFIX, leading to the inode at TARGET, marked checked as a directory. */
+static void set_memo(struct fs *fs, const char *prefix, const char *target)
+{
+	struct inode_location where;
+	assert_int_equal(fs_resolve(fs, target, &where), 0);
+	struct walk_memo *m = &fs->walk_memo;
+	m->len = strlen(prefix);
+	memcpy(m->prefix, prefix, m->len);
+	m->dir = where;
+	m->dir_checked = true;
+	m->names_removed = fs->names_removed;
+}
+
+static void test_namespace_check_fails_on_a_memo_that_leads_elsewhere(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	assert_int_equal(fs_read(fs, "/d/file-001", NULL), 0); /* the memo: "/d/" */
+	fixture_assert_fs_ok(fs, "after a read");
+	set_memo(fs, "/d/", "/snap/d");
+	fixture_assert_fs_corrupt(fs, "corrupt walk memo: 257, NS1 the prefix '/d/' leads elsewhere");
+	set_memo(fs, "/d/", "/d");
+	fixture_assert_fs_ok(fs, "the memo put right");
+	fs_free(fs);
+	(void)state;
+}
+
+static void test_namespace_check_fails_on_a_memo_marked_checked_that_holds_a_file(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	set_memo(fs, "/d/file-001/", "/d/file-001"); /* where a full walk of the prefix leads: NS1 holds */
+	struct inode_location file = fs->walk_memo.dir;
+	g_autofree char *want = g_strdup_printf("corrupt walk memo: %" G_GUINT64_FORMAT
+						", NS2 marked checked but not a directory", file.inode);
+	fixture_assert_fs_corrupt(fs, want);
+	/* What the mark would break: a path through the file must not resolve. */
+	fs->walk_memo.dir_checked = false;
+	fixture_assert_fs_ok(fs, "unmarked");
+	assert_int_equal(fs_read(fs, "/d/file-001/x", NULL), -ENOTDIR);
+	fs_free(fs);
+	(void)state;
 }
 
 /* --- the block store (blockstore.c BS1-BS3) -------------------------------------- */
@@ -633,9 +711,12 @@ int main(void)
 		cmocka_unit_test(test_btree_check_fails_when_a_child_is_younger_than_its_parent),
 		cmocka_unit_test(test_item_sharing_check_fails_on_an_atime_overlay_on_a_node),
 		cmocka_unit_test(test_item_sharing_check_fails_when_a_leaf_lets_go_of_a_shared_array_uncounted),
+		cmocka_unit_test(test_item_sharing_check_fails_when_a_freed_leaf_still_shares_its_array),
 		cmocka_unit_test(test_refs_check_fails_when_a_block_counts_a_reference_too_many),
 		cmocka_unit_test(test_refs_check_fails_when_a_data_extent_counts_a_reference_too_many),
 		cmocka_unit_test(test_refs_check_fails_when_a_reachable_data_extent_is_freed),
+		cmocka_unit_test(test_namespace_check_fails_on_a_memo_that_leads_elsewhere),
+		cmocka_unit_test(test_namespace_check_fails_on_a_memo_marked_checked_that_holds_a_file),
 		cmocka_unit_test(test_blockstore_check_fails_on_a_live_block_no_tree_reaches),
 		cmocka_unit_test(test_blockstore_check_fails_when_two_live_blocks_share_an_address),
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_is_used_past_its_length),

@@ -78,9 +78,9 @@ static void count_unlinked(struct transaction *txn, struct tree_block *block)
 	refs_transaction_ops.block_unlinked(txn, block);
 }
 
-static void pass_throttle(struct transaction *txn)
+static int pass_throttle(struct transaction *txn, bool stoppable)
 {
-	refs_transaction_ops.throttle(txn);
+	return refs_transaction_ops.throttle(txn, stoppable);
 }
 
 static void count_run_queued(struct transaction *txn)

@@ -67,6 +67,19 @@ def test_the_figure_keeps_the_command_that_made_it(tmp):
         assert b"tEXtComment\x00cowsim plot " in f.read()
 
 
+def test_the_command_keeps_option_values_that_name_existing_files(tmp):
+    # A folder named "sweep" (or "bars") beside the run must not turn
+    # --kind sweep into --kind . in the command the report shows.
+    os.mkdir(os.path.join(tmp, "mark"))
+    os.mkdir(os.path.join(tmp, "d"))
+    r = run(tmp, STRICT, "--x", "mark", "--title=mark", "--measured", STRICT, "-o", "d/out")
+    assert r.returncode == 0, r.stderr
+    rel = os.path.relpath(STRICT, os.path.join(tmp, "d")).encode()
+    text = svg(tmp, "d/out")
+    assert (b"<dc:description>cowsim plot " + rel + b" --x mark --title=mark --measured " + rel
+            + b" -o out</dc:description>") in text, text[:2000]
+
+
 def test_svg_has_no_date(tmp):
     assert run(tmp, STRICT, "-o", "out").returncode == 0
     assert b"<dc:date>" not in svg(tmp, "out")

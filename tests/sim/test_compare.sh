@@ -32,9 +32,9 @@ check "each per-run CSV has the marks of the trace" \
   "[ \$(grep -c after_grep2 \"$work/a/strictatime-side-table.csv\") = 1 ]"
 check "compare.csv has a header and 12 lines" "[ \$(wc -l <\"$work/a/compare.csv\") = 13 ]"
 check "compare.md has a header, a rule and 12 lines" "[ \$(grep -c '^|' \"$work/a/compare.md\") = 14 ]"
-check "parameters.txt records the shared model options, the policies and the mounts" \
-  "grep -qx nodesize=16384 '$work/a/parameters.txt' && grep -qx design=btrfs '$work/a/parameters.txt' && grep -qx 'policies=$policies' '$work/a/parameters.txt' && grep -qx 'mounts=$mounts' '$work/a/parameters.txt' && grep -qx base=after_snapshots '$work/a/parameters.txt'" \
-  "$(cat "$work/a/parameters.txt" 2>&1)"
+check "parameters.json records the shared model options, the policies and the mounts" \
+  "[ \"\$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); o = d[\"options\"]; print(d[\"model\"][\"nodesize\"], d[\"model\"][\"design\"], o[\"policies\"], o[\"mounts\"], o[\"base\"])' '$work/a/parameters.json')\" = '16384 btrfs $policies $mounts after_snapshots' ]" \
+  "$(cat "$work/a/parameters.json" 2>&1)"
 for column in metadata_final amplification atime_updates atime_skipped failed_reads atime_dropped atime_stale \
               bytes_written stale_lt_1h stale_ge_30d; do
   check "compare.csv has column $column" "head -1 \"$work/a/compare.csv\" | tr , '\n' | grep -qx $column"

@@ -23,7 +23,7 @@ check "--designs: one CSV per design x mount, policy inline by default (6)" \
   "found $csvs"
 check "--designs: compare.csv starts with a design column, a line per run" \
   "head -1 '$work/d/compare.csv' | grep -q '^design,mount,policy,status' && [ \$(wc -l <'$work/d/compare.csv') = 7 ]"
-check "--designs: parameters.txt records the designs" "grep -qx designs=btrfs,keyed,zfs '$work/d/parameters.txt'"
+check "--designs: parameters.json records the designs" "grep -q '\"designs\": \"btrfs,keyed,zfs\"' '$work/d/parameters.json'"
 check "--designs: progress names the design" "grep -q 'run 6 of 6: design zfs, mount noatime, policy inline' '$work/stderr'"
 check "--designs: the curves have a panel per design" \
   "grep -q '<!-- design btrfs -->' '$work/d/compare.svg' && grep -q '<!-- design zfs -->' '$work/d/compare.svg'"

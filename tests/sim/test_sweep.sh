@@ -92,5 +92,21 @@ check "a generator that refuses its options exits 2 and says so" "[ $? = 2 ] && 
   >/dev/null 2>"$work/err"
 check "TRACE and --gen together exit 2" "[ $? = 2 ] && [ -s \"$work/err\" ]"
 
+# -j N children get the parent's hash of TRACE (--trace-sha256, hidden) instead of hashing it again.
+hash=$(sha256sum "$work/seed.trace" | cut -c1-64)
+"$cowsim" sweep "$work/seed.trace" --vary nodesize=4K,16K -q --out "$work/h1" --point 1 2>/dev/null
+"$cowsim" sweep "$work/seed.trace" --vary nodesize=4K,16K -q --out "$work/h2" --point 1 --trace-sha256 "$hash" 2>/dev/null
+check "a point run with the trace's hash given is the point run without it (same key, same bytes)" \
+  "[ \"\$(ls \"$work/h1/points\")\" = \"\$(ls \"$work/h2/points\")\" ] && cmp -s \"\$(ls \"$work/h1\"/points/*.csv)\" \"\$(ls \"$work/h2\"/points/*.csv)\""
+"$cowsim" sweep "$work/seed.trace" --vary nodesize=4K,16K -q --out "$work/h3" --point 1 --trace-sha256 xyz 2>"$work/err"
+check "a malformed --trace-sha256 exits 2 and says why" "[ $? = 2 ] && grep -q 'trace-sha256' \"$work/err\""
+
+# A point that ends in ENOSPC is a result (SS2): kept, its line says enospc, the sweep exits 0.
+"$cowsim" sweep "$work/seed.trace" --vary device-size=160M,4G -q --out "$work/full" >/dev/null 2>"$work/err"
+status=$?
+check "a point ended by ENOSPC is kept as a result: exit 0, status enospc then done, no GLib warning" \
+  "[ $status = 0 ] && [ \"$(column "$work/full/sweep.csv" status 2>/dev/null)\" = 'enospc done ' ] && ! grep -q CRITICAL \"$work/err\"" \
+  "status $status: $(cat "$work/err"; cat "$work/full/sweep.csv" 2>/dev/null | cut -c1-80)"
+
 echo "1..$n"
 [ $failed = 0 ]

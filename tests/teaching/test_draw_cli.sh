@@ -89,7 +89,7 @@ mkdir "$work/nodot"; for tool in bash awk grep; do ln -s "$(command -v $tool)" "
 PATH="$work/nodot" "$cowsim" draw "$traces/ten-files.trace" --format svg -o "$work/nodot.svg" 2>"$work/nodot.err"; s=$?
 check "svg needs no dot on the PATH" "[ $s = 0 ] && grep -q '<svg' '$work/nodot.svg' && [ ! -s '$work/nodot.err' ]" "$(cat "$work/nodot.err")"
 check "svg has the legend: shared, shared through a parent, exclusive, new" \
-  "grep -q 'shared: refs &gt; 1\\|shared: refs > 1' '$work/a.svg' && grep -q 'shared through a shared parent' '$work/a.svg' && grep -q 'exclusive: one tree' '$work/a.svg' && grep -q 'new: copied or written by the newest generation' '$work/a.svg'"
+  "grep -q 'shared: refs &gt; 1\\|shared: refs > 1' '$work/a.svg' && grep -q 'shared through a shared parent' '$work/a.svg' && grep -q 'exclusive: one tree' '$work/a.svg' && grep -q 'new: written by the newest generation (gen [0-9]*)' '$work/a.svg'"
 
 # --- bad input ----------------------------------------------------------------
 draw --at no_such_mark > /dev/null 2> "$work/err"; s=$?

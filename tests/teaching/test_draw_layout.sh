@@ -8,7 +8,8 @@
 # back from the SVG and tests them; it is shown to fail on drawings broken
 # three ways. The drawings: every step of the tutorial traces, of the seed
 # experiment (summarized, and whole) and of a backup rotation whose
-# snapshots are deleted while the tree grows.
+# snapshots are deleted while the tree grows, under the side-table policy and
+# the keyed and zfs designs too.
 set -u
 . "$(dirname "$0")/../tap.sh"
 cowsim=$1
@@ -33,6 +34,12 @@ layout_ok "cow-path, every op" "$work/cow.html"
 "$cowsim" gen seed-experiment --files 300 --snapshots 3 -o "$work/seed.trace"
 "$cowsim" draw "$work/seed.trace" --steps --trees fs --max-blocks 0 -o "$work/seed.html"
 layout_ok "seed experiment, fs trees whole" "$work/seed.html"
+"$cowsim" draw "$work/seed.trace" --steps --trees fs,atime --policy side-table -o "$work/side.html"
+layout_ok "seed experiment, side-table policy: fs trees and atime side tables" "$work/side.html"
+"$cowsim" draw "$work/seed.trace" --steps --trees all --design keyed -o "$work/keyed.html"
+layout_ok "seed experiment, keyed design (one fs tree)" "$work/keyed.html"
+"$cowsim" draw "$traces/grep-all-ro.trace" --nodesize 4K --steps --trees all --design zfs -o "$work/zfs.html"
+layout_ok "grep-all-ro, zfs design" "$work/zfs.html"
 "$cowsim" gen seed-experiment --files 3000 --snapshots 2 -o "$work/big.trace"
 "$cowsim" draw "$work/big.trace" --steps --trees all -o "$work/big.html" 2>/dev/null
 layout_ok "seed experiment of 3000 files, summarized" "$work/big.html"

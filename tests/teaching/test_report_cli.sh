@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # tests/teaching/test_report_cli.sh COWSIM TUTORIAL_DIR - `cowsim report` (TAP).
 #
-# Issue 8, item 3: a results folder becomes one self-contained page: every
-# CSV a table, every image a data URI (no other source anywhere), the
-# summary's parameter columns as parameters, the calibration error computed
+# Issue 8, item 3, and issue 17, item 4: a results folder becomes one
+# self-contained page: a title made from the parameters, the plots first,
+# each with the command that made it (and that command makes the same
+# bytes again), then the one summary table (compare.md, its Markdown twin,
+# is not shown again), the per-run tables folded in <details>; every image
+# a data URI (no other source anywhere), the summary's parameter columns as
+# parameters, the calibration error computed
 # from the calibration CSV (or said to be absent) and the one that applies
 # at the runs' nodesize (named, inferred or given); same folder, same bytes;
 # a malformed CSV or an empty folder is exit 2 naming the file.
@@ -21,22 +25,56 @@ for mount in relatime noatime; do
 done
 printf 'mount,policy,status,metadata_final\nrelatime,inline,done,69632\nnoatime,inline,done,65536\n' > "$dir/compare.csv"
 printf '| mount | policy | metadata_final (MiB) |\n|---|---|---:|\n| relatime | inline | 0.1 |\n' > "$dir/compare.md"
-printf 'trace=ten-files.trace\nnodesize=4096\n' > "$dir/params.txt"
+printf 'trace=ten-files.trace\nnodesize=4096\nmounts=relatime,noatime\npolicies=inline\n' > "$dir/params.txt"
 plotted=0
 if "$cowsim" plot "$dir/relatime-inline.csv" "$dir/noatime-inline.csv" -o "$dir/compare" --x mark >/dev/null 2>&1; then plotted=1; fi
 [ $plotted = 1 ] || printf '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>' > "$dir/compare.svg"
+printf '# Notes\n\n| run | remark |\n|---|---|\n| relatime | grows |\n' > "$dir/notes.md"
+# an SVG alone, whose description has XML entities: they are undone, then escaped for HTML
+printf '<svg xmlns="http://www.w3.org/2000/svg" xmlns:dc="http://purl.org/dc/elements/1.1/" width="10" height="10"><metadata><dc:description>cowsim plot x.csv -o drawing --title=&quot;a &amp; b&quot;</dc:description></metadata><rect width="10" height="10"/></svg>' > "$dir/drawing.svg"
 touch "$dir/.hidden" "$dir/half-written.tmp"
 printf 'case,nodesize,mark,error_pct\na-16k,16384,after_grep,-3.20\na-4k,4096,after_grep,1.50\nb-4k,4096,after_copy,-0.25\n' > "$work/cal.csv"
 
 "$cowsim" report "$dir" --calibration "$work/cal.csv" -o "$work/page.html" 2>"$work/err"; s=$?
 page="$work/page.html"
 check "report exits 0 and writes the page" "[ $s = 0 ] && [ -s '$page' ]" "$(cat "$work/err")"
-check "every CSV is a table (summary + 2 runs + the Markdown table + parameters + calibration)" \
-  "[ \$(grep -c '<table' '$page') = 6 ]" "$(grep -c '<table' "$page")"
-check "the summary comes first" "[ \"\$(grep -o '<h3>[^<]*</h3>' '$page' | head -1)\" = '<h3>compare.csv</h3>' ]"
+check "every CSV is a table (summary + 2 runs + notes.md's table + calibration); compare.md is not" \
+  "[ \$(grep -c '<table' '$page') = 5 ]" "$(grep -c '<table' "$page")"
+check "the title is made from the parameters: trace, the values varied, the nodesize held fixed" \
+  "grep -q '<h1>ten-files.trace: mount relatime, noatime × policy inline (nodesize 4 KiB)</h1>' '$page'" \
+  "$(grep -o '<h1>.*</h1>' "$page")"
+check "--title replaces it" \
+  "'$cowsim' report '$dir' --calibration '$work/cal.csv' --title 'my <review>' -o - | grep -q '<h1>my &lt;review&gt;</h1>'"
+first_figure=$(grep -bo '<figure' "$page" | head -1 | cut -d: -f1)
+first_table=$(grep -bo '<table' "$page" | head -1 | cut -d: -f1)
+check "the plots come before any table" "[ -n '$first_figure' ] && [ -n '$first_table' ] && [ $first_figure -lt $first_table ]" \
+  "first <figure> at byte $first_figure, first <table> at $first_table"
+check "the summary is shown once: its table once, compare.md not rendered but listed" \
+  "[ \$(grep -c '<th>metadata_final</th>' '$page') = 1 ] && ! grep -q 'metadata_final (MiB)' '$page' && grep -q 'not repeated here: compare.md' '$page'"
+check "per-run tables are folded, one <details> each" \
+  "[ \$(grep -c '<details><summary>' '$page') = 2 ] && grep -q '<details><summary>noatime-inline.csv <small>4 rows' '$page'"
 check "the parameter columns before status are listed with their values" \
-  "grep -q '<tr><th>mount</th><td>relatime, noatime</td></tr>' '$page'"
-check "a key=value text file is shown as parameters" "grep -q 'nodesize=4096' '$page'"
+  "grep -q '<b>Varied</b> (the columns of compare.csv before <code>status</code>): mount relatime, noatime; policy inline.' '$page'"
+check "a key=value text file is shown as parameters" "grep -q '<code>nodesize=4096</code>' '$page'"
+check "its lists of the values varied (mounts=, policies=) are not called held fixed" \
+  "! grep -q '<code>mounts=\|<code>policies=' '$page'"
+check "the SVG of a PNG shown is listed as such" "grep -q 'the same figures as SVG, for print: compare.svg' '$page' || [ $plotted = 0 ]"
+check "an SVG's description is its command: XML entities undone, HTML-escaped once" \
+  "grep -q 'drawing.svg, drawn in the folder by:<code>cowsim plot x.csv -o drawing --title=&quot;a &amp; b&quot;</code>' '$page'"
+if [ $plotted = 1 ]; then
+  check "a figure made by cowsim plot shows its command" \
+    "grep -q 'compare.png, drawn in the folder by:<code>cowsim plot relatime-inline.csv noatime-inline.csv -o compare --x mark</code>' '$page'"
+  # The caption's command, run in a copy of the folder, draws the same bytes.
+  command=$(python3 -c 'import html, re, sys
+print(html.unescape(re.search(r"compare.png, drawn in the folder by:<code>(.*?)</code>", open(sys.argv[1]).read()).group(1)))' "$page")
+  mkdir "$work/again" && cp "$dir"/*.csv "$work/again/"
+  cowsim_abs=$(realpath "$cowsim")
+  (cd "$work/again" && eval "\"\$cowsim_abs\" ${command#cowsim }" >/dev/null 2>&1)
+  check "the caption's command, run in the folder, makes the same PNG" "cmp -s '$dir/compare.png' '$work/again/compare.png'" "$command"
+else
+  skip "a figure made by cowsim plot shows its command" "cowsim plot cannot draw here"
+  skip "the caption's command, run in the folder, makes the same PNG" "cowsim plot cannot draw here"
+fi
 imgs=$(grep -o '<img [^>]*>' "$page" | wc -l); data=$(grep -o '<img [^>]*src="data:image/[a-z+]*;base64,' "$page" | wc -l)
 check "every image is inlined as a base64 data URI" "[ $imgs -ge 1 ] && [ $imgs = $data ]" "imgs $imgs data $data"
 check "a PNG hides the SVG of the same plot" "[ $plotted = 0 ] || ! grep -q 'alt=\"compare.svg\"' '$page'"
@@ -71,7 +109,7 @@ check "--nodesize names the nodesize that applies" \
 "$cowsim" report "$work/noparams" --calibration "$work/cal.csv" --nodesize 32K -o "$work/none32.html"
 check "a nodesize with no calibration case is said to have none" "grep -q 'No calibration case at nodesize 32768' '$work/none32.html'"
 check "hidden and temporary files are left out and counted" "grep -q '2 hidden or temporary files left out' '$page'"
-check "Markdown tables become HTML tables" "grep -q '<th>metadata_final (MiB)</th>' '$page'"
+check "Markdown tables become HTML tables" "grep -q '<th>remark</th>' '$page'"
 "$cowsim" report "$dir" --calibration "$work/cal.csv" -o "$work/again.html"
 check "the same folder gives the same bytes" "cmp -s '$page' '$work/again.html'"
 "$cowsim" report "$dir" --calibration "$work/none.csv" -o "$work/nocal.html"

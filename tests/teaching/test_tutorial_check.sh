@@ -40,6 +40,16 @@ else
   skip "after --update the picture passes the check" "no Graphviz dot"
 fi
 
+"$cowsim" draw "$work/tutorial/t.trace" --format svg -o "$work/tutorial/pic.svg"
+sed -i 's/refs 1/refs 9/' "$work/tutorial/pic.svg"
+printf '# t\n\n```sh\ncowsim draw t.trace --format svg -o pic.svg\n```\n' > "$work/doc.md"
+bash "$checker" "$cowsim" "$work/doc.md" >/dev/null 2>"$work/err"
+check "a checked-in SVG picture that differs from today's drawing fails" "[ $? = 1 ] && grep -q 'pic.svg differs' '$work/err'" "$(cat "$work/err")"
+bash "$checker" --update "$cowsim" "$work/doc.md" >/dev/null 2>"$work/err"; s=$?
+bash "$checker" "$cowsim" "$work/doc.md" >/dev/null 2>&1; s2=$?
+check "--update rewrites it from today's drawing, and then it passes" \
+  "[ $s$s2 = 00 ] && ! grep -q 'refs 9' '$work/tutorial/pic.svg' && grep -q '<svg' '$work/tutorial/pic.svg'" "$(cat "$work/err")"
+
 # --update: the outputs are rewritten from the commands, the prose is kept,
 # and a prose number that the outputs no longer print is named.
 printf '# t\n\nIt prints 12345.\n\n```sh\necho 54321\ncowsim --version\n```\n\n```text\n12345\nold\n```\n\nText.\n\n```sh\necho new block\n```\n\nEnd, 12345.\n' > "$work/doc.md"

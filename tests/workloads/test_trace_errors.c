@@ -132,6 +132,81 @@ static void test_parser_path_check_agrees_at_the_edges_of_its_fast_path(void **s
 	assert_rejected_at(over, "t.trace:2:6: field path: path component longer than 255 bytes");
 }
 
+/* What the reader makes of the last line of TEXT: the op (copied path) or the error, the line number
+ * cut out so a verdict on line 2 compares with one on line 3. */
+struct verdict {
+	struct trace_op op;
+	char path[8192];
+	char message[512];
+};
+
+static void last_line_verdict(const char *text, struct verdict *v)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(trace_reader) reader = helper_reader(text, &error);
+	assert_non_null(reader);
+	memset(v, 0, sizeof(*v));
+	int got;
+	while ((got = trace_reader_next(reader, &v->op, &error)) == 1)
+		if (v->op.path)
+			g_strlcpy(v->path, v->op.path, sizeof(v->path));
+	if (got < 0) {
+		v->path[0] = '\0';
+		const char *column = strchr(strchr(error->message, ':') + 1, ':'); /* after "t.trace:LINE" */
+		g_strlcpy(v->message, column, sizeof(v->message));
+	}
+	v->op.path = NULL;
+	v->op.line = 0;
+}
+
+/* TR6: after a line "KEYWORD WARM_PATH" the keyword takes the reader's fast path, and a path
+ * sharing that prefix skips its checked bytes.  Each line must read the same with the fast path
+ * (warm: the warm-up line first) as through the full lexer (cold: the first op of the trace). */
+static void test_parser_fast_path_reads_every_line_as_the_full_lexer_does(void **state)
+{
+	g_autofree char *long_ok = g_strdup_printf("/tree/%0249d", 7);        /* 256 bytes */
+	g_autofree char *long_bad = g_strdup_printf("/%0256d", 7);            /* a 256-byte component */
+	g_autofree char *long_deep = g_strdup_printf("/tree/%0200d/%0200d", 1, 2); /* 408 bytes */
+	const char *paths[] = {
+		"/tree/abc/def.h", "/tree/abc/def.c", "/tree/abc/de", "/tree/abc/../x", "/tree/abc/./x",
+		"/tree/abc/..", "/tree/abc/.", "/tree//abcdefg", "/tree/abcdef/", "/tree/abc/def.h/",
+		"/tree/.hidden/file", "/tree/..x/file", "/tree/x../file", "/tree/abc\x7f" "def",
+		"/tree/abc\x01" "def", "/tree/abc def", "/tree/abcdef 0 10", "/tree/abcdef 5", "/tree/abcdef ",
+		" /tree/abcdef", "/tree/\"q\"/x", "\"/tree/a b\"", "\"/tree/abc/def.h\"", "relative/path/x",
+		"/a", "/abcdefg", "/tree/caf\xc3\xa9/x", "/tree/abc/def.h#c", "/tree/abc/def.h\r",
+		"/tree/abc\\x", "/tree/abc/def.h mode=0700", long_ok, long_bad, long_deep,
+		"/tree12/.", "/tree12/..", "/tree12//abc", "/tree12/.x/abc", "/tree12/../abcdefgh", "/tree12/./abcdefgh",
+		"/tree12//abcdefghij", "/tree12/abcdefgh/", "/tree12/abcdefgh",
+	};
+	/* Slashes at 5 and 9, and at 7: a path sharing 8 bytes must still check the slash before them. */
+	const char *warm_paths[] = { "/tree/abc/def.h", "/tree12/abcdefgh" };
+	const char *keywords[] = { "read", "readdir", "stat", "mkdir", "unlink", "rmdir", "fsync",
+				   "delete-snapshot" };
+	struct verdict *cold = g_new(struct verdict, 1), *warm = g_new(struct verdict, 1);
+	for (size_t k = 0; k < G_N_ELEMENTS(keywords) * 2; k++) {
+		const char *keyword = keywords[k / 2], *warm_path = warm_paths[k % 2];
+		for (size_t p = 0; p < G_N_ELEMENTS(paths); p++) {
+			g_autofree char *line = g_strdup_printf("%s %s", keyword, paths[p]);
+			g_autofree char *cold_text = g_strdup_printf(H "%s\n", line);
+			/* twice: the first line teaches the keyword, the second (fast) leaves its path behind */
+			g_autofree char *warm_text = g_strdup_printf(H "%s %s\n%s %s\n%s\n", keyword, warm_path, keyword,
+								     warm_path, line);
+			last_line_verdict(cold_text, cold);
+			last_line_verdict(warm_text, warm);
+			if (strcmp(cold->message, warm->message) || strcmp(cold->path, warm->path) ||
+			    (!cold->message[0] && !trace_op_equal(&cold->op, &warm->op)))
+				fail_msg("'%s': cold '%s' '%s', warm '%s' '%s'", line, cold->path, cold->message,
+					 warm->path, warm->message);
+		}
+	}
+	/* Both keyword slots: read and readdir alternate, as in a grep. */
+	last_line_verdict(H "read /tree/abc/def.h\nreaddir /tree/abc\nread /tree/abc/.\n", warm);
+	assert_string_equal(warm->message, ":6: field path: '.' and '..' components are not allowed: '/tree/abc/.'");
+	g_free(cold);
+	g_free(warm);
+	(void)state;
+}
+
 static void test_parser_rejects_a_path_longer_than_4095_bytes(void **state)
 {
 	g_autoptr(GString) path = g_string_new(NULL);
@@ -209,6 +284,7 @@ int main(void)
 		cmocka_unit_test(test_parser_rejects_an_empty_mark_label),
 		cmocka_unit_test(test_parser_reports_the_line_of_a_later_error),
 		cmocka_unit_test(test_parser_rejects_a_component_longer_than_255_bytes),
+		cmocka_unit_test(test_parser_fast_path_reads_every_line_as_the_full_lexer_does),
 		cmocka_unit_test(test_parser_rejects_a_path_longer_than_4095_bytes),
 		cmocka_unit_test(test_parser_stops_after_the_first_error),
 		cmocka_unit_test(test_reader_open_reports_a_missing_file),

@@ -14,6 +14,7 @@
 
 #include <glib/gstdio.h>
 
+#include "scenario_file.h"
 #include "tracegen.h"
 
 /* --- fixtures ----------------------------------------------------------------- */
@@ -100,6 +101,27 @@ static char *generate_or_fail(const char *name, const char *const *args)
 	return text;
 }
 
+static char *write_temp_trace(const char *text)
+{
+	g_autoptr(GError) error = NULL;
+	char *path = NULL;
+	int fd = g_file_open_tmp("cowsim-merge-XXXXXX.trace", &path, &error);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_true(g_file_set_contents(path, text, -1, &error));
+	return path;
+}
+
+/* Every job type of a scenario file, small enough for a unit test. */
+#define SMALL_SCENARIO \
+	"[scenario]\nstart = 2012-06-01\ndays = 3\n[tree]\nfiles = 60\nprefix = /home/u\n" \
+	"[job c]\ntype = churn\nschedule = every 1h\n[job m]\ntype = mutt\nschedule = every 30m from 09:00 to 12:00\n" \
+	"mailboxes = 2\n[job b]\ntype = backup\nschedule = daily 02:00\n[job s]\ntype = snapshot\n" \
+	"schedule = daily 23:00\nkeep = 2\n[job r]\ntype = read-all\nschedule = once 12:00\n" \
+	"[job f]\ntype = find\nschedule = once 13:00\n[job t]\ntype = tar\nschedule = once 14:00\n" \
+	"[job w]\ntype = tmpwatch\nschedule = daily 04:00\ndir = tmp\n[job h]\ntype = hsm-scan\n" \
+	"schedule = once 15:00\n[job d]\ntype = mark\nschedule = daily 23:30\nmark = day_{n}\n"
+
 /* --- determinism ----------------------------------------------------------------- */
 
 static void test_synthetic_same_seed_gives_the_same_bytes(void **state)
@@ -127,9 +149,13 @@ static void test_every_scenario_is_deterministic(void **state)
 		if (!strcmp(s->name, "from-dir") || !strcmp(s->name, "from-strace") || /* from-strace: tests/strace/ */
 		    !strcmp(s->name, "merge")) /* no seed: its own tests below */
 			continue;
-		const char *const *use = !strcmp(s->name, "mutt") ? args : tree_args;
+		g_autofree char *file = write_temp_trace(SMALL_SCENARIO);
+		const char *const scenario_args[] = { file, NULL };
+		const char *const *use = !strcmp(s->name, "mutt") ? args
+				       : !strcmp(s->name, "scenario") ? scenario_args : tree_args;
 		g_autofree char *one = generate_or_fail(s->name, use);
 		g_autofree char *two = generate_or_fail(s->name, use);
+		g_unlink(file);
 		if (strcmp(one, two))
 			fail_msg("%s is not deterministic", s->name);
 	}
@@ -303,16 +329,6 @@ static void test_seed_experiment_moves_the_clock_forward(void **state)
 }
 
 /* A temporary file holding TEXT; the caller unlinks it. */
-static char *write_temp_trace(const char *text)
-{
-	g_autoptr(GError) error = NULL;
-	char *path = NULL;
-	int fd = g_file_open_tmp("cowsim-merge-XXXXXX.trace", &path, &error);
-	assert_true(fd >= 0);
-	close(fd);
-	assert_true(g_file_set_contents(path, text, -1, &error));
-	return path;
-}
 
 /* --- other scenarios ------------------------------------------------------------- */
 
@@ -327,11 +343,14 @@ static void test_every_scenario_writes_a_trace_the_reader_accepts(void **state)
 		const char *const strace_log[] = { "/dev/null", "--root", f->dir, "--prelude", NULL };
 		g_autofree char *input = write_temp_trace("cowsim-trace 1\nclock @100\nmark x\n");
 		const char *const merge[] = { input, input, NULL };
+		g_autofree char *scenario_file = write_temp_trace(SMALL_SCENARIO);
+		const char *const scenario[] = { scenario_file, NULL };
 		const char *const *args = !strcmp(s->name, "from-dir") ? plain
 					: !strcmp(s->name, "from-strace") ? strace_log
 					: !strcmp(s->name, "synthetic") ? (const char *const[]){ "--files", "50", NULL }
 					: !strcmp(s->name, "mutt") ? mutt
 					: !strcmp(s->name, "merge") ? merge
+					: !strcmp(s->name, "scenario") ? scenario
 					: !strcmp(s->name, "backup-rotation") ? backup : tree;
 		g_autofree char *text = generate_or_fail(s->name, args);
 		g_autoptr(GError) error = NULL;
@@ -344,6 +363,7 @@ static void test_every_scenario_writes_a_trace_the_reader_accepts(void **state)
 		if (got < 0)
 			fail_msg("%s: %s", s->name, error->message);
 		g_unlink(input);
+		g_unlink(scenario_file);
 	}
 }
 
@@ -438,6 +458,131 @@ static void test_churn_never_touches_a_deleted_file_and_follows_its_rates(void *
 	assert_in_range(creates, 48, 112);
 	assert_in_range(unlinks, 120, 280);
 	assert_in_range(writes, 180, 420);
+}
+
+/* CH2 under the default lognormal sizes: every write starts within the file
+ * as the trace made it (an overwrite's size was once drawn twice, and its
+ * offset wrapped below zero). */
+static void test_churn_writes_start_inside_the_file_with_lognormal_sizes(void **state)
+{
+	const char *const args[] = { "--files", "300", "--days", "10", "--overwrites", "50", NULL };
+	g_autofree char *text = generate_or_fail("churn", args);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(trace_reader) reader = helper_reader(text, &error);
+	g_autoptr(GHashTable) sizes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	struct trace_op op;
+	int got, writes = 0;
+	while ((got = trace_reader_next(reader, &op, &error)) == 1) {
+		if (op.kind == TRACE_CREATE) {
+			uint64_t *size = g_new(uint64_t, 1);
+			*size = op.size;
+			g_hash_table_insert(sizes, g_strdup(op.path), size);
+		} else if (op.kind == TRACE_WRITE) {
+			uint64_t *size = g_hash_table_lookup(sizes, op.path);
+			assert_non_null(size);
+			if (op.offset > *size)
+				fail_msg("line %" G_GUINT64_FORMAT ": write at %" G_GUINT64_FORMAT " past the end %"
+					 G_GUINT64_FORMAT, op.line, op.offset, *size);
+			*size = MAX(*size, op.offset + op.length);
+			writes++;
+		}
+	}
+	assert_int_equal(got, 0);
+	assert_true(writes > 400);
+}
+
+/* --- scenario files ------------------------------------------------------------------ */
+
+static struct scenario_schedule schedule_of(const char *text)
+{
+	g_autofree char *file_text = g_strdup_printf("[tree]\nfiles = 5\n[job j]\ntype = find\nschedule = %s\n", text);
+	g_autofree char *path = write_temp_trace(file_text);
+	g_autoptr(GError) error = NULL;
+	struct scenario_spec *spec = scenario_file_load(path, NULL, -1, &error);
+	g_unlink(path);
+	if (!spec)
+		fail_msg("%s: %s", text, error->message);
+	struct scenario_schedule s = ((struct scenario_job *)g_ptr_array_index(spec->jobs, 0))->schedule;
+	scenario_spec_free(spec);
+	return s;
+}
+
+#define H(h, m) ((int64_t)((h) * 60 + (m)) * 60 * TRACE_NS_PER_SEC)
+
+static void test_schedules_run_at_the_times_they_say(void **state)
+{
+	const int64_t fri = INT64_C(1338508800) * TRACE_NS_PER_SEC; /* Friday 2012-06-01 00:00 UTC */
+	const int64_t day = TRACE_NS_PER_DAY;
+	struct scenario_schedule daily = schedule_of("daily 02:30");
+	assert_int_equal(scenario_next_run(&daily, fri, fri), fri + H(2, 30));
+	assert_int_equal(scenario_next_run(&daily, fri, fri + H(2, 31)), fri + day + H(2, 30));
+	struct scenario_schedule every = schedule_of("every 5m from 09:00 to 18:00");
+	assert_int_equal(scenario_next_run(&every, fri, fri), fri + H(9, 0));
+	assert_int_equal(scenario_next_run(&every, fri, fri + H(9, 1)), fri + H(9, 5));
+	assert_int_equal(scenario_next_run(&every, fri, fri + H(17, 56)), fri + day + H(9, 0)); /* 18:00 excluded */
+	struct scenario_schedule hourly = schedule_of("every 1h");
+	assert_int_equal(scenario_next_run(&hourly, fri, fri + H(23, 1)), fri + day);
+	struct scenario_schedule weekly = schedule_of("weekly sun 03:00");
+	assert_int_equal(scenario_next_run(&weekly, fri, fri), fri + 2 * day + H(3, 0));
+	assert_int_equal(scenario_next_run(&weekly, fri, fri + 2 * day + H(3, 1)), fri + 9 * day + H(3, 0));
+	struct scenario_schedule weekly_default = schedule_of("weekly"); /* the start's weekday, 00:00 */
+	assert_int_equal(scenario_next_run(&weekly_default, fri, fri + 1), fri + 7 * day);
+	struct scenario_schedule monthly = schedule_of("monthly 15 01:00");
+	assert_int_equal(scenario_next_run(&monthly, fri, fri), fri + 14 * day + H(1, 0));
+	assert_int_equal(scenario_next_run(&monthly, fri, fri + 15 * day), fri + 44 * day + H(1, 0)); /* July 15 */
+	struct scenario_schedule once = schedule_of("once 12:00");
+	assert_int_equal(scenario_next_run(&once, fri, fri), fri + H(12, 0));
+	assert_int_equal(scenario_next_run(&once, fri, fri + H(12, 0) + 1), INT64_MAX);
+	struct scenario_schedule long_interval = schedule_of("every 3d"); /* counted from the start */
+	assert_int_equal(scenario_next_run(&long_interval, fri, fri + 1), fri + 3 * day);
+}
+
+/* The rsync-style backup: every entry lstat'ed each run, every file read the
+ * first time, afterwards only the files written since the previous run. */
+static void test_backup_stats_everything_and_reads_only_what_changed(void **state)
+{
+	const char *text = "[scenario]\nstart = 2012-06-01\ndays = 2\n[tree]\nfiles = 200\nprefix = /h\n"
+			   "[job c]\ntype = churn\nschedule = daily 10:00\nappends = 20\noverwrites = 0\n"
+			   "creates = 0\ndeletes = 0\n[job b]\ntype = backup\nschedule = daily 02:00\nmark = b{n}\n";
+	g_autofree char *path = write_temp_trace(text);
+	const char *const args[] = { path, NULL };
+	g_autofree char *trace = generate_or_fail("scenario", args);
+	g_unlink(path);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(trace_reader) reader = helper_reader(trace, &error);
+	g_autoptr(GHashTable) written = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	struct trace_op op;
+	int got, run = 0, stats[3] = { 0 }, reads[3] = { 0 };
+	bool copying = true, second_started = false; /* writes after it began are for the next one */
+	while ((got = trace_reader_next(reader, &op, &error)) == 1) {
+		if (op.kind == TRACE_MARK) {
+			copying = false;
+			run += g_str_has_prefix(op.path2, "b");
+			if (run == 1)
+				g_hash_table_remove_all(written);
+			continue;
+		}
+		if (copying)
+			continue;
+		if (op.kind == TRACE_WRITE && !second_started)
+			g_hash_table_add(written, g_strdup(op.path));
+		if (op.kind == TRACE_STAT) {
+			stats[MIN(run, 2)]++;
+			second_started |= run == 1;
+		}
+		if (op.kind == TRACE_READ) {
+			reads[MIN(run, 2)]++;
+			if (run == 1 && !g_hash_table_contains(written, op.path))
+				fail_msg("the second backup reads %s, which did not change", op.path);
+		}
+	}
+	assert_int_equal(got, 0);
+	assert_int_equal(run, 2);
+	/* run 0 = the first backup (before mark b1), run 1 = the second. */
+	assert_true(reads[0] >= 200);
+	assert_int_equal(reads[1], (int)g_hash_table_size(written));
+	assert_true(reads[1] > 0 && reads[1] <= 20 + 10);
+	assert_int_equal(stats[0], stats[1]); /* nothing created or deleted: the same entries */
 }
 
 /* --- merge ------------------------------------------------------------------------ */
@@ -570,6 +715,9 @@ int main(void)
 		cmocka_unit_test(test_churn_never_touches_a_deleted_file_and_follows_its_rates),
 		cmocka_unit_test(test_mutt_resets_atime_below_mtime_when_mail_is_left_unread),
 		cmocka_unit_test(test_tmpwatch_unlinks_exactly_the_files_older_than_the_limit),
+		cmocka_unit_test(test_churn_writes_start_inside_the_file_with_lognormal_sizes),
+		cmocka_unit_test(test_schedules_run_at_the_times_they_say),
+		cmocka_unit_test(test_backup_stats_everything_and_reads_only_what_changed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
