@@ -391,14 +391,13 @@ static int dz_snapshot_delete(struct fs *fs, struct subvolume *snap)
 
 /* ---- what atime policies ask ---- */
 
-/* A dnode's change never unshares anything another dataset sees: the
- * snapshot keeps the old dnode block by birth time, nothing is copied
- * for it. Every write is private. */
+/* A dnode's change costs a snapshot nothing when its dnode block is
+ * written in this txg already or was born after the newest snapshot;
+ * otherwise the snapshot keeps the old block (the deadlist). */
 static bool dz_item_write_is_private(const struct fs *fs, const struct subvolume *sv,
 				      const struct btree_item *item)
 {
-	(void)fs, (void)sv, (void)item;
-	return true;
+	return zfs_object_change_is_private(state(fs)->pool, dataset_of(sv), item->key.objectid);
 }
 
 /* The snapshot-time warning: a read of everything right after a snapshot
@@ -409,7 +408,8 @@ static bool dz_item_write_is_private(const struct fs *fs, const struct subvolume
 static uint64_t dz_inline_atime_estimate(const struct fs *fs, const struct subvolume *sv,
 					  fs_atime_wanted_fn wanted, bool private_only)
 {
-	(void)private_only; /* every write is private */
+	if (private_only)
+		return 0; /* right after a snapshot every dnode block is the snapshot's too */
 	uint64_t inodes = fs_count_wanted_inodes(fs, sv, wanted);
 	uint64_t span = sv->highest_inode / ZFS_DNODES_PER_BLOCK + 1;
 	return MIN(inodes, span) * ZFS_DNODE_BLOCK_SIZE;

@@ -536,6 +536,23 @@ int zfs_object_touch(struct zfs_pool *pool, uint64_t filesystem, uint64_t object
 	return 0;
 }
 
+bool zfs_object_change_is_private(const struct zfs_pool *pool, uint64_t filesystem, uint64_t object)
+{
+	const struct zfs_dataset *ds = dataset(pool, filesystem);
+	uint64_t blkid = object / ZFS_DNODES_PER_BLOCK;
+	const GPtrArray *dnode_blocks;
+	const struct zfs_block *block;
+
+	if (!ds || ds->snapshot)
+		return true;
+	for (uint64_t n = blkid * ZFS_DNODES_PER_BLOCK; n < (blkid + 1) * ZFS_DNODES_PER_BLOCK; n++)
+		if (g_hash_table_contains(ds->os->dirty, GSIZE_TO_POINTER(n)))
+			return true;
+	dnode_blocks = ds->os->meta_dnode->levels[0];
+	block = blkid < dnode_blocks->len ? dnode_blocks->pdata[blkid] : NULL;
+	return !block || block->birth > ds->prev_snap_txg;
+}
+
 /* zfs_write: a file of one block grows that block (to the next 512 bytes)
  * up to the recordsize; past it the file is made of recordsize blocks. */
 int zfs_object_write(struct zfs_pool *pool, uint64_t filesystem, uint64_t object, uint64_t offset,

@@ -86,6 +86,12 @@ int zfs_object_free(struct zfs_pool *pool, uint64_t filesystem, uint64_t object)
 /* The dnode changed (an attribute in its bonus buffer: atime, mtime, size,
  * mode, links): its dnode block is written at the next txg. */
 int zfs_object_touch(struct zfs_pool *pool, uint64_t filesystem, uint64_t object);
+/* Would a change to the object's dnode now cost nothing a snapshot keeps?
+ * True when its dnode block is written in the open txg already (another of
+ * its 32 dnodes changed) or was born after the filesystem's newest snapshot
+ * (the old one is freed, not kept); false when a snapshot would keep the
+ * old block. The indirect path above, written by every txg, is not asked. */
+bool zfs_object_change_is_private(const struct zfs_pool *pool, uint64_t filesystem, uint64_t object);
 /* File data: the blocks covering [offset, offset + length) are written. */
 int zfs_object_write(struct zfs_pool *pool, uint64_t filesystem, uint64_t object, uint64_t offset,
 		     uint64_t length);

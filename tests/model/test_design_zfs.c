@@ -195,6 +195,53 @@ static void test_the_reports_split_by_tree_and_cause_is_the_pools(void **state)
 	fs_free(fs);
 }
 
+/* The snapshot-aware policy asks the design whether a write is private:
+ * under zfs, whether the dnode block was born after the newest snapshot or
+ * is written in this txg anyway. */
+static void test_snapshot_aware_holds_back_what_a_snapshot_would_keep(void **state)
+{
+	struct fs_config config;
+	fs_config_init(&config);
+	config.design = fs_design_find("zfs");
+	config.atime.mode = ATIME_STRICT;
+	g_autoptr(GError) error = NULL;
+	assert_true(fs_policy_parse("snapshot-aware", &config, &error));
+	struct fs *fs = fixture_fs_new_config(&config);
+	fixture_make_files(fs, FILES);
+	assert_int_equal(fs_sync(fs), 0);
+	/* No snapshot: every dnode block is the filesystem's alone. */
+	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + 60 * SECOND_NS), 0);
+	read_all(fs, "");
+	assert_int_equal(fs_sync(fs), 0);
+	struct fs_counters c;
+	fs_counters(fs, &c);
+	assert_int_equal(c.atime_stale, 0);
+	assert_int_equal(c.atime_updates, FILES);
+	/* After a snapshot every dnode block is the snapshot's too: held back,
+	 * and the snapshot-time warning predicts nothing. */
+	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + 60 * SECOND_NS), 0);
+	assert_int_equal(fs_snapshot(fs, "/", "/s1", true), 0);
+	fs_counters(fs, &c);
+	assert_int_equal(c.unshare_estimate, 0);
+	uint64_t before = fixture_metadata_used(fs);
+	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + 60 * SECOND_NS), 0);
+	read_all(fs, "");
+	assert_int_equal(fs_sync(fs), 0);
+	fs_counters(fs, &c);
+	assert_int_equal(c.atime_stale, FILES);
+	assert_int_equal(fixture_metadata_used(fs), before);
+	/* A file's change writes its dnode block anyway: the next reads of the
+	 * files in that block are private again. */
+	struct fs_attributes attributes = fixture_attributes(0644, INT64_MIN, INT64_MIN);
+	assert_int_equal(fs_create(fs, "/d/new", 10, &attributes), 0);
+	assert_int_equal(fs_write(fs, "/d/file-000", 0, 10), 0);
+	assert_int_equal(fs_read(fs, "/d/file-000", NULL), 0);
+	fs_counters(fs, &c);
+	assert_int_equal(c.atime_stale, FILES);
+	fixture_assert_fs_ok(fs, "after the reads");
+	fs_free(fs);
+}
+
 static void test_a_filesystem_with_snapshots_is_not_destroyed(void **state)
 {
 	struct fs *fs = zfs_fs(true, ATIME_RELATIME);
@@ -247,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_a_snapshots_exclusive_bytes_are_what_destroying_it_frees),
 		cmocka_unit_test(test_destroying_two_snapshots_together_frees_what_the_estimate_says),
 		cmocka_unit_test(test_the_reports_split_by_tree_and_cause_is_the_pools),
+		cmocka_unit_test(test_snapshot_aware_holds_back_what_a_snapshot_would_keep),
 		cmocka_unit_test(test_a_filesystem_with_snapshots_is_not_destroyed),
 		cmocka_unit_test(test_check_fails_when_a_subvolume_and_its_dataset_disagree),
 		cmocka_unit_test(test_check_fails_when_the_pool_loses_an_object_the_items_keep),
