@@ -90,6 +90,7 @@ struct bench_point {
 	uint64_t files;
 	unsigned snapshots;
 	double populate_ops, exclusive_ops, unshare_ops, seconds;
+	double cpu_seconds;               /* CPU (user and system) of the point */
 	uint64_t items, blocks, heap_bytes, metadata_before, metadata_after;
 	uint64_t blocks_after, heap_after, peak_rss;
 	uint64_t extent_tree_after;       /* bytes of extent-tree blocks after the reads */
@@ -186,7 +187,7 @@ static struct fs *bench_fs(uint32_t nodesize)
 static int bench_one(uint64_t files, uint64_t file_bytes, unsigned snapshots, uint32_t nodesize,
 		     struct bench_point *p)
 {
-	double begin = now_seconds();
+	double begin = now_seconds(), cpu_begin = cpu_seconds();
 	g_autoptr(Filesystem) fs = bench_fs(nodesize);
 	if (!fs)
 		return -1;
@@ -222,8 +223,30 @@ static int bench_one(uint64_t files, uint64_t file_bytes, unsigned snapshots, ui
 	p->heap_after = heap_in_use() - heap_before;
 	p->extent_tree_after = report.space.tree_bytes[TREE_CATEGORY_EXTENT];
 	p->seconds = now_seconds() - begin;
+	p->cpu_seconds = cpu_seconds() - cpu_begin;
 	p->peak_rss = peak_rss_bytes();
 	return 0;
+}
+
+/* Issue 20's Done-when, for the points it names: atime updates per second at
+ * 10^6 files, and the 10^7 scenario's time and peak RSS (the point's own when
+ * it is the first or only size). */
+#define GOAL_UPDATES_PER_SECOND 5e6
+#define GOAL_SCENARIO_SECONDS 60.0
+#define GOAL_SCENARIO_RSS_BYTES (4ull << 30)
+
+static void print_goals(FILE *out, const struct bench_point *p)
+{
+	if (p->files == 1000000 && p->snapshots) {
+		bool met = p->exclusive_ops >= GOAL_UPDATES_PER_SECOND && p->unshare_ops >= GOAL_UPDATES_PER_SECOND;
+		fprintf(out, "goal: >= 5 M atime updates/s at 10^6 files, exclusive and unsharing: %.2f M and %.2f M/s: %s\n",
+			p->exclusive_ops / 1e6, p->unshare_ops / 1e6, met ? "met" : "not met");
+	}
+	if (p->files == 10000000 && p->snapshots == 10) {
+		bool met = p->seconds < GOAL_SCENARIO_SECONDS && p->peak_rss < GOAL_SCENARIO_RSS_BYTES;
+		fprintf(out, "goal: the 10^7 scenario in under 60 s and 4 GiB peak RSS: %.1f s wall, %.1f s CPU, %.2f GiB: %s\n",
+			p->seconds, p->cpu_seconds, p->peak_rss / 1073741824.0, met ? "met" : "not met");
+	}
 }
 
 static void print_header(FILE *out)
@@ -397,7 +420,9 @@ static const struct cli_doc bench_doc = {
 		 "atime updates/s that unshare (reads of every file in every tree) and ns per such\n"
 		 "read, heap bytes per modeled item and per modeled block after populate, heap bytes\n"
 		 "per block after the unsharing reads, metadata MiB before and after, wall seconds\n"
-		 "of the point, peak RSS so far. Peak RSS of the whole run is printed last.\n"
+		 "of the point, peak RSS so far. A point of 10^6 files, or of 10^7 with 10\n"
+		 "snapshots, adds a goal line (issue 20: 5 M updates/s; 60 s and 4 GiB). Peak RSS\n"
+		 "of the whole run is printed last.\n"
 		 "--year N: a year of daily snapshots (keep K) with daily reads on N files.\n"
 		 "--big-files N: CPU seconds to create and sync N/4, N/2 and N files of 1 GiB,\n"
 		 "then one file of N/4, N/2 and N GiB, with the growth exponent (1 linear, 2\n"
@@ -464,6 +489,8 @@ int cmd_bench(int argc, char **argv)
 		return bench_year((uint64_t)year, (unsigned)keep, (uint32_t)nodesize) ? EXIT_RUN_FAILED : EXIT_OK;
 	g_auto(GStrv) sizes = g_strsplit(sizes_text ? sizes_text : "10000,100000,1000000", ",", -1);
 	print_header(stdout);
+	g_autofree struct bench_point *goals = g_new0(struct bench_point, g_strv_length(sizes));
+	unsigned ngoals = 0;
 	for (unsigned i = 0; sizes[i]; i++) {
 		char *end;
 		uint64_t files = g_ascii_strtoull(sizes[i], &end, 10);
@@ -476,7 +503,10 @@ int cmd_bench(int argc, char **argv)
 			return EXIT_RUN_FAILED;
 		print_point(stdout, &p);
 		fflush(stdout);
+		goals[ngoals++] = p;
 	}
+	for (unsigned i = 0; i < ngoals; i++)
+		print_goals(stdout, &goals[i]);
 	printf("peak RSS %.1f MiB\n", peak_rss_bytes() / 1048576.0);
 	return EXIT_OK;
 }
