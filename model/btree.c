@@ -81,7 +81,7 @@ static const struct btree_key *block_first_key(const struct tree_block *block)
 /* --- item arrays shared between a leaf and its copies (btree.h) ---------
  *
  *   leaf A (source)      leaf A' (copy, atime written)
- *   items ----+          items ----+    atimes -> [n | t0 t1 ... | s0 s1 ...]
+ *   items ----+          items ----+    atimes -> [n v c | t0 t1 | s0 s1 ... | w0 w1 ...]
  *             v                    |
  *     [refs 2 | item 0 | item 1 | ...]
  *
@@ -89,9 +89,13 @@ static const struct btree_key *block_first_key(const struct tree_block *block)
  *    not; only an array with refs 1 is changed, and only by its leaf.
  * BT7 only a leaf has an overlay, and only while refs > 1 or until its next
  *    change (leaf_make_private) or its commit (btree_commit_finish). It holds
- *    the atime t_i of the inode item at slot s_i for every inode item of the
- *    leaf, slots increasing; they never move, because moving items needs a
- *    private array.
+ *    for every inode item of the leaf its slot s_i, slots increasing, and the
+ *    index w_i of its atime among the overlay's v distinct values t_0..t_v-1
+ *    (room for c); the slots never move, because moving items needs a
+ *    private array. Distinct values, because a leaf's atimes are mostly one
+ *    or two: the old atime until each inode is read, then the read's (the
+ *    kernel stamps atimes with a coarse clock). 11 inodes cost 80 bytes of
+ *    heap, not the 128 of one 8-byte atime each.
  * BT8 a freed leaf (TREE_BLOCK_FREED) that shared its array holds no array
  *    and no overlay: it gave its reference up when it was freed
  *    (btree_block_freed), so the copy that replaced it does not copy the
@@ -105,19 +109,147 @@ struct leaf_items {
 	struct btree_item item[];
 };
 
+/*
+ * An overlay comes in two forms (BT7 above). Shared: each inode's atime is
+ * an index into a few distinct values,
+ *   [count values capacity 0 | t_0 .. t_capacity-1 | s_0 .. s_count-1 | w_0 .. w_count-1]
+ * Plain, once the distinct values would cost more than one atime each
+ * (capacity > 3/4 count): each inode its own,
+ *   [count count count 1 | t_0 .. t_count-1 | s_0 .. s_count-1]
+ */
 struct atime_overlay {
-	uint32_t count;
-	int64_t atime[];                  /* count atimes, then count uint16_t slots */
+	uint16_t count;                   /* inode items */
+	uint16_t values;                  /* shared form: distinct atimes in value[] */
+	uint16_t capacity;                /* room in value[] (count in the plain form) */
+	uint16_t plain;                   /* 1: value[i] is inode i's atime, no indexes */
+	int64_t value[];                  /* then count uint16_t slots, then (shared) count indexes */
 };
 
 static uint16_t *overlay_slots(const struct atime_overlay *overlay)
 {
-	return (uint16_t *)&overlay->atime[overlay->count];
+	return (uint16_t *)&overlay->value[overlay->capacity];
 }
 
-static size_t overlay_size(uint32_t count)
+static uint16_t *overlay_which(const struct atime_overlay *overlay)
 {
-	return sizeof(struct atime_overlay) + count * (sizeof(int64_t) + sizeof(uint16_t));
+	return overlay_slots(overlay) + overlay->count;
+}
+
+static size_t overlay_size(uint32_t count, uint32_t capacity, bool plain)
+{
+	return sizeof(struct atime_overlay) + capacity * sizeof(int64_t) +
+	       count * (plain ? 1 : 2) * sizeof(uint16_t);
+}
+
+static size_t overlay_bytes(const struct atime_overlay *overlay)
+{
+	return overlay_size(overlay->count, overlay->capacity, overlay->plain);
+}
+
+/* Is the shared form with `capacity` values no smaller than the plain one? */
+static bool overlay_plain_pays(uint32_t count, uint32_t capacity)
+{
+	return 4 * capacity > 3 * count;
+}
+
+/* The atime of the overlay's i-th inode. */
+static int64_t overlay_atime(const struct atime_overlay *overlay, uint32_t i)
+{
+	return overlay->plain ? overlay->value[i] : overlay->value[overlay_which(overlay)[i]];
+}
+
+/* The index of `atime` among the shared form's values, or values when absent. */
+static uint32_t overlay_value_index(const struct atime_overlay *overlay, int64_t atime)
+{
+	uint32_t v = 0;
+	while (v < overlay->values && overlay->value[v] != atime)
+		v++;
+	return v;
+}
+
+/* Drop the values no inode uses any more (the indexes follow). */
+static void overlay_forget_unused_values(struct atime_overlay *overlay)
+{
+	uint16_t *which = overlay_which(overlay);
+	g_autofree uint16_t *renumber = g_new(uint16_t, overlay->values);
+	g_autofree bool *used = g_new0(bool, overlay->values);
+	for (uint32_t i = 0; i < overlay->count; i++)
+		used[which[i]] = true;
+	uint32_t kept = 0;
+	for (uint32_t v = 0; v < overlay->values; v++) {
+		if (!used[v])
+			continue;
+		overlay->value[kept] = overlay->value[v];
+		renumber[v] = (uint16_t)kept++;
+	}
+	for (uint32_t i = 0; i < overlay->count; i++)
+		which[i] = renumber[which[i]];
+	overlay->values = (uint16_t)kept;
+}
+
+/* A new overlay in the plain form with the shared one's atimes. */
+static struct atime_overlay *overlay_to_plain(struct atime_overlay *shared)
+{
+	uint32_t count = shared->count;
+	struct atime_overlay *plain = g_malloc(overlay_size(count, count, true));
+	*plain = (struct atime_overlay){ .count = (uint16_t)count, .values = (uint16_t)count,
+					 .capacity = (uint16_t)count, .plain = 1 };
+	for (uint32_t i = 0; i < count; i++)
+		plain->value[i] = overlay_atime(shared, i);
+	memcpy(overlay_slots(plain), overlay_slots(shared), count * sizeof(uint16_t));
+	g_free(shared);
+	return plain;
+}
+
+/* The shared form with room for `capacity` values: a new allocation (a
+ * shrink or a grow in place would leave the heap holes the next overlay
+ * does not fit). */
+static struct atime_overlay *overlay_regrow(struct atime_overlay *old, uint32_t capacity)
+{
+	struct atime_overlay *overlay = g_malloc(overlay_size(old->count, capacity, false));
+	*overlay = *old;
+	overlay->capacity = (uint16_t)capacity;
+	memcpy(overlay->value, old->value, old->values * sizeof(int64_t));
+	memcpy(overlay_slots(overlay), overlay_slots(old), old->count * 2 * sizeof(uint16_t));
+	g_free(old);
+	return overlay;
+}
+
+/* Inode i of the overlay gets `atime`; the overlay may be reallocated. */
+static void overlay_set_atime(struct atime_overlay **overlayp, uint32_t i, int64_t atime)
+{
+	struct atime_overlay *o = *overlayp;
+	if (o->plain) {
+		o->value[i] = atime;
+		return;
+	}
+	uint16_t *which = overlay_which(o);
+	uint32_t v = overlay_value_index(o, atime);
+	if (v == o->values) {
+		/* A value only this inode used is rewritten where it is. */
+		uint32_t users = 0;
+		for (uint32_t j = 0; j < o->count && users < 2; j++)
+			users += which[j] == which[i];
+		if (users == 1) {
+			o->value[which[i]] = atime;
+			return;
+		}
+		if (o->values == o->capacity)
+			overlay_forget_unused_values(o);
+		if (o->values == o->capacity) {
+			uint32_t capacity = MIN(2u * o->capacity, (uint32_t)o->count);
+			if (overlay_plain_pays(o->count, capacity)) {
+				*overlayp = o = overlay_to_plain(o);
+				o->value[i] = atime;
+				return;
+			}
+			*overlayp = o = overlay_regrow(o, capacity);
+			which = overlay_which(o);
+		}
+		o->value[o->values] = atime;
+		v = o->values++;
+	}
+	which[i] = (uint16_t)v;
 }
 
 /* The overlay entry of an inode item's slot (BT7: there is one). */
@@ -136,19 +268,43 @@ static uint32_t overlay_index(const struct atime_overlay *overlay, uint32_t slot
 	return low;
 }
 
+/* The leaf's inode atimes, with room for one more value (the write that
+ * made the overlay brings it). The distinct values are counted first, so
+ * that the overlay is allocated once, at its size. */
 static struct atime_overlay *overlay_of_leaf(const struct tree_block *leaf)
 {
-	uint32_t count = 0;
-	for (uint32_t i = 0; i < leaf->nritems; i++)
-		count += leaf->items[i].key.type == BTRFS_INODE_ITEM_KEY;
-	struct atime_overlay *overlay = g_malloc(overlay_size(count));
-	overlay->count = count;
-	uint16_t *slots = overlay_slots(overlay);
+	uint32_t count = 0, distinct = 0;
+	int64_t seen[8];
+	for (uint32_t i = 0; i < leaf->nritems; i++) {
+		if (leaf->items[i].key.type != BTRFS_INODE_ITEM_KEY)
+			continue;
+		count++;
+		int64_t atime = leaf->items[i].payload.inode.atime;
+		uint32_t v = 0;
+		while (v < MIN(distinct, G_N_ELEMENTS(seen)) && seen[v] != atime)
+			v++;
+		if (v == distinct && distinct++ < G_N_ELEMENTS(seen))
+			seen[v] = atime;
+	}
+	bool plain = distinct > G_N_ELEMENTS(seen) || overlay_plain_pays(count, distinct + 1);
+	uint32_t capacity = plain ? count : distinct + 1;
+	struct atime_overlay *overlay = g_malloc(overlay_size(count, capacity, plain));
+	*overlay = (struct atime_overlay){ .count = (uint16_t)count, .capacity = (uint16_t)capacity,
+					   .plain = plain, .values = (uint16_t)(plain ? count : 0) };
+	uint16_t *slots = overlay_slots(overlay), *which = plain ? NULL : overlay_which(overlay);
 	for (uint32_t i = 0, n = 0; i < leaf->nritems; i++) {
 		if (leaf->items[i].key.type != BTRFS_INODE_ITEM_KEY)
 			continue;
-		overlay->atime[n] = leaf->items[i].payload.inode.atime;
-		slots[n++] = (uint16_t)i;
+		int64_t atime = leaf->items[i].payload.inode.atime;
+		slots[n] = (uint16_t)i;
+		if (plain) {
+			overlay->value[n++] = atime;
+			continue;
+		}
+		uint32_t v = overlay_value_index(overlay, atime);
+		if (v == overlay->values)
+			overlay->value[overlay->values++] = atime;
+		which[n++] = (uint16_t)v;
 	}
 	return overlay;
 }
@@ -191,7 +347,7 @@ static void leaf_fold_atimes(struct tree_block *leaf)
 	const struct atime_overlay *overlay = leaf->atimes;
 	const uint16_t *slots = overlay_slots(overlay);
 	for (uint32_t i = 0; i < overlay->count; i++)
-		leaf->items[slots[i]].payload.inode.atime = overlay->atime[i];
+		leaf->items[slots[i]].payload.inode.atime = overlay_atime(overlay, i);
 	g_free(leaf->atimes);
 	leaf->atimes = NULL;
 }
@@ -705,7 +861,7 @@ struct tree_block *btree_copy_block(struct transaction *txn, uint64_t tree_id, c
 		cow->flags |= buf->flags & TREE_BLOCK_RUNS;
 		cow->capacity = buf->capacity;
 		if (buf->atimes)
-			cow->atimes = g_memdup2(buf->atimes, overlay_size(buf->atimes->count));
+			cow->atimes = g_memdup2(buf->atimes, overlay_bytes(buf->atimes));
 	}
 	block_created(txn, cow);
 	return cow;
@@ -1374,7 +1530,7 @@ struct btree_item *btree_path_for_write(struct btree *tree, struct transaction *
 int64_t btree_leaf_inode_atime(const struct tree_block *leaf, uint32_t slot)
 {
 	if (leaf->atimes)
-		return leaf->atimes->atime[overlay_index(leaf->atimes, slot)];
+		return overlay_atime(leaf->atimes, overlay_index(leaf->atimes, slot));
 	return btree_leaf_item(leaf, slot)->payload.inode.atime;
 }
 
@@ -1390,9 +1546,9 @@ void btree_path_write_inode_atime(struct btree *tree, struct transaction *txn, s
 	struct tree_block *leaf = path->nodes[0];
 	if (!leaf->atimes && leaf_items_shared(leaf))
 		leaf->atimes = overlay_of_leaf(leaf);
-	if (leaf->atimes)
-		leaf->atimes->atime[overlay_index(leaf->atimes, path->slots[0])] = atime;
-	else
+	if (leaf->atimes) {
+		overlay_set_atime(&leaf->atimes, overlay_index(leaf->atimes, path->slots[0]), atime);
+	} else
 		btree_path_item(path)->payload.inode.atime = atime;
 }
 

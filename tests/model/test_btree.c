@@ -621,6 +621,60 @@ static void test_btree_atime_write_without_a_snapshot_changes_the_copy_in_place(
 	tree_fixture_free(f);
 }
 
+/* The atimes that rounds of writes leave: the same for all, two values,
+ * one per inode, the same again (the overlay's shared form, its growth and
+ * its plain form, BT7). */
+static int64_t round_atime(unsigned round, uint64_t inode)
+{
+	static const int64_t same[] = { 5000, 0, 0, 8000 };
+	if (round == 1)
+		return inode % 2 ? 6000 : 7000;
+	if (round == 2)
+		return 10000 + (int64_t)inode;
+	return same[round];
+}
+
+static void test_btree_overlay_keeps_every_atime_of_its_leaf_whatever_their_values(void **state)
+{
+	/* Every inode's atime 1000 first: the overlay starts in its shared form. */
+	struct tree_fixture *f = inode_tree();
+	for (uint64_t k = 1; k <= 2000; k++) {
+		struct btree_key key = inode_key(k);
+		btree_lookup_for_write(&f->tree, &f->txn, &key)->payload.inode.atime = 1000;
+	}
+	tree_fixture_commit(f);
+	struct btree *snapshot = tree_fixture_clone_root(f, 256);
+	tree_fixture_commit(f);
+	const struct tree_block *shared = leaf_of(snapshot, 500);
+	uint64_t first = shared->items[0].key.objectid, last = shared->items[shared->nritems - 1].key.objectid;
+	int64_t expected[2001];
+	for (uint64_t k = first; k <= last; k++)
+		expected[k] = 1000;
+	struct btree *second = NULL;
+	for (unsigned round = 0; round < 4; round++) {
+		for (uint64_t k = first; k <= last; k++) {
+			expected[k] = round_atime(round, k);
+			write_atime(f, k, expected[k]);
+			for (uint64_t j = first; j <= last; j++) {
+				assert_int_equal(atime_of(&f->tree, j), expected[j]);
+				assert_int_equal(atime_of(snapshot, j), 1000);
+			}
+		}
+		assert_non_null(leaf_of(&f->tree, 500)->atimes);
+		if (round == 1) {
+			/* A second snapshot's leaf copies the overlay at the next write. */
+			second = tree_fixture_clone_root(f, 257);
+			tree_fixture_commit(f);
+		}
+		if (second) {
+			for (uint64_t j = first; j <= last; j++)
+				assert_int_equal(atime_of(second, j), round_atime(1, j));
+		}
+	}
+	tree_fixture_assert_ok(f, "rounds of atime writes to a shared leaf");
+	tree_fixture_free(f);
+}
+
 /* --- resize ----------------------------------------------------------------- */
 
 static void test_btree_resize_grows_an_item_and_splits_its_full_leaf(void **state)
@@ -703,6 +757,7 @@ int main(void)
 		cmocka_unit_test(test_btree_atime_write_to_a_snapshotted_leaf_copies_the_block_but_shares_its_items),
 		cmocka_unit_test(test_btree_other_change_to_a_leaf_with_overlay_gives_it_own_items_with_the_atimes),
 		cmocka_unit_test(test_btree_atime_write_without_a_snapshot_changes_the_copy_in_place),
+		cmocka_unit_test(test_btree_overlay_keeps_every_atime_of_its_leaf_whatever_their_values),
 		cmocka_unit_test(test_btree_resize_grows_an_item_and_splits_its_full_leaf),
 		cmocka_unit_test(test_btree_resize_shrinks_an_item_in_its_leaf),
 		cmocka_unit_test(test_btree_resize_of_a_missing_key_returns_null),
