@@ -662,6 +662,13 @@ static void test_btree_overlay_keeps_every_atime_of_its_leaf_whatever_their_valu
 		}
 		assert_non_null(leaf_of(&f->tree, 500)->atimes);
 		if (round == 1) {
+			/* An atime only one inode has is rewritten in place. */
+			write_atime(f, first, 12345);
+			write_atime(f, first, 12346);
+			assert_int_equal(atime_of(&f->tree, first), 12346);
+			write_atime(f, first, round_atime(1, first));
+			for (uint64_t j = first; j <= last; j++)
+				assert_int_equal(atime_of(&f->tree, j), expected[j]);
 			/* A second snapshot's leaf copies the overlay at the next write. */
 			second = tree_fixture_clone_root(f, 257);
 			tree_fixture_commit(f);
