@@ -1775,6 +1775,31 @@ uint64_t btree_visit_range(const struct btree *tree, const struct btree_key *fir
 	return visit_block(tree->root, first, last, cb, opaque, &stop);
 }
 
+void btree_count_holders(struct tree_block *block)
+{
+	if (!block)
+		return;
+	if (!(block->flags & TREE_BLOCK_HOLDERS_COUNTED)) {
+		block->flags |= TREE_BLOCK_HOLDERS_COUNTED;
+		block->tree_refs = 0;
+		for (uint32_t i = 0; block->level && i < block->nritems; i++)
+			btree_count_holders(block->children[i].block);
+	}
+	block->tree_refs++;
+}
+
+void btree_release_held(struct tree_block *block)
+{
+	if (!block)
+		return;
+	g_assert(block->flags & TREE_BLOCK_HOLDERS_COUNTED && block->tree_refs);
+	if (--block->tree_refs)
+		return;
+	for (uint32_t i = 0; block->level && i < block->nritems; i++)
+		btree_release_held(block->children[i].block);
+	btree_release_block(block);
+}
+
 void btree_collect_blocks(struct tree_block *block, GHashTable *seen)
 {
 	if (!block || !g_hash_table_add(seen, block))

@@ -255,22 +255,32 @@ void fs_collect_subvolume_blocks(const struct fs *fs, GHashTable *seen)
 	}
 }
 
+/* Every pointer that holds blocks from outside the trees, counted
+ * (release false) or let go (true): btree_count_holders(). */
+static void hold_all_blocks(struct fs *fs, bool release)
+{
+	void (*hold)(struct tree_block *) = release ? btree_release_held : btree_count_holders;
+	struct btree *trees[8];
+	unsigned n = global_trees(fs, trees);
+	for (unsigned i = 0; i < n; i++)
+		hold(trees[i]->root);
+	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
+		const struct subvolume *sv = fs->subvolumes->pdata[i];
+		if (sv->deleted)
+			continue;
+		hold(sv->tree->root);
+		if (sv->atime_tree.root)
+			hold(sv->atime_tree.root);
+	}
+	refs_hold_dead_blocks(fs->refs, release); /* a deletion that was stopped */
+}
+
 void fs_free(struct fs *fs)
 {
 	if (!fs)
 		return;
-	g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
-	struct btree *trees[8];
-	unsigned n = global_trees(fs, trees);
-	for (unsigned i = 0; i < n; i++)
-		btree_collect_blocks(trees[i]->root, seen);
-	fs_collect_subvolume_blocks(fs, seen);
-	refs_collect_dead_blocks(fs->refs, seen); /* a deletion that was stopped */
-	GHashTableIter iter;
-	gpointer key;
-	g_hash_table_iter_init(&iter, seen);
-	while (g_hash_table_iter_next(&iter, &key, NULL))
-		blockstore_release_block(key);
+	hold_all_blocks(fs, false);
+	hold_all_blocks(fs, true);
 	g_ptr_array_unref(fs->subvolumes);
 	if (fs->design->free)
 		fs->design->free(fs);

@@ -574,6 +574,21 @@ void refs_collect_dead_blocks(const struct refs *refs, GHashTable *seen)
 	}
 }
 
+void refs_hold_dead_blocks(const struct refs *refs, bool release)
+{
+	for (unsigned f = 0; f < refs->drop_frames->len; f++) {
+		const struct drop_frame *frame = &g_array_index(refs->drop_frames, struct drop_frame, f);
+		for (uint32_t i = frame->next; i < frame->block->nritems; i++) { /* RF7: those still held */
+			if (release)
+				btree_release_held(frame->block->children[i].block);
+			else
+				btree_count_holders(frame->block->children[i].block);
+		}
+	}
+	for (unsigned f = 0; release && f < refs->drop_frames->len; f++)
+		btree_release_block(g_array_index(refs->drop_frames, struct drop_frame, f).block);
+}
+
 bool refs_pending(const struct refs *refs)
 {
 	return refs_pending_heads(refs) > 0 || refs->drop_frames->len;

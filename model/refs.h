@@ -140,6 +140,10 @@ const GPtrArray *refs_freed_data(const struct refs *refs);
 /* Adds to `seen` the blocks a stopped drop still holds (RF7): the frames
  * and what they reference, for freeing the model. */
 void refs_collect_dead_blocks(const struct refs *refs, GHashTable *seen);
+/* The same blocks for btree_count_holders() / btree_release_held() at the
+ * end (fs_free): `release` false counts, true frees (a frame's own block,
+ * which nothing else holds, directly). */
+void refs_hold_dead_blocks(const struct refs *refs, bool release);
 
 /* True while counts changed since the last refs_commit(). */
 bool refs_pending(const struct refs *refs);
