@@ -94,8 +94,8 @@ static const struct btree_key *block_first_key(const struct tree_block *block)
  *    (room for c); the slots never move, because moving items needs a
  *    private array. Distinct values, because a leaf's atimes are mostly one
  *    or two: the old atime until each inode is read, then the read's (the
- *    kernel stamps atimes with a coarse clock). 11 inodes cost 80 bytes of
- *    heap, not the 128 of one 8-byte atime each.
+ *    kernel stamps atimes with a coarse clock). 11 inodes and two values
+ *    cost 64 bytes of heap, not the 128 of one 8-byte atime each.
  * BT8 a freed leaf (TREE_BLOCK_FREED) that shared its array holds no array
  *    and no overlay: it gave its reference up when it was freed
  *    (btree_block_freed), so the copy that replaced it does not copy the
@@ -113,8 +113,9 @@ struct leaf_items {
  * An overlay comes in two forms (BT7 above). Shared: each inode's atime is
  * an index into a few distinct values,
  *   [count values capacity 0 | t_0 .. t_capacity-1 | s_0 .. s_count-1 | w_0 .. w_count-1]
- * Plain, once the distinct values would cost more than one atime each
- * (capacity > 3/4 count): each inode its own,
+ * with 8-bit indexes (at most 255 values). Plain, once the distinct values
+ * would cost as much as one atime each (8 capacity >= 7 count): each inode
+ * its own,
  *   [count count count 1 | t_0 .. t_count-1 | s_0 .. s_count-1]
  */
 struct atime_overlay {
@@ -122,7 +123,7 @@ struct atime_overlay {
 	uint16_t values;                  /* shared form: distinct atimes in value[] */
 	uint16_t capacity;                /* room in value[] (count in the plain form) */
 	uint16_t plain;                   /* 1: value[i] is inode i's atime, no indexes */
-	int64_t value[];                  /* then count uint16_t slots, then (shared) count indexes */
+	int64_t value[];                  /* then count uint16_t slots, then (shared) count uint8_t indexes */
 };
 
 static uint16_t *overlay_slots(const struct atime_overlay *overlay)
@@ -130,15 +131,15 @@ static uint16_t *overlay_slots(const struct atime_overlay *overlay)
 	return (uint16_t *)&overlay->value[overlay->capacity];
 }
 
-static uint16_t *overlay_which(const struct atime_overlay *overlay)
+static uint8_t *overlay_which(const struct atime_overlay *overlay)
 {
-	return overlay_slots(overlay) + overlay->count;
+	return (uint8_t *)(overlay_slots(overlay) + overlay->count);
 }
 
 static size_t overlay_size(uint32_t count, uint32_t capacity, bool plain)
 {
-	return sizeof(struct atime_overlay) + capacity * sizeof(int64_t) +
-	       count * (plain ? 1 : 2) * sizeof(uint16_t);
+	return sizeof(struct atime_overlay) + capacity * sizeof(int64_t) + count * sizeof(uint16_t) +
+	       (plain ? 0 : count * sizeof(uint8_t));
 }
 
 static size_t overlay_bytes(const struct atime_overlay *overlay)
@@ -146,10 +147,11 @@ static size_t overlay_bytes(const struct atime_overlay *overlay)
 	return overlay_size(overlay->count, overlay->capacity, overlay->plain);
 }
 
-/* Is the shared form with `capacity` values no smaller than the plain one? */
+/* Is the shared form with `capacity` values no smaller than the plain one,
+ * or beyond its 8-bit indexes? */
 static bool overlay_plain_pays(uint32_t count, uint32_t capacity)
 {
-	return 4 * capacity > 3 * count;
+	return capacity > UINT8_MAX || 8 * capacity >= 7 * count;
 }
 
 /* The atime of the overlay's i-th inode. */
@@ -170,8 +172,8 @@ static uint32_t overlay_value_index(const struct atime_overlay *overlay, int64_t
 /* Drop the values no inode uses any more (the indexes follow). */
 static void overlay_forget_unused_values(struct atime_overlay *overlay)
 {
-	uint16_t *which = overlay_which(overlay);
-	g_autofree uint16_t *renumber = g_new(uint16_t, overlay->values);
+	uint8_t *which = overlay_which(overlay);
+	g_autofree uint8_t *renumber = g_new(uint8_t, overlay->values);
 	g_autofree bool *used = g_new0(bool, overlay->values);
 	for (uint32_t i = 0; i < overlay->count; i++)
 		used[which[i]] = true;
@@ -180,7 +182,7 @@ static void overlay_forget_unused_values(struct atime_overlay *overlay)
 		if (!used[v])
 			continue;
 		overlay->value[kept] = overlay->value[v];
-		renumber[v] = (uint16_t)kept++;
+		renumber[v] = (uint8_t)kept++;
 	}
 	for (uint32_t i = 0; i < overlay->count; i++)
 		which[i] = renumber[which[i]];
@@ -210,7 +212,7 @@ static struct atime_overlay *overlay_regrow(struct atime_overlay *old, uint32_t 
 	*overlay = *old;
 	overlay->capacity = (uint16_t)capacity;
 	memcpy(overlay->value, old->value, old->values * sizeof(int64_t));
-	memcpy(overlay_slots(overlay), overlay_slots(old), old->count * 2 * sizeof(uint16_t));
+	memcpy(overlay_slots(overlay), overlay_slots(old), old->count * (sizeof(uint16_t) + sizeof(uint8_t)));
 	g_free(old);
 	return overlay;
 }
@@ -223,7 +225,7 @@ static void overlay_set_atime(struct atime_overlay **overlayp, uint32_t i, int64
 		o->value[i] = atime;
 		return;
 	}
-	uint16_t *which = overlay_which(o);
+	uint8_t *which = overlay_which(o);
 	uint32_t v = overlay_value_index(o, atime);
 	if (v == o->values) {
 		/* A value only this inode used is rewritten where it is. */
@@ -249,7 +251,7 @@ static void overlay_set_atime(struct atime_overlay **overlayp, uint32_t i, int64
 		o->value[o->values] = atime;
 		v = o->values++;
 	}
-	which[i] = (uint16_t)v;
+	which[i] = (uint8_t)v;
 }
 
 /* The overlay entry of an inode item's slot (BT7: there is one). */
@@ -291,7 +293,8 @@ static struct atime_overlay *overlay_of_leaf(const struct tree_block *leaf)
 	struct atime_overlay *overlay = g_malloc(overlay_size(count, capacity, plain));
 	*overlay = (struct atime_overlay){ .count = (uint16_t)count, .capacity = (uint16_t)capacity,
 					   .plain = plain, .values = (uint16_t)(plain ? count : 0) };
-	uint16_t *slots = overlay_slots(overlay), *which = plain ? NULL : overlay_which(overlay);
+	uint16_t *slots = overlay_slots(overlay);
+	uint8_t *which = plain ? NULL : overlay_which(overlay);
 	for (uint32_t i = 0, n = 0; i < leaf->nritems; i++) {
 		if (leaf->items[i].key.type != BTRFS_INODE_ITEM_KEY)
 			continue;
@@ -304,7 +307,7 @@ static struct atime_overlay *overlay_of_leaf(const struct tree_block *leaf)
 		uint32_t v = overlay_value_index(overlay, atime);
 		if (v == overlay->values)
 			overlay->value[overlay->values++] = atime;
-		which[n++] = (uint16_t)v;
+		which[n++] = (uint8_t)v;
 	}
 	return overlay;
 }
