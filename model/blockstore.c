@@ -272,6 +272,20 @@ int blockstore_reserve_fallback(struct blockstore *store, unsigned items)
 	return 0;
 }
 
+/* The kernel grants a reservation that fits the metadata chunks, or the
+ * overcommit: the unallocated space the profile can use, less one data chunk
+ * (a data allocation may take it first), an eighth of it for
+ * BTRFS_RESERVE_FLUSH_ALL (space-info.c calc_available_free_space()). On a
+ * small device the data chunks soon leave nothing to overcommit. */
+bool blockstore_reserve_fits(const struct blockstore *store, unsigned items, uint64_t held)
+{
+	uint64_t need = (uint64_t)items * BTRFS_TICKET_NODES_PER_ITEM * store->config.nodesize + held;
+	uint64_t usable = chunk_alloc_allocatable(store->config.metadata_dup, raw_unallocated(store));
+	uint64_t data_chunk = MIN(store->data_chunk_size, store->config.device_size / 10);
+	uint64_t overcommit = usable > data_chunk ? (usable - data_chunk) >> 3 : 0;
+	return metadata_free(store) + overcommit >= need;
+}
+
 int blockstore_reserve(struct blockstore *store, unsigned items)
 {
 	uint64_t need = (uint64_t)items * BTRFS_RESERVE_NODES_PER_ITEM * store->config.nodesize;

@@ -95,6 +95,11 @@ uint32_t blockstore_nodesize(const struct blockstore *store);
  * calc_insert_metadata_size). 0, or -ENOSPC when neither free metadata nor a
  * new chunk can cover it. The reservation lasts until blockstore_release(). */
 int blockstore_reserve(struct blockstore *store, unsigned items);
+/* Would kernel 6.18 grant start_transaction()'s reservation of `items` at
+ * once, with `held` bytes reserved by queued work (the delayed-refs
+ * reserve) besides what blockstore_reserve() counts? False: the reservation
+ * waits on a ticket for the flusher (space-info.c __reserve_bytes). */
+bool blockstore_reserve_fits(const struct blockstore *store, unsigned items, uint64_t held);
 /* The same, falling back on the global reserve when that fails (unlink
  * and rmdir, as btrfs_start_transaction_fallback_global_rsv()). */
 int blockstore_reserve_fallback(struct blockstore *store, unsigned items);

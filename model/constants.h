@@ -240,6 +240,12 @@ enum btrfs_key_type {
 /* A transaction handle reserves calc_insert_metadata_size(n) =
  * nodesize * BTRFS_MAX_LEVEL * 2 per item it will change (ctree.h). */
 #define BTRFS_RESERVE_NODES_PER_ITEM (BTRFS_MAX_LEVEL * 2u)
+/* Since kernel 6.7 start_transaction() reserves, besides, the delayed-ref
+ * bytes its items will queue: btrfs_calc_delayed_ref_bytes(n), the insert
+ * size doubled for the free-space tree (delayed-ref.h). 48 nodes per item:
+ * measured as tickets of 3932160 bytes = 5 items x 768 KiB at 16 KiB
+ * (docs/btrfs-ground-truth.md section 11). */
+#define BTRFS_TICKET_NODES_PER_ITEM (BTRFS_RESERVE_NODES_PER_ITEM * 3u)
 
 /*
  * Items each operation reserves for before it changes anything (fs_reserve,

@@ -71,11 +71,32 @@ static void free_subvolume(gpointer data)
 	g_free(sv);
 }
 
+/* A reservation the kernel would not grant at once waits on a ticket while
+ * the flusher works through its states (space-info.c flush_space()); the
+ * first two are the ones that free reservations without a commit:
+ * FLUSH_DELAYED_ITEMS (the waiting DIR_INDEX items and inode items go in
+ * now, while their directory is still the end of the tree) and
+ * FLUSH_DELAYED_REFS (the pending heads go into the extent tree). On a
+ * small device, with nothing left to overcommit, this runs through most of
+ * a copy (measured: 10951 tickets in 26800 operations on 512 MiB,
+ * docs/btrfs-ground-truth.md section 11) and fills the fs tree's leaves. */
+static void flush_for_ticket(struct fs *fs, unsigned items)
+{
+	uint32_t nodesize = blockstore_nodesize(fs->store);
+	if (blockstore_reserve_fits(fs->store, items, refs_reserved_bytes(fs->refs, nodesize)))
+		return;
+	fs->counters.reserve_tickets++;
+	delayed_items_run(fs);
+	if (!blockstore_reserve_fits(fs->store, items, refs_reserved_bytes(fs->refs, nodesize)))
+		fs->txn.ops->run_queued(&fs->txn);
+}
+
 /* A delete may fall back on the global reserve (blockstore_reserve_fallback). */
 static int reserve(struct fs *fs, unsigned items, bool is_delete)
 {
 	if (blockstore_overcommitted(fs->store))
 		return -EROFS;
+	flush_for_ticket(fs, items);
 	int ret = is_delete ? blockstore_reserve_fallback(fs->store, items) : blockstore_reserve(fs->store, items);
 	if (ret) {
 		fs->counters.enospc_events++;

@@ -602,9 +602,19 @@ unsigned refs_pending_heads(const struct refs *refs)
 
 /* --- running delayed refs during the transaction ------------------------- */
 
+static uint64_t bytes_per_head(uint32_t nodesize)
+{
+	return (uint64_t)nodesize * BTRFS_RESERVE_NODES_PER_ITEM * REFS_FREE_SPACE_TREE_FACTOR;
+}
+
+uint64_t refs_reserved_bytes(const struct refs *refs, uint32_t nodesize)
+{
+	return refs_pending_heads(refs) * bytes_per_head(nodesize);
+}
+
 uint32_t refs_throttle_heads(uint32_t nodesize)
 {
-	uint64_t per_head = (uint64_t)nodesize * BTRFS_RESERVE_NODES_PER_ITEM * REFS_FREE_SPACE_TREE_FACTOR;
+	uint64_t per_head = bytes_per_head(nodesize);
 	return (uint32_t)MAX(REFS_PREEMPT_FLOOR_BYTES / per_head, 4u);
 }
 

@@ -81,6 +81,10 @@ void refs_free(struct refs *refs);
  * txn->ops to it and txn->accounting to the struct refs. */
 extern const struct transaction_ops refs_transaction_ops;
 
+/* The delayed-refs reserve: what the pending heads hold reserved,
+ * btrfs_calc_delayed_ref_bytes(1) each (space-info.h may_use). */
+uint64_t refs_reserved_bytes(const struct refs *refs, uint32_t nodesize);
+
 /* A block just allocated for `tree_id`: one TREE_BLOCK_REF from its parent or
  * root item. */
 void refs_block_created(struct transaction *txn, struct tree_block *block);

@@ -10,6 +10,7 @@
 
 #include "chunk_alloc.h"
 #include "constants.h"
+#include "delayed_items.h"
 
 #include <inttypes.h>
 
@@ -161,6 +162,52 @@ static void test_enospc_read_fail_what_if_fails_the_read_and_loses_nothing(void 
 	fs_free(fs);
 }
 
+/* Creates files in /d of a `device`-byte filesystem until one create's
+ * reservation waits for the flusher or `files` were made; returns the
+ * files made and, in *waiting, the delayed items waiting before it. */
+static unsigned create_until_a_ticket(struct fs *fs, unsigned files, uint64_t *waiting, uint64_t *after)
+{
+	struct fs_attributes attributes;
+	fs_attributes_init(&attributes);
+	assert_int_equal(fs_mkdir(fs, "/d", &attributes), 0);
+	for (unsigned i = 0; i < files; i++) {
+		struct fs_counters before, now;
+		fs_counters(fs, &before);
+		*waiting = delayed_items_count(fs);
+		char path[64];
+		g_snprintf(path, sizeof(path), "/d/file-with-a-longish-name-%05u", i);
+		assert_int_equal(fs_create(fs, path, 0, &attributes), 0);
+		fs_counters(fs, &now);
+		*after = delayed_items_count(fs);
+		if (now.reserve_tickets > before.reserve_tickets)
+			return i + 1;
+	}
+	return files;
+}
+
+static void test_a_reservation_the_kernel_would_ticket_runs_the_delayed_items_first(void **state)
+{
+	(void)state;
+	enum { FILES = 60000 };
+	uint64_t waiting = 0, after = 0;
+	/* 128 MiB: the metadata chunk fills and there is nothing to overcommit. */
+	struct fs *small = fixture_fs_new(16384, 128 * MiB);
+	unsigned made = create_until_a_ticket(small, FILES, &waiting, &after);
+	assert_true(made < FILES);
+	assert_true(waiting > 3);
+	assert_true(after <= 3); /* only what that create queued itself */
+	fixture_assert_fs_ok(small, "after a ticket");
+	fs_free(small);
+	/* 8 GiB: the same creates never wait; their items keep waiting. */
+	struct fs *large = fixture_fs_new(16384, 8 * GiB);
+	assert_int_equal(create_until_a_ticket(large, made, &waiting, &after), made);
+	struct fs_counters counters;
+	fs_counters(large, &counters);
+	assert_int_equal(counters.reserve_tickets, 0);
+	assert_true(after > 3);
+	fs_free(large);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_chunk_alloc_fresh_filesystem_totals_are_what_mkfs_made),
 		cmocka_unit_test(test_enospc_in_an_atime_update_loses_the_update_and_the_read_succeeds),
 		cmocka_unit_test(test_enospc_read_fail_what_if_fails_the_read_and_loses_nothing),
+		cmocka_unit_test(test_a_reservation_the_kernel_would_ticket_runs_the_delayed_items_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
