@@ -94,8 +94,8 @@ static const struct btree_key *block_first_key(const struct tree_block *block)
  *    (room for c); the slots never move, because moving items needs a
  *    private array. Distinct values, because a leaf's atimes are mostly one
  *    or two: the old atime until each inode is read, then the read's (the
- *    kernel stamps atimes with a coarse clock). 11 inodes cost 80 bytes of
- *    heap, not the 128 of one 8-byte atime each.
+ *    kernel stamps atimes with a coarse clock). 11 inodes and two values
+ *    cost 64 bytes of heap, not the 128 of one 8-byte atime each.
  * BT8 a freed leaf (TREE_BLOCK_FREED) that shared its array holds no array
  *    and no overlay: it gave its reference up when it was freed
  *    (btree_block_freed), so the copy that replaced it does not copy the
@@ -113,43 +113,61 @@ struct leaf_items {
  * An overlay comes in two forms (BT7 above). Shared: each inode's atime is
  * an index into a few distinct values,
  *   [count values capacity 0 | t_0 .. t_capacity-1 | s_0 .. s_count-1 | w_0 .. w_count-1]
- * Plain, once the distinct values would cost more than one atime each
- * (capacity > 3/4 count): each inode its own,
+ * with 8-bit indexes (at most 255 values). Plain, once the distinct values
+ * would cost as much as one atime each (8 capacity >= 7 count): each inode
+ * its own,
  *   [count count count 1 | t_0 .. t_count-1 | s_0 .. s_count-1]
  */
 struct atime_overlay {
 	uint16_t count;                   /* inode items */
 	uint16_t values;                  /* shared form: distinct atimes in value[] */
 	uint16_t capacity;                /* room in value[] (count in the plain form) */
-	uint16_t plain;                   /* 1: value[i] is inode i's atime, no indexes */
-	int64_t value[];                  /* then count uint16_t slots, then (shared) count indexes */
+	uint8_t plain;                    /* 1: value[i] is inode i's atime, no indexes */
+	uint8_t slot_bytes;               /* 1 when every slot is below 256 (the items do not move), else 2 */
+	int64_t value[];                  /* then count slots, then (shared) count uint8_t indexes */
 };
 
-static uint16_t *overlay_slots(const struct atime_overlay *overlay)
+static void *overlay_slots(const struct atime_overlay *overlay)
 {
-	return (uint16_t *)&overlay->value[overlay->capacity];
+	return (void *)&overlay->value[overlay->capacity];
 }
 
-static uint16_t *overlay_which(const struct atime_overlay *overlay)
+static uint32_t overlay_slot(const struct atime_overlay *overlay, uint32_t i)
 {
-	return overlay_slots(overlay) + overlay->count;
+	const void *slots = overlay_slots(overlay);
+	return overlay->slot_bytes == 1 ? ((const uint8_t *)slots)[i] : ((const uint16_t *)slots)[i];
 }
 
-static size_t overlay_size(uint32_t count, uint32_t capacity, bool plain)
+static void overlay_set_slot(struct atime_overlay *overlay, uint32_t i, uint32_t slot)
 {
-	return sizeof(struct atime_overlay) + capacity * sizeof(int64_t) +
-	       count * (plain ? 1 : 2) * sizeof(uint16_t);
+	void *slots = overlay_slots(overlay);
+	if (overlay->slot_bytes == 1)
+		((uint8_t *)slots)[i] = (uint8_t)slot;
+	else
+		((uint16_t *)slots)[i] = (uint16_t)slot;
+}
+
+static uint8_t *overlay_which(const struct atime_overlay *overlay)
+{
+	return (uint8_t *)overlay_slots(overlay) + overlay->count * overlay->slot_bytes;
+}
+
+static size_t overlay_size(uint32_t count, uint32_t capacity, bool plain, uint32_t slot_bytes)
+{
+	return sizeof(struct atime_overlay) + capacity * sizeof(int64_t) + count * slot_bytes +
+	       (plain ? 0 : count * sizeof(uint8_t));
 }
 
 static size_t overlay_bytes(const struct atime_overlay *overlay)
 {
-	return overlay_size(overlay->count, overlay->capacity, overlay->plain);
+	return overlay_size(overlay->count, overlay->capacity, overlay->plain, overlay->slot_bytes);
 }
 
-/* Is the shared form with `capacity` values no smaller than the plain one? */
+/* Is the shared form with `capacity` values no smaller than the plain one,
+ * or beyond its 8-bit indexes? */
 static bool overlay_plain_pays(uint32_t count, uint32_t capacity)
 {
-	return 4 * capacity > 3 * count;
+	return capacity > UINT8_MAX || 8 * capacity >= 7 * count;
 }
 
 /* The atime of the overlay's i-th inode. */
@@ -170,8 +188,8 @@ static uint32_t overlay_value_index(const struct atime_overlay *overlay, int64_t
 /* Drop the values no inode uses any more (the indexes follow). */
 static void overlay_forget_unused_values(struct atime_overlay *overlay)
 {
-	uint16_t *which = overlay_which(overlay);
-	g_autofree uint16_t *renumber = g_new(uint16_t, overlay->values);
+	uint8_t *which = overlay_which(overlay);
+	g_autofree uint8_t *renumber = g_new(uint8_t, overlay->values);
 	g_autofree bool *used = g_new0(bool, overlay->values);
 	for (uint32_t i = 0; i < overlay->count; i++)
 		used[which[i]] = true;
@@ -180,7 +198,7 @@ static void overlay_forget_unused_values(struct atime_overlay *overlay)
 		if (!used[v])
 			continue;
 		overlay->value[kept] = overlay->value[v];
-		renumber[v] = (uint16_t)kept++;
+		renumber[v] = (uint8_t)kept++;
 	}
 	for (uint32_t i = 0; i < overlay->count; i++)
 		which[i] = renumber[which[i]];
@@ -191,12 +209,12 @@ static void overlay_forget_unused_values(struct atime_overlay *overlay)
 static struct atime_overlay *overlay_to_plain(struct atime_overlay *shared)
 {
 	uint32_t count = shared->count;
-	struct atime_overlay *plain = g_malloc(overlay_size(count, count, true));
+	struct atime_overlay *plain = g_malloc(overlay_size(count, count, true, shared->slot_bytes));
 	*plain = (struct atime_overlay){ .count = (uint16_t)count, .values = (uint16_t)count,
-					 .capacity = (uint16_t)count, .plain = 1 };
+					 .capacity = (uint16_t)count, .plain = 1, .slot_bytes = shared->slot_bytes };
 	for (uint32_t i = 0; i < count; i++)
 		plain->value[i] = overlay_atime(shared, i);
-	memcpy(overlay_slots(plain), overlay_slots(shared), count * sizeof(uint16_t));
+	memcpy(overlay_slots(plain), overlay_slots(shared), count * shared->slot_bytes);
 	g_free(shared);
 	return plain;
 }
@@ -206,11 +224,11 @@ static struct atime_overlay *overlay_to_plain(struct atime_overlay *shared)
  * does not fit). */
 static struct atime_overlay *overlay_regrow(struct atime_overlay *old, uint32_t capacity)
 {
-	struct atime_overlay *overlay = g_malloc(overlay_size(old->count, capacity, false));
+	struct atime_overlay *overlay = g_malloc(overlay_size(old->count, capacity, false, old->slot_bytes));
 	*overlay = *old;
 	overlay->capacity = (uint16_t)capacity;
 	memcpy(overlay->value, old->value, old->values * sizeof(int64_t));
-	memcpy(overlay_slots(overlay), overlay_slots(old), old->count * 2 * sizeof(uint16_t));
+	memcpy(overlay_slots(overlay), overlay_slots(old), old->count * (old->slot_bytes + sizeof(uint8_t)));
 	g_free(old);
 	return overlay;
 }
@@ -223,7 +241,7 @@ static void overlay_set_atime(struct atime_overlay **overlayp, uint32_t i, int64
 		o->value[i] = atime;
 		return;
 	}
-	uint16_t *which = overlay_which(o);
+	uint8_t *which = overlay_which(o);
 	uint32_t v = overlay_value_index(o, atime);
 	if (v == o->values) {
 		/* A value only this inode used is rewritten where it is. */
@@ -249,22 +267,21 @@ static void overlay_set_atime(struct atime_overlay **overlayp, uint32_t i, int64
 		o->value[o->values] = atime;
 		v = o->values++;
 	}
-	which[i] = (uint16_t)v;
+	which[i] = (uint8_t)v;
 }
 
 /* The overlay entry of an inode item's slot (BT7: there is one). */
 static uint32_t overlay_index(const struct atime_overlay *overlay, uint32_t slot)
 {
-	const uint16_t *slots = overlay_slots(overlay);
 	uint32_t low = 0, high = overlay->count;
 	while (low < high) {
 		uint32_t mid = low + (high - low) / 2;
-		if (slots[mid] < slot)
+		if (overlay_slot(overlay, mid) < slot)
 			low = mid + 1;
 		else
 			high = mid;
 	}
-	g_assert(low < overlay->count && slots[low] == slot);
+	g_assert(low < overlay->count && overlay_slot(overlay, low) == slot);
 	return low;
 }
 
@@ -288,15 +305,17 @@ static struct atime_overlay *overlay_of_leaf(const struct tree_block *leaf)
 	}
 	bool plain = distinct > G_N_ELEMENTS(seen) || overlay_plain_pays(count, distinct + 1);
 	uint32_t capacity = plain ? count : distinct + 1;
-	struct atime_overlay *overlay = g_malloc(overlay_size(count, capacity, plain));
+	uint32_t slot_bytes = leaf->nritems <= UINT8_MAX + 1u ? 1 : 2;
+	struct atime_overlay *overlay = g_malloc(overlay_size(count, capacity, plain, slot_bytes));
 	*overlay = (struct atime_overlay){ .count = (uint16_t)count, .capacity = (uint16_t)capacity,
-					   .plain = plain, .values = (uint16_t)(plain ? count : 0) };
-	uint16_t *slots = overlay_slots(overlay), *which = plain ? NULL : overlay_which(overlay);
+					   .plain = plain, .values = (uint16_t)(plain ? count : 0),
+					   .slot_bytes = (uint8_t)slot_bytes };
+	uint8_t *which = plain ? NULL : overlay_which(overlay);
 	for (uint32_t i = 0, n = 0; i < leaf->nritems; i++) {
 		if (leaf->items[i].key.type != BTRFS_INODE_ITEM_KEY)
 			continue;
 		int64_t atime = leaf->items[i].payload.inode.atime;
-		slots[n] = (uint16_t)i;
+		overlay_set_slot(overlay, n, i);
 		if (plain) {
 			overlay->value[n++] = atime;
 			continue;
@@ -304,7 +323,7 @@ static struct atime_overlay *overlay_of_leaf(const struct tree_block *leaf)
 		uint32_t v = overlay_value_index(overlay, atime);
 		if (v == overlay->values)
 			overlay->value[overlay->values++] = atime;
-		which[n++] = (uint16_t)v;
+		which[n++] = (uint8_t)v;
 	}
 	return overlay;
 }
@@ -345,9 +364,8 @@ static void leaf_items_unref(struct tree_block *leaf)
 static void leaf_fold_atimes(struct tree_block *leaf)
 {
 	const struct atime_overlay *overlay = leaf->atimes;
-	const uint16_t *slots = overlay_slots(overlay);
 	for (uint32_t i = 0; i < overlay->count; i++)
-		leaf->items[slots[i]].payload.inode.atime = overlay_atime(overlay, i);
+		leaf->items[overlay_slot(overlay, i)].payload.inode.atime = overlay_atime(overlay, i);
 	g_free(leaf->atimes);
 	leaf->atimes = NULL;
 }

@@ -518,9 +518,9 @@ static struct btree_key inode_key(uint64_t inode)
 }
 
 /* 2000 inode items, atime = 1000 + inode, committed: about 95 leaves of 4 KiB. */
-static struct tree_fixture *inode_tree(void)
+static struct tree_fixture *inode_tree_of(uint32_t nodesize)
 {
-	struct tree_fixture *f = tree_fixture_new(4096);
+	struct tree_fixture *f = tree_fixture_new(nodesize);
 	for (uint64_t i = 1; i <= 2000; i++) {
 		struct btree_key key = inode_key(i);
 		union item_payload payload = { .inode = { .atime = 1000 + (int64_t)i } };
@@ -528,6 +528,11 @@ static struct tree_fixture *inode_tree(void)
 	}
 	tree_fixture_commit(f);
 	return f;
+}
+
+static struct tree_fixture *inode_tree(void)
+{
+	return inode_tree_of(4096);
 }
 
 static int64_t atime_of(const struct btree *tree, uint64_t inode)
@@ -634,10 +639,10 @@ static int64_t round_atime(unsigned round, uint64_t inode)
 	return same[round];
 }
 
-static void test_btree_overlay_keeps_every_atime_of_its_leaf_whatever_their_values(void **state)
+static void overlay_rounds(uint32_t nodesize)
 {
 	/* Every inode's atime 1000 first: the overlay starts in its shared form. */
-	struct tree_fixture *f = inode_tree();
+	struct tree_fixture *f = inode_tree_of(nodesize);
 	for (uint64_t k = 1; k <= 2000; k++) {
 		struct btree_key key = inode_key(k);
 		btree_lookup_for_write(&f->tree, &f->txn, &key)->payload.inode.atime = 1000;
@@ -680,6 +685,18 @@ static void test_btree_overlay_keeps_every_atime_of_its_leaf_whatever_their_valu
 	}
 	tree_fixture_assert_ok(f, "rounds of atime writes to a shared leaf");
 	tree_fixture_free(f);
+}
+
+static void test_btree_overlay_keeps_every_atime_of_its_leaf_whatever_their_values(void **state)
+{
+	overlay_rounds(4096);
+}
+
+/* 64 KiB leaves of 353 inode items: slots of two bytes, and more inodes than
+ * the shared form's 255 values. */
+static void test_btree_overlay_of_a_leaf_of_hundreds_of_inodes_keeps_every_atime(void **state)
+{
+	overlay_rounds(65536);
 }
 
 /* --- resize ----------------------------------------------------------------- */
@@ -765,6 +782,7 @@ int main(void)
 		cmocka_unit_test(test_btree_other_change_to_a_leaf_with_overlay_gives_it_own_items_with_the_atimes),
 		cmocka_unit_test(test_btree_atime_write_without_a_snapshot_changes_the_copy_in_place),
 		cmocka_unit_test(test_btree_overlay_keeps_every_atime_of_its_leaf_whatever_their_values),
+		cmocka_unit_test(test_btree_overlay_of_a_leaf_of_hundreds_of_inodes_keeps_every_atime),
 		cmocka_unit_test(test_btree_resize_grows_an_item_and_splits_its_full_leaf),
 		cmocka_unit_test(test_btree_resize_shrinks_an_item_in_its_leaf),
 		cmocka_unit_test(test_btree_resize_of_a_missing_key_returns_null),
