@@ -50,6 +50,8 @@ struct delayed_items {
 	GHashTable *nodes;            /* struct delayed_node * (its own key) */
 	GQueue queue;                 /* the nodes, least recently touched first */
 	uint64_t items;               /* waiting indexes + dirty inodes (DI1) */
+	uint64_t dirty_inodes;        /* nodes whose inode is dirty (DI1) */
+	uint64_t index_dirs;          /* nodes with waiting indexes (DI1) */
 	bool worker_running;           /* from the background mark until under half of it */
 };
 
@@ -127,6 +129,8 @@ static void drop_node(struct fs *fs, struct delayed_node *node)
 {
 	struct delayed_items *delayed = fs->delayed;
 	delayed->items -= node->indexes->len + (node->inode_dirty ? 1u : 0u);
+	delayed->dirty_inodes -= node->inode_dirty ? 1u : 0u;
+	delayed->index_dirs -= node->indexes->len ? 1u : 0u;
 	g_queue_unlink(&delayed->queue, &node->link);
 	g_hash_table_remove(delayed->nodes, node);
 	node_free(node);
@@ -146,6 +150,8 @@ void delayed_items_insert_index(struct fs *fs, struct subvolume *sv, uint64_t di
 	};
 	g_assert(!node->indexes->len ||
 		 g_array_index(node->indexes, struct delayed_index, node->indexes->len - 1).index < index);
+	if (!node->indexes->len)
+		fs->delayed->index_dirs++;
 	g_array_append_val(node->indexes, pending);
 	fs->delayed->items++;
 }
@@ -162,6 +168,8 @@ bool delayed_items_cancel_index(struct fs *fs, struct subvolume *sv, uint64_t di
 			continue;
 		g_array_remove_index(node->indexes, i);
 		fs->delayed->items--;
+		if (!node->indexes->len)
+			fs->delayed->index_dirs--;
 		if (!node->indexes->len && !node->inode_dirty)
 			drop_node(fs, node);
 		return true;
@@ -188,6 +196,7 @@ void delayed_items_inode_dirty(struct fs *fs, struct subvolume *sv, uint64_t ino
 	if (!node->inode_dirty) {
 		node->inode_dirty = true;
 		fs->delayed->items++;
+		fs->delayed->dirty_inodes++;
 	}
 }
 
@@ -283,9 +292,27 @@ uint64_t delayed_items_count(const struct fs *fs)
 	return fs->delayed->items;
 }
 
+/* What the waiting items hold reserved (delayed-inode.c): a dirty delayed
+ * inode btrfs_calc_metadata_size(1), BTRFS_MAX_LEVEL nodes
+ * (btrfs_delayed_inode_reserve_metadata); a directory's waiting indexes
+ * btrfs_calc_insert_metadata_size(1) per leaf they fill
+ * (index_item_leaves), one leaf here: the worker writes a directory's
+ * node long before it holds a leaf's worth. */
+uint64_t delayed_items_reserved_bytes(const struct fs *fs, uint32_t nodesize)
+{
+	const struct delayed_items *delayed = fs->delayed;
+	return (delayed->dirty_inodes * BTRFS_MAX_LEVEL + delayed->index_dirs * BTRFS_RESERVE_NODES_PER_ITEM) *
+	       (uint64_t)nodesize;
+}
+
 void delayed_items_miscount_for_test(struct fs *fs, int64_t delta)
 {
 	fs->delayed->items = (uint64_t)((int64_t)fs->delayed->items + delta);
+}
+
+void delayed_items_miscount_dirty_for_test(struct fs *fs, int64_t delta)
+{
+	fs->delayed->dirty_inodes = (uint64_t)((int64_t)fs->delayed->dirty_inodes + delta);
 }
 
 static bool corrupt(GError **error, const struct delayed_node *node, const char *what)
@@ -320,7 +347,7 @@ static bool check_indexes(const struct delayed_node *node, GError **error)
 bool delayed_items_check(const struct fs *fs, GError **error)
 {
 	const struct delayed_items *delayed = fs->delayed;
-	uint64_t items = 0;
+	uint64_t items = 0, dirty = 0, dirs = 0;
 	if (g_queue_get_length((GQueue *)&delayed->queue) != g_hash_table_size(delayed->nodes)) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
 			    "corrupt delayed items: %u, DI2 nodes queued, %u known", delayed->queue.length,
@@ -336,6 +363,15 @@ bool delayed_items_check(const struct fs *fs, GError **error)
 		if (!check_indexes(node, error))
 			return false;
 		items += node->indexes->len + (node->inode_dirty ? 1u : 0u);
+		dirty += node->inode_dirty ? 1u : 0u;
+		dirs += node->indexes->len ? 1u : 0u;
+	}
+	if (dirty != delayed->dirty_inodes || dirs != delayed->index_dirs) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt delayed items: %" G_GUINT64_FORMAT " dirty inodes and %" G_GUINT64_FORMAT
+			    " directories with indexes, DI1 counted, %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT " waiting",
+			    delayed->dirty_inodes, delayed->index_dirs, dirty, dirs);
+		return false;
 	}
 	if (items != delayed->items) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,

@@ -32,7 +32,9 @@
  * inodes, do not count (no directory waits during a read-only sweep).
  *
  * Invariants (delayed_items_check):
- *  DI1 the item count is the pending indexes plus the dirty inodes;
+ *  DI1 the item count is the pending indexes plus the dirty inodes, and the
+ *      counts of dirty inodes and of directories with pending indexes (what
+ *      delayed_items_reserved_bytes() is taken from) are right;
  *  DI2 every node holds something and is in the queue once;
  *  DI3 a node's pending indexes ascend, above every DIR_INDEX its
  *      directory already has in the tree, each with its DIR_ITEM there.
@@ -73,11 +75,15 @@ void delayed_items_balance(struct fs *fs);
 void delayed_items_run(struct fs *fs);
 /* Items waiting now (pending indexes and dirty inodes). */
 uint64_t delayed_items_count(const struct fs *fs);
+/* The bytes the waiting items hold reserved (space-info may_use). */
+uint64_t delayed_items_reserved_bytes(const struct fs *fs, uint32_t nodesize);
 
 /* DI1-DI3; false with *error (MODEL_ERROR_CORRUPT) at the first broken. */
 bool delayed_items_check(const struct fs *fs, GError **error);
 
 /* For tests that break DI1 on purpose. */
 void delayed_items_miscount_for_test(struct fs *fs, int64_t delta);
+/* The same for the count of dirty inodes the reservation is taken from. */
+void delayed_items_miscount_dirty_for_test(struct fs *fs, int64_t delta);
 
 #endif

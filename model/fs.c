@@ -71,6 +71,14 @@ static void free_subvolume(gpointer data)
 	g_free(sv);
 }
 
+/* What the queued work holds reserved: the delayed-refs reserve and the
+ * delayed items' (space_info bytes_may_use besides the operations'). */
+static uint64_t held_by_queued_work(const struct fs *fs)
+{
+	uint32_t nodesize = blockstore_nodesize(fs->store);
+	return refs_reserved_bytes(fs->refs, nodesize) + delayed_items_reserved_bytes(fs, nodesize);
+}
+
 /* A reservation the kernel would not grant at once waits on a ticket while
  * the flusher works through its states (space-info.c flush_space()); the
  * first two are the ones that free reservations without a commit:
@@ -82,12 +90,11 @@ static void free_subvolume(gpointer data)
  * docs/btrfs-ground-truth.md section 11) and fills the fs tree's leaves. */
 static void flush_for_ticket(struct fs *fs, unsigned items)
 {
-	uint32_t nodesize = blockstore_nodesize(fs->store);
-	if (blockstore_reserve_fits(fs->store, items, refs_reserved_bytes(fs->refs, nodesize)))
+	if (blockstore_reserve_fits(fs->store, items, held_by_queued_work(fs)))
 		return;
 	fs->counters.reserve_tickets++;
 	delayed_items_run(fs);
-	if (!blockstore_reserve_fits(fs->store, items, refs_reserved_bytes(fs->refs, nodesize)))
+	if (!blockstore_reserve_fits(fs->store, items, held_by_queued_work(fs)))
 		fs->txn.ops->run_queued(&fs->txn);
 }
 

@@ -34,10 +34,14 @@
  *      consumed, and r->buf has one spare byte past READ_CHUNK, so a last line
  *      without '\n' can still be NUL-terminated;
  *   TR6 the fast path (parse_path_only) returns exactly the op parse_op()
- *      would: it takes only "KEYWORD PATH" with the keyword of the last line
- *      parse_op() accepted, one ' ' and a path that is one plain token and
- *      certainly good; anything else, errors included, goes to parse_op().
- *      Most lines of a grep or a find are such lines (read, readdir, stat):
+ *      would: it takes only "KEYWORD PATH" or "KEYWORD PATH key=value ..."
+ *      with a keyword of the last lines parse_op() accepted, one ' ' before
+ *      each token, a path that is one plain token and certainly good, and
+ *      plain key=value options the grammar takes, each once, each value good,
+ *      every required key there; anything else, errors included, goes to
+ *      parse_op(), and nothing is consumed or written before the line is
+ *      known good. Most lines of a grep or a find (read, readdir, stat) and of
+ *      a tree's copy (create size= atime= mtime=, settime) are such lines:
  *      they cost one word pass over the path instead of lexing and checking.
  */
 #include "trace.h"
@@ -213,6 +217,8 @@ struct keyword {
 	enum trace_op_kind kind;
 	uint32_t default_mode; /* what trace_op_init() sets */
 	uint64_t head, head_mask; /* "NAME " as the first bytes of a word, when it fits in 8 */
+	const struct trace_grammar *grammar;
+	bool stands_alone;     /* "KEYWORD PATH" with no option is a whole line */
 };
 
 struct trace_reader {
@@ -658,55 +664,45 @@ static bool store_positional(struct trace_reader *r, struct trace_op *op, const 
 	return false;
 }
 
-static bool store_time(struct trace_reader *r, struct trace_op *op, unsigned key, const char *value,
-		       size_t len, size_t column, GError **error)
+/* Stores KEY's value into OP; the problem with the value, or NULL. */
+static const char *apply_key(struct trace_op *op, unsigned key, const char *value, size_t len)
 {
-	int64_t ns;
-	const char *reason = trace_syntax_parse_time(value, len, &ns);
-	if (reason)
-		return fail_value(r, error, column, trace_syntax_key_name(key), reason, value, len);
-	if (key == TRACE_KEY_ATIME) {
-		op->atime_ns = ns;
-		op->times_given |= TRACE_TIME_ATIME;
-	} else if (key == TRACE_KEY_MTIME) {
-		op->mtime_ns = ns;
-		op->times_given |= TRACE_TIME_MTIME;
-	} else {
-		op->ctime_ns = ns;
-		op->times_given |= TRACE_TIME_CTIME;
-	}
-	return true;
-}
-
-static bool store_id(struct trace_reader *r, uint32_t *slot, unsigned key, const char *value, size_t len,
-		     size_t column, GError **error)
-{
+	const char *reason;
 	uint64_t id;
-	const char *reason = trace_syntax_parse_uint(value, len, UINT32_MAX, &id);
-	if (reason)
-		return fail_value(r, error, column, trace_syntax_key_name(key), reason, value, len);
-	*slot = (uint32_t)id;
-	return true;
+	int64_t ns;
+
+	switch (key) {
+	case TRACE_KEY_SIZE:
+		return trace_syntax_parse_size(value, len, &op->size);
+	case TRACE_KEY_MODE:
+		return trace_syntax_parse_mode(value, len, &op->mode);
+	case TRACE_KEY_UID:
+	case TRACE_KEY_GID:
+		reason = trace_syntax_parse_uint(value, len, UINT32_MAX, &id);
+		if (!reason)
+			*(key == TRACE_KEY_UID ? &op->uid : &op->gid) = (uint32_t)id;
+		return reason;
+	default:
+		reason = trace_syntax_parse_time(value, len, &ns);
+		if (reason)
+			return reason;
+		if (key == TRACE_KEY_ATIME)
+			op->atime_ns = ns;
+		else if (key == TRACE_KEY_MTIME)
+			op->mtime_ns = ns;
+		else
+			op->ctime_ns = ns;
+		op->times_given |= key == TRACE_KEY_ATIME ? TRACE_TIME_ATIME
+				 : key == TRACE_KEY_MTIME ? TRACE_TIME_MTIME : TRACE_TIME_CTIME;
+		return NULL;
+	}
 }
 
 static bool store_key(struct trace_reader *r, struct trace_op *op, unsigned key, const char *value,
 		      size_t len, size_t column, GError **error)
 {
-	const char *reason;
-
-	switch (key) {
-	case TRACE_KEY_SIZE:
-		return store_size(r, &op->size, "size", value, len, column, error);
-	case TRACE_KEY_MODE:
-		reason = trace_syntax_parse_mode(value, len, &op->mode);
-		return reason ? fail_value(r, error, column, "mode", reason, value, len) : true;
-	case TRACE_KEY_UID:
-		return store_id(r, &op->uid, key, value, len, column, error);
-	case TRACE_KEY_GID:
-		return store_id(r, &op->gid, key, value, len, column, error);
-	default:
-		return store_time(r, op, key, value, len, column, error);
-	}
+	const char *reason = apply_key(op, key, value, len);
+	return reason ? fail_value(r, error, column, trace_syntax_key_name(key), reason, value, len) : true;
 }
 
 /* --- the grammar ---------------------------------------------------------------- */
@@ -806,9 +802,17 @@ static bool parse_positionals(struct trace_reader *r, const struct trace_grammar
 	return true;
 }
 
+/* True when the options KEYS hold every key grammar G needs. */
+static bool required_options_given(const struct trace_grammar *g, unsigned keys)
+{
+	return !(g->required_keys & ~keys) && (!g->needs_a_time || (keys & (TRACE_KEY_ATIME | TRACE_KEY_MTIME)));
+}
+
 static bool check_required_options(struct trace_reader *r, const struct trace_grammar *g,
 				   const struct seen_options *seen, GError **error)
 {
+	if (required_options_given(g, seen->keys))
+		return true;
 	unsigned missing = g->required_keys & ~seen->keys;
 	if (missing)
 		return fail(r, error, TRACE_ERROR_MISSING, r->line_len + 1, trace_syntax_key_name(missing & -missing),
@@ -862,20 +866,21 @@ static bool parse_op(struct trace_reader *r, struct trace_op *op, GError **error
 	return parse_options(r, g, op, &pending, has_pending, error);
 }
 
-/* True when "KEYWORD PATH" alone is a whole line of grammar G: no other required positional or key. */
-static bool path_may_stand_alone(const struct trace_grammar *g)
+/* True when grammar G's one required positional is the path: "KEYWORD PATH [key=value ...]". */
+static bool path_comes_alone(const struct trace_grammar *g)
 {
 	return g->n_required == 1 && g->positional[0].value == TRACE_VALUE_PATH &&
-	       g->positional[0].slot == TRACE_SLOT_PATH && !g->required_keys && !g->needs_a_time;
+	       g->positional[0].slot == TRACE_SLOT_PATH;
 }
 
 /* Remember OP's keyword for the fast path when its grammar allows it (TR6). */
 static void remember_keyword(struct trace_reader *r, const struct trace_op *op)
 {
 	const struct trace_grammar *g = trace_syntax_grammar(op->kind);
-	if (r->path_only[0].name == g->name || !path_may_stand_alone(g))
+	if (r->path_only[0].name == g->name || !path_comes_alone(g))
 		return;
-	struct keyword k = { g->name, strlen(g->name), op->kind, g->default_mode, 0, 0 };
+	struct keyword k = { g->name, strlen(g->name), op->kind, g->default_mode, 0, 0, g,
+			     required_options_given(g, 0) };
 	if (k.len < 8 && G_BYTE_ORDER == G_LITTLE_ENDIAN) {
 		memcpy(&k.head, k.name, k.len);
 		k.head |= (uint64_t)' ' << 8 * k.len;
@@ -923,7 +928,33 @@ static size_t shared_with_last_path(const struct trace_reader *r, const char *s,
 	return i;
 }
 
-/* TR6: the line from r->pos as "KEYWORD PATH", or false (nothing consumed) for parse_op(). */
+/* TR6: the N bytes at S as " key=value" options of grammar G, each one plain token after one ' ',
+ * no key twice, every value good and every required key there, stored into OP; else false. */
+static bool parse_plain_options(const struct trace_grammar *g, struct trace_op *op, const char *s, size_t n)
+{
+	unsigned seen = 0;
+	const char *end = s + n;
+	while (s < end) {
+		if (*s++ != ' ')
+			return false;
+		const char *token = s;
+		while (s < end && plain_byte[(unsigned char)*s])
+			s++;
+		if (s < end && *s != ' ')
+			return false; /* a tab, quote or control byte: the full lexer decides */
+		const char *eq = memchr(token, '=', (size_t)(s - token));
+		if (!eq)
+			return false; /* a flag or a positional */
+		unsigned key = trace_syntax_key_from_name(token, (size_t)(eq - token));
+		if (!(key & g->keys) || (seen & key) || apply_key(op, key, eq + 1, (size_t)(s - eq - 1)))
+			return false;
+		seen |= key;
+	}
+	return required_options_given(g, seen);
+}
+
+/* TR6: the line from r->pos as "KEYWORD PATH [key=value ...]", or false (nothing consumed, *op
+ * scribbled on) for parse_op(). */
 static bool parse_path_only(struct trace_reader *r, struct trace_op *op)
 {
 	const char *s = r->line + r->pos;
@@ -931,16 +962,28 @@ static bool parse_path_only(struct trace_reader *r, struct trace_op *op)
 	const struct keyword *k = remembered_keyword(r, s, left);
 	if (!k)
 		return false;
-	const char *path = s + k->len + 1;
-	size_t len = left - (size_t)(path - s), known = shared_with_last_path(r, path, len);
-	if (!trace_syntax_plain_path_token(path, len, known))
+	char *path = r->line + r->pos + k->len + 1;
+	size_t rest = left - k->len - 1, len = rest;
+	size_t known = shared_with_last_path(r, path, len);
+	/* the whole rest as the path first: a read's line has no options, and one pass checks it */
+	bool alone = k->stands_alone && trace_syntax_plain_path_token(path, len, known);
+	if (!alone) {
+		const char *blank = k->grammar->keys ? memchr(path, ' ', rest) : NULL;
+		if (!blank)
+			return false;
+		len = (size_t)(blank - path);
+		known = MIN(known, len);
+		if (!trace_syntax_plain_path_token(path, len, known))
+			return false;
+	}
+	/* trace_op_init(), then the path and line, as one compound literal */
+	*op = (struct trace_op){ .kind = k->kind, .mode = k->default_mode, .line = r->line_no, .path = path };
+	if (!alone && !parse_plain_options(k->grammar, op, path + len, rest - len))
 		return false;
 	/* plain_path_token took at most TRACE_NAME_MAX + 1 bytes; the first KNOWN are there already */
 	memcpy(r->last_path + known, path + known, len - known);
 	r->last_path_len = len;
-	/* trace_op_init(), then the path and line, as one compound literal */
-	*op = (struct trace_op){ .kind = k->kind, .mode = k->default_mode, .line = r->line_no,
-				 .path = path /* NUL-terminated at the line's end (take_line) */ };
+	path[len] = '\0'; /* the line's own NUL, or the blank before the options, as lex_plain() does */
 	r->pos = r->line_len;
 	return true;
 }

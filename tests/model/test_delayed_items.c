@@ -174,16 +174,35 @@ static void test_a_batch_splits_a_full_leaf_at_the_insertion_point(void **state)
 	tree_fixture_free(f);
 }
 
-static void test_delayed_items_check_fails_when_the_count_is_off(void **state)
+/* A btrfs filesystem with /d and four files whose indexes still wait. */
+static struct fs *four_files_waiting(void)
 {
 	struct fs *fs = new_fs("btrfs");
 	struct fs_attributes dir = fixture_attributes(0755, INT64_MIN, INT64_MIN);
 	assert_int_equal(fs_mkdir(fs, "/d", &dir), 0);
 	create_files(fs, "/d", 0, 4);
 	fixture_assert_fs_ok(fs, "before");
+	return fs;
+}
+
+static void test_delayed_items_check_fails_when_the_count_is_off(void **state)
+{
+	struct fs *fs = four_files_waiting();
 	delayed_items_miscount_for_test(fs, 1);
 	fixture_assert_fs_corrupt(fs, "corrupt delayed items: 12, DI1");
 	delayed_items_miscount_for_test(fs, -1);
+	fs_free(fs);
+}
+
+static void test_delayed_items_check_fails_when_the_dirty_inodes_are_miscounted(void **state)
+{
+	struct fs *fs = four_files_waiting();
+	uint64_t held = delayed_items_reserved_bytes(fs, 16384);
+	assert_true(held > 0);
+	delayed_items_miscount_dirty_for_test(fs, 1);
+	assert_int_equal(delayed_items_reserved_bytes(fs, 16384), held + BTRFS_MAX_LEVEL * 16384u);
+	fixture_assert_fs_corrupt(fs, "corrupt delayed items: 7 dirty inodes and 2 directories with indexes, DI1");
+	delayed_items_miscount_dirty_for_test(fs, -1);
 	fs_free(fs);
 }
 
@@ -214,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_a_design_without_batches_writes_indexes_at_once),
 		cmocka_unit_test(test_a_batch_splits_a_full_leaf_at_the_insertion_point),
 		cmocka_unit_test(test_delayed_items_check_fails_when_the_count_is_off),
+		cmocka_unit_test(test_delayed_items_check_fails_when_the_dirty_inodes_are_miscounted),
 		cmocka_unit_test(test_delayed_items_check_fails_on_an_index_the_tree_already_has),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -159,6 +159,18 @@ static void last_line_verdict(const char *text, struct verdict *v)
 	v->op.line = 0;
 }
 
+/* LINE, last in COLD_TEXT (the full lexer) and in WARM_TEXT (the fast path), reads the same. */
+static void assert_read_alike(const char *line, const char *cold_text, const char *warm_text,
+			      struct verdict *cold, struct verdict *warm)
+{
+	last_line_verdict(cold_text, cold);
+	last_line_verdict(warm_text, warm);
+	if (strcmp(cold->message, warm->message) || strcmp(cold->path, warm->path) ||
+	    (!cold->message[0] && !trace_op_equal(&cold->op, &warm->op)))
+		fail_msg("'%s': cold '%s' '%s', warm '%s' '%s'", line, cold->path, cold->message, warm->path,
+			 warm->message);
+}
+
 /* TR6: after a line "KEYWORD WARM_PATH" the keyword takes the reader's fast path, and a path
  * sharing that prefix skips its checked bytes.  Each line must read the same with the fast path
  * (warm: the warm-up line first) as through the full lexer (cold: the first op of the trace). */
@@ -191,17 +203,50 @@ static void test_parser_fast_path_reads_every_line_as_the_full_lexer_does(void *
 			/* twice: the first line teaches the keyword, the second (fast) leaves its path behind */
 			g_autofree char *warm_text = g_strdup_printf(H "%s %s\n%s %s\n%s\n", keyword, warm_path, keyword,
 								     warm_path, line);
-			last_line_verdict(cold_text, cold);
-			last_line_verdict(warm_text, warm);
-			if (strcmp(cold->message, warm->message) || strcmp(cold->path, warm->path) ||
-			    (!cold->message[0] && !trace_op_equal(&cold->op, &warm->op)))
-				fail_msg("'%s': cold '%s' '%s', warm '%s' '%s'", line, cold->path, cold->message,
-					 warm->path, warm->message);
+			assert_read_alike(line, cold_text, warm_text, cold, warm);
 		}
 	}
 	/* Both keyword slots: read and readdir alternate, as in a grep. */
 	last_line_verdict(H "read /tree/abc/def.h\nreaddir /tree/abc\nread /tree/abc/.\n", warm);
 	assert_string_equal(warm->message, ":6: field path: '.' and '..' components are not allowed: '/tree/abc/.'");
+	g_free(cold);
+	g_free(warm);
+	(void)state;
+}
+
+/* TR6 with options: "KEYWORD PATH key=value ..." after a warm-up line of the keyword reads the
+ * same through the fast path as through the full lexer, errors and odd spacing included. */
+static void test_parser_fast_path_reads_options_as_the_full_lexer_does(void **state)
+{
+	const char *tails[] = {
+		"", " size=19286", " size=19286 atime=1796416748.748279333 mtime=1669064730",
+		" atime=1796411246.860279333 mtime=1779295752", " mtime=1779295752", " atime=5", " ctime=5",
+		" size=1 size=2", " size=1  atime=5", " size=1\tatime=5", " size=1 ", " size=", " size=x",
+		" size=1K", " size=1 mode=0600 uid=1000 gid=100", " uid=4294967296 size=1", " mode=9",
+		" size=1 ro", " ro", " 0 10", " size=\"1\"", " \"size=1\"", " bogus=1 size=1", " =1",
+		" size=1 atime=1.5 atime=2", " size=1=2", " size=1 atime=-1", " size=1#x",
+	};
+	const char *keywords[] = { "create", "settime", "mkdir", "read" };
+	const char *warm_tails[] = { " size=1 atime=5", " atime=5", "", "" };
+	struct verdict *cold = g_new(struct verdict, 1), *warm = g_new(struct verdict, 1);
+	for (size_t k = 0; k < G_N_ELEMENTS(keywords); k++) {
+		for (size_t t = 0; t < G_N_ELEMENTS(tails); t++) {
+			g_autofree char *line = g_strdup_printf("%s /tree/abc/def.h%s", keywords[k], tails[t]);
+			g_autofree char *cold_text = g_strdup_printf(H "%s\n", line);
+			g_autofree char *warm_text = g_strdup_printf(H "%s /tree/abc/xyz.h%s\n%s /tree/abc/xyz.h%s\n%s\n",
+								     keywords[k], warm_tails[k], keywords[k],
+								     warm_tails[k], line);
+			assert_read_alike(line, cold_text, warm_text, cold, warm);
+		}
+	}
+	/* The fast path's own answer, checked field by field. */
+	last_line_verdict(H "create /tree/abc/xyz.h size=1\ncreate /tree/abc/def.h size=2 atime=3 uid=7\n", warm);
+	assert_string_equal(warm->message, "");
+	assert_string_equal(warm->path, "/tree/abc/def.h");
+	assert_int_equal(warm->op.size, 2);
+	assert_int_equal(warm->op.atime_ns, 3000000000);
+	assert_int_equal(warm->op.uid, 7);
+	assert_int_equal(warm->op.times_given, TRACE_TIME_ATIME);
 	g_free(cold);
 	g_free(warm);
 	(void)state;
@@ -285,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_parser_reports_the_line_of_a_later_error),
 		cmocka_unit_test(test_parser_rejects_a_component_longer_than_255_bytes),
 		cmocka_unit_test(test_parser_fast_path_reads_every_line_as_the_full_lexer_does),
+		cmocka_unit_test(test_parser_fast_path_reads_options_as_the_full_lexer_does),
 		cmocka_unit_test(test_parser_rejects_a_path_longer_than_4095_bytes),
 		cmocka_unit_test(test_parser_stops_after_the_first_error),
 		cmocka_unit_test(test_reader_open_reports_a_missing_file),
