@@ -286,7 +286,7 @@ uint32_t fs_max_inline_limit(void);
 /* ---- walking every tree block (model/fs_walk.c; issue 8, `cowsim draw`) ----
  * fs_walk() hands each tree's blocks to a visitor, root first, depth first,
  * children in key order, with the facts a picture of the trees needs. The
- * model says nothing of how they are drawn: sim/cmd_draw.c makes DOT or text.
+ * model says nothing of how they are drawn: sim/draw_collect.c hands it to results/drawing.h.
  * Trees come in this order: each live subvolume's tree by creation (the
  * keyed design's one shared tree once) followed by its atime side-table if
  * it has one, then root, extent, dev, csum, uuid, free-space, data-reloc.

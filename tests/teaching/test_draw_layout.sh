@@ -4,7 +4,7 @@
 #
 # Issue 17, item 5: leaves in key order from left to right, no crossing
 # lines, every block once with a line for each pointer (DS1, DS2 in
-# sim/draw_svg.h). CHECKER (check_draw_layout.py) reads the coordinates
+# results/draw_svg.h). CHECKER (check_draw_layout.py) reads the coordinates
 # back from the SVG and tests them; it is shown to fail on drawings broken
 # three ways. The drawings: every step of the tutorial traces, of the seed
 # experiment (summarized, and whole) and of a backup rotation whose

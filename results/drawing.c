@@ -1,5 +1,5 @@
 /*
- * sim/drawing.c - collecting the blocks to draw and naming them (drawing.h).
+ * results/drawing.c - the blocks to draw and the words for them (drawing.h).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,15 +19,20 @@ static const struct {
 	{ "data-reloc", KIND_DATA_RELOC },
 };
 
-static unsigned tree_kind(const struct fs_walk_block *b)
+unsigned drawing_kind_by_name(const char *name)
 {
-	if (b->category == TREE_CATEGORY_FS)
-		return KIND_FS;
-	const char *name = fs_tree_name(b->tree_id);
 	for (size_t i = 0; name && i < G_N_ELEMENTS(kind_names); i++)
 		if (!strcmp(name, kind_names[i].name))
 			return kind_names[i].kind;
-	return KIND_DATA_RELOC;
+	return 0;
+}
+
+const char *drawing_kind_name(unsigned kind)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(kind_names); i++)
+		if (kind_names[i].kind == kind)
+			return kind_names[i].name;
+	return NULL;
 }
 
 bool drawing_parse_trees(const char *text, unsigned *mask, GError **error)
@@ -38,9 +43,8 @@ bool drawing_parse_trees(const char *text, unsigned *mask, GError **error)
 		unsigned found = 0;
 		if (!strcmp(*n, "all"))
 			found = ~0u;
-		for (size_t i = 0; !found && i < G_N_ELEMENTS(kind_names); i++)
-			if (!strcmp(*n, kind_names[i].name))
-				found = kind_names[i].kind;
+		if (!found)
+			found = drawing_kind_by_name(*n);
 		if (!found) {
 			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
 				    "--trees: unknown tree '%s' (fs, atime, extent, root, csum, free-space, dev, "
@@ -67,9 +71,9 @@ static void drawn_tree_clear(gpointer data)
 	g_free(((struct drawn_tree *)data)->title);
 }
 
-void drawing_init(struct drawing *d, unsigned mask)
+void drawing_init(struct drawing *d)
 {
-	*d = (struct drawing){ .mask = mask };
+	*d = (struct drawing){ 0 };
 	d->trees = g_array_new(false, true, sizeof(struct drawn_tree));
 	g_array_set_clear_func(d->trees, drawn_tree_clear);
 	d->blocks = g_ptr_array_new_with_free_func(drawn_block_free);
@@ -83,63 +87,41 @@ void drawing_clear(struct drawing *d)
 	g_array_free(d->trees, true);
 }
 
-static char *tree_title(const struct fs_walk_block *b, unsigned kind)
+void drawing_begin_tree(struct drawing *d, char *title, uint64_t id, uint64_t root, unsigned kind)
 {
-	const char *ro = b->tree_readonly ? ", read-only" : "";
-	if (kind == KIND_FS && b->tree_path)
-		return g_strdup_printf("%s tree %" PRIu64 " (%s%s)",
-				       b->tree_id == FS_TOP_SUBVOLUME_ID ? "fs" : "snapshot", b->tree_id,
-				       b->tree_path, ro);
-	if (kind == KIND_FS)
-		return g_strdup_printf("shared fs tree %" PRIu64 " (every subvolume)", b->tree_id);
-	if (kind == KIND_ATIME)
-		return g_strdup_printf("atime side table %" PRIu64 " (%s%s)", b->tree_id, b->tree_path, ro);
-	for (size_t i = 0; i < G_N_ELEMENTS(kind_names); i++)
-		if (kind_names[i].kind == kind)
-			return g_strdup_printf("%s tree %" PRId64, kind_names[i].name, (int64_t)b->tree_id);
-	return g_strdup("tree");
+	struct drawn_tree t = { .title = title, .id = id, .root = root, .kind = kind };
+	g_array_append_val(d->trees, t);
 }
 
-static struct drawn_block *record_block(struct drawing *d, const struct fs_walk_block *b)
+static struct drawn_block *record_block(struct drawing *d, const struct drawing_visit *v)
 {
 	struct drawn_block *r = g_new0(struct drawn_block, 1);
-	*r = (struct drawn_block){ .bytenr = b->bytenr, .owner = b->owner, .generation = b->generation,
-				   .level = b->level, .refs = b->refs, .nritems = b->nritems,
+	*r = (struct drawn_block){ .bytenr = v->bytenr, .owner = v->owner, .generation = v->generation,
+				   .level = v->level, .refs = v->refs, .nritems = v->nritems,
 				   .tree = d->trees->len - 1 };
 	r->reached_by = g_array_new(false, false, sizeof(unsigned));
-	r->entries = g_memdup2(b->entries, sizeof(*b->entries) * b->nritems);
+	r->entries = g_memdup2(v->entries, sizeof(*v->entries) * v->nritems);
 	g_ptr_array_add(d->blocks, r);
 	g_hash_table_insert(d->by_bytenr, &r->bytenr, r);
-	if (b->generation > d->newest)
-		d->newest = b->generation;
+	if (v->generation > d->newest)
+		d->newest = v->generation;
 	return r;
 }
 
-/* The walk visitor: every tree is walked whole, so a block's count of
- * trees reaching it is exact; it is recorded on its first visit only. */
-enum fs_walk_answer drawing_collect(const struct fs_walk_block *b, void *opaque)
+/* Every tree is walked whole, so a block's count of trees reaching it is
+ * exact; it is recorded on its first visit only. */
+void drawing_add_block(struct drawing *d, const struct drawing_visit *v)
 {
-	struct drawing *d = opaque;
-	if (b->depth == 0) {
-		unsigned kind = tree_kind(b);
-		d->skipping = !(d->mask & kind);
-		if (d->skipping)
-			return FS_WALK_SKIP_CHILDREN;
-		struct drawn_tree t = { .title = tree_title(b, kind), .id = b->tree_id, .root = b->bytenr,
-					 .kind = kind };
-		g_array_append_val(d->trees, t);
-	}
-	struct drawn_block *r = g_hash_table_lookup(d->by_bytenr, &b->bytenr);
+	struct drawn_block *r = g_hash_table_lookup(d->by_bytenr, &v->bytenr);
 	if (!r)
-		r = record_block(d, b);
-	r->root |= b->depth == 0;
+		r = record_block(d, v);
+	r->root |= v->root;
 	if (r->last_tree != d->trees->len) {
 		r->last_tree = d->trees->len;
 		r->trees_reaching++;
 		unsigned t = d->trees->len - 1;
 		g_array_append_val(r->reached_by, t);
 	}
-	return FS_WALK_CONTINUE;
 }
 
 struct drawn_block *drawing_block(const struct drawing *d, uint64_t bytenr)
@@ -193,15 +175,14 @@ void drawing_summarize(struct drawing *d, unsigned max)
 
 /* "(256 INODE_ITEM 0)" as btrfs print-tree writes keys; ids above 2^63 are
  * the negative special objectids (-9 data reloc, -10 csum). */
-void drawing_append_key(GString *out, const struct fs_walk_entry *e)
+void drawing_append_key(GString *out, const struct drawn_entry *e)
 {
 	if (e->objectid > INT64_MAX)
 		g_string_append_printf(out, "(%" PRId64, (int64_t)e->objectid);
 	else
 		g_string_append_printf(out, "(%" PRIu64, e->objectid);
-	const char *name = fs_key_type_name(e->type);
-	if (name)
-		g_string_append_printf(out, " %s %" PRIu64, name, e->offset);
+	if (e->type_name)
+		g_string_append_printf(out, " %s %" PRIu64, e->type_name, e->offset);
 	else
 		g_string_append_printf(out, " type %u %" PRIu64, e->type, e->offset);
 	if (e->snapshot)

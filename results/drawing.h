@@ -1,30 +1,30 @@
 /*
- * sim/drawing.h - the blocks `cowsim draw` shows, collected from one
- * fs_walk (model/fs.h), and the words every format uses for them.
+ * results/drawing.h - the blocks `cowsim draw` shows and the words every
+ * format uses for them. Knows nothing of the model: a collector (sim/
+ * draw_collect.h) fills a drawing from one walk of the modeled trees.
  *
- * A drawing is made in three steps: drawing_init(); fs_walk(fs,
- * drawing_collect, &d) records each block once, in first-visit order, with
- * the trees that reach it; drawing_summarize() cuts a drawing of more than
- * --max-blocks blocks at the lowest level that fits. The formats (text and
- * dot in cmd_draw.c, svg and the step-through page in draw_svg.c) read it.
+ * A drawing is made in three steps: drawing_init(); for each tree
+ * drawing_begin_tree(), then drawing_add_block() for each block the walk
+ * visits, every visit (a block reached from several trees is recorded once);
+ * drawing_summarize() cuts a drawing of more than --max-blocks blocks at the
+ * lowest level that fits. The formats (text and dot in draw_text.h, svg and
+ * the step-through page in draw_svg.h) read it.
  *
  * Invariants
- *   DW1 Every block of the selected trees is recorded exactly once, however
- *       many trees reach it; reached_by lists each tree reaching it once, in
- *       walk order, and its first entry is `tree`.
+ *   DW1 Every block added is recorded exactly once, however many trees
+ *       reach it; reached_by lists each tree reaching it once, in walk order,
+ *       and its first entry is `tree`.
  *   DW2 A block's marks come from its record alone: shared (refs > 1),
  *       shared through a parent (refs 1, reached by more than one tree), new
  *       (generation == the newest drawn).
  */
-#ifndef COWSIM_SIM_DRAWING_H
-#define COWSIM_SIM_DRAWING_H
+#ifndef COWSIM_RESULTS_DRAWING_H
+#define COWSIM_RESULTS_DRAWING_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <glib.h>
-
-#include "fs.h"
 
 enum draw_tree_kind {
 	KIND_FS = 1u << 0,
@@ -36,6 +36,17 @@ enum draw_tree_kind {
 	KIND_DEV = 1u << 6,
 	KIND_UUID = 1u << 7,
 	KIND_DATA_RELOC = 1u << 8,
+};
+
+/* One key of a block: an item of a leaf, or a child pointer of a node. */
+struct drawn_entry {
+	uint64_t objectid;            /* the key (btrfs_disk_key order: objectid, type, offset) */
+	uint64_t offset;
+	uint8_t type;
+	const char *type_name;        /* "INODE_ITEM", static; NULL: printed as "type N" */
+	uint32_t snapshot;            /* keyed design: the key's snapshot id; 0 in btrfs */
+	uint32_t size;                /* leaf: item data bytes; node: 0 */
+	uint64_t child;               /* node: the child block's address; leaf: 0 */
 };
 
 struct drawn_tree {
@@ -50,7 +61,7 @@ struct drawn_block {
 	uint8_t level;
 	uint32_t refs;
 	uint32_t nritems;
-	struct fs_walk_entry *entries;
+	struct drawn_entry *entries;  /* nritems, owned */
 	unsigned tree;                /* index of the tree it is drawn in */
 	unsigned trees_reaching;      /* distinct trees whose walk reached it */
 	unsigned last_tree;           /* 1 + the last tree that reached it, for the count */
@@ -59,8 +70,6 @@ struct drawn_block {
 };
 
 struct drawing {
-	unsigned mask;
-	bool skipping;                /* the tree being walked is not selected */
 	GArray *trees;                /* struct drawn_tree */
 	GPtrArray *blocks;            /* struct drawn_block *, first-visit order; owns them */
 	GHashTable *by_bytenr;        /* uint64 * -> struct drawn_block * */
@@ -81,14 +90,31 @@ struct draw_header {
 	unsigned max_blocks;          /* 0: all */
 };
 
+/* A block as a walk visits it; drawing_add_block() copies what it keeps. */
+struct drawing_visit {
+	uint64_t bytenr, owner, generation;
+	uint8_t level;
+	uint32_t refs;
+	uint32_t nritems;
+	const struct drawn_entry *entries;
+	bool root;                    /* the walk starts its tree here */
+};
+
 /* "fs,extent" or "all" -> a mask of draw_tree_kind; false with *error for an unknown name. */
 bool drawing_parse_trees(const char *text, unsigned *mask, GError **error);
+/* "free-space" -> KIND_FREE_SPACE; 0 for a name that is no kind. */
+unsigned drawing_kind_by_name(const char *name);
+/* KIND_EXTENT -> "extent"; NULL for no single kind. */
+const char *drawing_kind_name(unsigned kind);
 
-void drawing_init(struct drawing *d, unsigned mask);
+void drawing_init(struct drawing *d);
 void drawing_clear(struct drawing *d);
-/* The fs_walk visitor; opaque is the struct drawing. */
-enum fs_walk_answer drawing_collect(const struct fs_walk_block *b, void *opaque);
-/* With more than MAX blocks (0: no limit), keep the upper levels (see cmd_draw.c). */
+/* A new tree; the drawing takes TITLE (g_free'd with it). The blocks added
+ * next are reached from it. */
+void drawing_begin_tree(struct drawing *d, char *title, uint64_t id, uint64_t root, unsigned kind);
+/* A visit of a block from the current tree (DW1). */
+void drawing_add_block(struct drawing *d, const struct drawing_visit *v);
+/* With more than MAX blocks (0: no limit), keep the upper levels (see sim/cmd_draw.c). */
 void drawing_summarize(struct drawing *d, unsigned max);
 
 struct drawn_block *drawing_block(const struct drawing *d, uint64_t bytenr);
@@ -103,7 +129,7 @@ bool block_shared_through_parent(const struct drawn_block *b);
 bool block_new(const struct drawing *d, const struct drawn_block *b);
 
 /* "(256 INODE_ITEM 0)" as btrfs print-tree writes keys. */
-void drawing_append_key(GString *out, const struct fs_walk_entry *e);
+void drawing_append_key(GString *out, const struct drawn_entry *e);
 /* "312 children; below: 312 blocks (312 leaves), 290 shared *, ..." of a cut block. */
 void drawing_append_cut(GString *out, const struct drawing *d, const struct drawn_block *b);
 /* "leaf 23109632 gen 2 owner 5 refs 2 *" */

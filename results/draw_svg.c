@@ -1,5 +1,5 @@
 /*
- * sim/draw_svg.c - the key-ordered picture of a drawing (draw_svg.h).
+ * results/draw_svg.c - the key-ordered picture of a drawing (draw_svg.h).
  *
  * Why stacks. A snapshot's root points at the same leaves as tree 5's root;
  * after the grep, tree 5's new root points at its copy of one leaf and at
@@ -69,7 +69,7 @@ struct stack {
 	unsigned family;              /* index into layout.families */
 	unsigned level;
 	bool empty;                   /* an empty leaf: no key range, a stack of its own */
-	const struct fs_walk_entry *lo, *hi;   /* the key range of its cards */
+	const struct drawn_entry *lo, *hi;   /* the key range of its cards */
 	GPtrArray *cards;             /* struct card *, by first key, then tree, then generation */
 	int parent;                   /* stack index, -1 for the top of a tree */
 	GArray *children;             /* unsigned stack indices, in key order */
@@ -111,7 +111,7 @@ static struct stack *stack_at(const struct layout *l, unsigned i)
 	return l->stacks->pdata[i];
 }
 
-static int key_cmp(const struct fs_walk_entry *a, const struct fs_walk_entry *b)
+static int key_cmp(const struct drawn_entry *a, const struct drawn_entry *b)
 {
 	if (a->objectid != b->objectid)
 		return a->objectid < b->objectid ? -1 : 1;
@@ -126,7 +126,7 @@ static int key_cmp(const struct fs_walk_entry *a, const struct fs_walk_entry *b)
 
 /* The last key below B: the last item of its last leaf (or, when that leaf
  * is not recorded, the last key B itself holds). */
-static const struct fs_walk_entry *last_key(const struct drawing *d, const struct drawn_block *b)
+static const struct drawn_entry *last_key(const struct drawing *d, const struct drawn_block *b)
 {
 	while (b->level) {
 		const struct drawn_block *c = drawing_block(d, b->entries[b->nritems - 1].child);
@@ -155,7 +155,7 @@ static unsigned family_of(struct layout *l, const struct drawn_block *b)
 struct placed_block {
 	const struct drawn_block *block;
 	unsigned family;
-	const struct fs_walk_entry *lo, *hi;   /* NULL for an empty leaf */
+	const struct drawn_entry *lo, *hi;   /* NULL for an empty leaf */
 };
 
 static int placed_cmp(const void *pa, const void *pb)

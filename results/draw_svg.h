@@ -1,5 +1,5 @@
 /*
- * sim/draw_svg.h - `cowsim draw --format svg` and `cowsim draw --steps`:
+ * results/draw_svg.h - `cowsim draw --format svg` and `cowsim draw --steps`:
  * a drawing laid out in key order with no crossing lines, as SVG, and a
  * self-contained HTML page that steps through several drawings with a slider.
  *
@@ -22,8 +22,8 @@
  *   DS3 Same drawing, same bytes (coordinates are printed to 0.1 px from
  *       integer arithmetic on text lengths).
  */
-#ifndef COWSIM_SIM_DRAW_SVG_H
-#define COWSIM_SIM_DRAW_SVG_H
+#ifndef COWSIM_RESULTS_DRAW_SVG_H
+#define COWSIM_RESULTS_DRAW_SVG_H
 
 #include <glib.h>
 
