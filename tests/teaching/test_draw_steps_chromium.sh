@@ -8,22 +8,12 @@
 # setting the slider to N and firing the slider's input event, whose handler
 # shows step N and writes data-step on <body>; --dump-dom after that script
 # shows which <section> is visible. Screenshots of two steps must differ.
-# Skips (77) when Chromium is not installed: `apt-get install -y chromium`
-# (tools/setup.sh installs it).
+# Chromium: chromium.sh (installed when missing and run as root, else 77).
 set -u
 . "$(dirname "$0")/../tap.sh"
 cowsim=$1
 traces=$2
-browser=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$browser" ]; then
-  echo "1..0 # SKIP chromium is not installed (apt-get install -y chromium)"
-  exit 77
-fi
-headless() {
-  timeout 90 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-    --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$(mktemp -d -p "$work")" --enable-logging=stderr --v=0 "$@"
-}
+. "$(dirname "$0")/chromium.sh"
 
 page=$work/steps.html
 "$cowsim" draw "$traces/ten-files.trace" --nodesize 4K --trees fs --max-items 2 --steps -o "$page"
@@ -53,9 +43,8 @@ check "no script error in the console" "! grep -Ei 'Uncaught|Refused to|net::ERR
 
 headless --screenshot="$work/step0.png" --window-size=1000,800 "file://$page" > /dev/null 2>&1
 headless --screenshot="$work/step2.png" --window-size=1000,800 "file://$page#step=2" > /dev/null 2>&1
-png() { [ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]; }
 check "screenshots of step 1 and step 3 are taken and differ" \
-  "png '$work/step0.png' && png '$work/step2.png' && ! cmp -s '$work/step0.png' '$work/step2.png'"
+  "is_png '$work/step0.png' && is_png '$work/step2.png' && ! cmp -s '$work/step0.png' '$work/step2.png'"
 if [ -n "${COWSIM_STEPS_SCREENSHOT:-}" ]; then
   cp "$work/step0.png" "${COWSIM_STEPS_SCREENSHOT%.png}-0.png"; cp "$work/step2.png" "${COWSIM_STEPS_SCREENSHOT%.png}-2.png"
 fi

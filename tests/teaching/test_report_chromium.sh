@@ -12,30 +12,12 @@
 # folded in <details>, and every figure's caption holds its command.
 # Screenshots: the folder $COWSIM_REPORT_SCREENSHOTS (meson sets it to
 # build/tests/teaching/report-screenshots), named in the output.
-# Chromium missing: installed with apt-get when run as root (tools/setup.sh
-# does so too); skips (77) only when it cannot be installed.
+# Chromium: chromium.sh (installed when missing and run as root, else 77).
 set -u
 . "$(dirname "$0")/../tap.sh"
 cowsim=$1
 traces=$2
-find_browser() { command -v chromium || command -v chromium-browser || true; }
-browser=$(find_browser)
-if [ -z "$browser" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  echo "# chromium is missing: apt-get install -y chromium"
-  { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium ||
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
-  } >"$work/apt.log" 2>&1 || tail -3 "$work/apt.log" | sed 's/^/# /'
-  browser=$(find_browser)
-fi
-if [ -z "$browser" ]; then
-  echo "1..0 # SKIP chromium is not installed and cannot be installed here (apt-get install -y chromium as root)"
-  exit 77
-fi
-headless() {
-  timeout 90 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-    --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$(mktemp -d -p "$work")" --enable-logging=stderr --v=0 "$@"
-}
+. "$(dirname "$0")/chromium.sh"
 
 # open_page NAME PAGE: loads PAGE, checks that every image decoded and that
 # the console is clean, and takes a screenshot.
@@ -53,7 +35,7 @@ open_page() {
     "$(grep -Ei 'Uncaught|Refused to|Failed to load resource|net::ERR' "$work/$name.err")"
   headless --screenshot="$work/$name.png" --window-size=1200,2000 "file://$page" >/dev/null 2>&1
   check "$name: a screenshot of the page is taken" \
-    "[ -s '$work/$name.png' ] && [ \"\$(head -c 8 '$work/$name.png' | od -An -tx1 | tr -d ' ')\" = 89504e470d0a1a0a ]"
+    "is_png '$work/$name.png'"
   if [ -n "${COWSIM_REPORT_SCREENSHOTS:-}" ] && [ -s "$work/$name.png" ] && mkdir -p "$COWSIM_REPORT_SCREENSHOTS"; then
     cp "$work/$name.png" "$COWSIM_REPORT_SCREENSHOTS/$name.png" && note "$name: screenshot $COWSIM_REPORT_SCREENSHOTS/$name.png"
   fi
