@@ -15,6 +15,7 @@
 set -u
 cowsim=$1
 . "$(dirname "$0")/../tap.sh"
+. "$(dirname "$0")/signal.sh"
 
 trace=$work/big.trace
 "$cowsim" gen seed-experiment --files 20000 --snapshots 5 --seed 1 -o "$trace"
@@ -26,24 +27,17 @@ check "the uninterrupted run exits 0" "[ $? = 0 ]"
 full_rows=$(($(wc -l <"$work/full.csv") - 1))
 
 # interrupt SIGNAL STATUS: run in the background, signal it once its CSV has
-# a first row (polled every 50 ms, for at most 10 s), so the signal lands
+# a first row (polled every 20 ms, for at most 10 s), so the signal lands
 # after the first 50 ops, long before the end.
 interrupt() {
   local sig=$1 want=$2 csv=$work/$1.csv err=$work/$1.err
   "$cowsim" run "$trace" "${args[@]}" --csv "$csv" 2>"$err" &
-  local pid=$! k
-  local tmp
-  for k in $(seq 200); do # the rows go to CSV.tmp-XXXXXX until the run ends
-    tmp=$(ls "$csv".tmp-* 2>/dev/null | head -n 1)
-    [ -n "$tmp" ] && [ "$(wc -l <"$tmp")" -ge 2 ] && break
-    sleep 0.05
-  done
-  kill -s "$sig" "$pid"
-  wait "$pid" 2>/dev/null
-  local status=$?
+  local pid=$!
+  await_rows "$csv" 10 has_lines 2
+  signal_and_time "$pid" "$sig"
   if [ "$sig" = KILL ]; then # nothing renamed it: the rows are in the temporary file
     check "SIGKILL leaves nothing under the CSV's name (it did not exist before)" "[ ! -e '$csv' ]"
-    csv=$(ls "$csv".tmp-* 2>/dev/null | head -n 1)
+    csv=$(tmp_csv "$csv")
   fi
   local rows=$(($(wc -l <"$csv") - 1))
   check "SIG$sig exits $want" "[ $status = $want ]" "status $status: $(cat "$err")"
@@ -82,17 +76,9 @@ check "and rewrites the CSV from the start, equal to the uninterrupted run" \
 printf 'cowsim-trace 1\ncreate /big size=16T\nsync\nmark done\n' >"$work/long.trace"
 "$cowsim" run "$work/long.trace" --device-size 60T --every 1 --quiet --csv "$work/long.csv" 2>"$work/long.err" &
 pid=$!
-for k in $(seq 400); do # the create's row: at most 20 s
-  tmp=$(ls "$work/long.csv".tmp-* 2>/dev/null | head -n 1)
-  [ -n "$tmp" ] && [ "$(wc -l <"$tmp")" -ge 2 ] && break
-  sleep 0.05
-done
+await_rows "$work/long.csv" 20 has_lines 2 # the create's row
 sleep 0.3
-start=$(date +%s%N)
-kill -s INT "$pid"
-wait "$pid"
-status=$?
-ms=$((($(date +%s%N) - start) / 1000000))
+signal_and_time "$pid" INT
 note "SIGINT 0.3 s into the 16 TiB writeback: exit $status after $ms ms"
 check "SIGINT during a long op exits 130" "[ $status = 130 ]" "status $status: $(cat "$work/long.err")"
 check "stderr names the op's line: long.trace:3: sync: interrupted during this line" \

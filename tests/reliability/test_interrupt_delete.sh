@@ -5,6 +5,7 @@
 set -u
 cowsim=$1
 . "$(dirname "$0")/../tap.sh"
+. "$(dirname "$0")/signal.sh"
 
 # A signal during a snapshot deletion (issue 21.2): /s1 alone holds a tree
 # of 200,000 files, so dropping it frees tens of thousands of tree blocks
@@ -24,16 +25,8 @@ delete_line=$(grep -n '^delete-snapshot /s1$' "$work/drop.trace" | cut -d: -f1)
 "$cowsim" run "$work/drop.trace" --device-size 1T --every 0 --quiet --csv "$work/drop.csv" \
   2>"$work/drop.err" &
 pid=$!
-for k in $(seq 3000); do # the mark's row: at most 60 s
-  tmp=$(ls "$work/drop.csv".tmp-* 2>/dev/null | head -n 1)
-  [ -n "$tmp" ] && grep -q before_delete "$tmp" && break
-  sleep 0.02
-done
-start=$(date +%s%N)
-kill -s INT "$pid"
-wait "$pid"
-status=$?
-ms=$((($(date +%s%N) - start) / 1000000))
+await_rows "$work/drop.csv" 60 grep -q before_delete # the mark's row
+signal_and_time "$pid" INT
 note "SIGINT once the deletion started: exit $status after $ms ms"
 check "SIGINT during a snapshot deletion exits 130" "[ $status = 130 ]" "status $status: $(cat "$work/drop.err")"
 check "stderr names the deletion's line: drop.trace:$delete_line: delete-snapshot /s1: interrupted during this line" \
