@@ -220,12 +220,14 @@
 	  "rw or ro: whether the snapshots were read-only") \
 	X(GREP, "grep", STRING, TEXT, \
 	  "what the read pass read (all: grep -R over the copy)") \
+	X(FIGURE, "figure", STRING, TEXT, \
+	  "what is compared: metadata_used; a run-out case also metadata_total, data_total, commits, atime_lost") \
 	X(MARK, "mark", STRING, TEXT, \
 	  "the mark's label the two numbers are taken at") \
-	X(PREDICTED, "predicted", U64, BYTES, \
-	  "metadata_used the model predicts") \
-	X(MEASURED, "measured", U64, BYTES, \
-	  "metadata_used a real btrfs reported ('btrfs fi df -b')") \
+	X(PREDICTED, "predicted", U64, COUNT, \
+	  "the figure as the model predicts it (bytes, or a count for commits and atime_lost)") \
+	X(MEASURED, "measured", U64, COUNT, \
+	  "the figure on a real btrfs ('btrfs fi df -b', sysfs commit_stats, a remount's atimes)") \
 	X(ERROR_PCT, "error_pct", DOUBLE, PERCENT, \
 	  "(predicted - measured) / measured, in percent")
 

@@ -8,6 +8,14 @@ How it works
     the band of +-10% around it show the fidelity target; colour is the
     nodesize, the marker the mark.  Writes OUT.png and OUT.svg.
 
+    Rows of a "figure" other than metadata_used (a run-out case of
+    tools/calibrate: metadata_total, data_total, commits, atime_lost) are not
+    bytes of metadata: they go to a second panel beside the first, the error
+    of every figure of every run-out case at every mark as a bar, with the
+    issue's bound for that figure (metadata_used 3 %, totals 5 %,
+    atime_lost 20 %; commits has none).  A CSV without a figure column is all
+    metadata_used.
+
 Invariants
     PC1  Same CSV, same SVG bytes (svg.hashsalt fixed, no date, Agg backend).
     PC2  Bad input is reported as "plot_calibration.py: FILE: reason" with exit
@@ -25,6 +33,9 @@ COLUMNS = ("case", "nodesize", "mark", "predicted", "measured")
 MARKERS = {"after_copy": "o", "after_snapshots": "s", "after_grep": "^", "after_grep2": "v"}
 COLOURS = {4096: "tab:blue", 16384: "tab:orange", 65536: "tab:green"}
 BAND = 0.10
+BOUNDS = {"metadata_used": 3.0, "metadata_total": 5.0, "data_total": 5.0, "atime_lost": 20.0}
+FIGURE_COLOURS = {"metadata_used": "tab:orange", "metadata_total": "tab:purple", "data_total": "tab:brown",
+                  "commits": "tab:gray", "atime_lost": "tab:red"}
 
 
 def fail(message):
@@ -39,21 +50,61 @@ def read_rows(path):
             missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
             if missing:
                 fail(f"{path}: missing column(s) {', '.join(missing)}")
-            rows = []
+            rows, others = [], []
             for n, row in enumerate(reader, start=2):
                 try:
-                    rows.append((row["case"], int(row["nodesize"]), row["mark"],
-                                 int(row["predicted"]) / MIB, int(row["measured"]) / MIB))
+                    figure = row.get("figure") or "metadata_used"
+                    predicted, measured = int(row["predicted"]), int(row["measured"])
+                    if figure == "metadata_used":
+                        rows.append((row["case"], int(row["nodesize"]), row["mark"],
+                                     predicted / MIB, measured / MIB))
+                    if figure != "metadata_used" or row.get("grep") == "runout":
+                        others.append((row["case"], row["mark"], figure, predicted, measured))
                 except ValueError as e:
                     fail(f"{path}:{n}: {e}")
     except OSError as e:
         fail(f"{path}: {e.strerror}")
     if not rows:
         fail(f"{path}: no rows")
-    return rows
+    return rows, others
 
 
-def draw(rows, out):
+def error_pct(predicted, measured):
+    if measured == 0:
+        return 0.0 if predicted == 0 else None
+    return 100.0 * (predicted - measured) / measured
+
+
+def draw_runout(ax, others):
+    """One bar per run-out case, mark and figure: its error, and its bound."""
+    labels, errors, colours, bounds = [], [], [], []
+    for case, mark, figure, predicted, measured in others:
+        e = error_pct(predicted, measured)
+        labels.append(f"{case} {mark.replace('after_', '')} {figure}"
+                      + (" (n/a)" if e is None else ""))
+        errors.append(0.0 if e is None else e)
+        colours.append(FIGURE_COLOURS.get(figure, "black"))
+        bounds.append(BOUNDS.get(figure))
+    ys = list(range(len(labels)))[::-1]
+    ax.barh(ys, errors, color=colours, height=0.7)
+    for y, b in zip(ys, bounds):
+        if b is not None:
+            ax.plot([-b, -b], [y - 0.4, y + 0.4], color="black", linewidth=1)
+            ax.plot([b, b], [y - 0.4, y + 0.4], color="black", linewidth=1)
+    for y, e in zip(ys, errors):
+        ax.annotate(f"{e:+.1f}%", (e, y), xytext=(3 if e >= 0 else -3, 0), textcoords="offset points",
+                    ha="left" if e >= 0 else "right", va="center", fontsize=6)
+    ax.axvline(0, color="0.4", linewidth=1)
+    ax.set_yticks(ys)
+    ax.set_yticklabels(labels, fontsize=6)
+    reach = max([abs(e) for e in errors] + [b for b in bounds if b is not None] + [5.0]) * 1.35
+    ax.set_xlim(-reach, reach)
+    ax.set_xlabel("error of the model, % (| |: the issue's bound)")
+    ax.set_title("run-out cases: every figure", fontsize=9)
+    ax.grid(True, axis="x", linewidth=0.3)
+
+
+def draw(rows, others, out):
     import matplotlib
     matplotlib.use("Agg")
     matplotlib.rcParams["svg.hashsalt"] = "cowsim"
@@ -61,7 +112,11 @@ def draw(rows, out):
 
     lo = min(min(r[3], r[4]) for r in rows) / 1.5
     hi = max(max(r[3], r[4]) for r in rows) * 1.5
-    fig, ax = plt.subplots(figsize=(7, 6))
+    if others:
+        fig, (ax, ax_out) = plt.subplots(1, 2, figsize=(13, 6), gridspec_kw={"width_ratios": [7, 6]})
+        draw_runout(ax_out, others)
+    else:
+        fig, ax = plt.subplots(figsize=(7, 6))
     xs = [lo, hi]
     ax.fill_between(xs, [x * (1 - BAND) for x in xs], [x * (1 + BAND) for x in xs],
                     color="0.9", label="±10%")
@@ -85,8 +140,8 @@ def draw(rows, out):
     ax.set_xlabel("measured metadata_used on btrfs (MiB)")
     ax.set_ylabel("predicted by cowsim (MiB)")
     worst = max(abs(r[3] - r[4]) / r[4] for r in rows) * 100
-    ax.set_title(f"cowsim vs btrfs: {len({r[0] for r in rows})} cases, "
-                 f"{len(rows)} marks, worst |error| {worst:.1f}%")
+    ax.set_title(f"cowsim vs btrfs metadata_used: {len({r[0] for r in rows})} cases, "
+                 f"{len(rows)} marks, worst |error| {worst:.1f}%", fontsize=10)
     ax.grid(True, which="both", linewidth=0.3)
     ax.legend(fontsize=7, loc="upper left", ncol=2)
     fig.tight_layout()
@@ -102,7 +157,7 @@ def main(argv):
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="output path without extension: OUT.png and OUT.svg")
     args = p.parse_args(argv)
-    draw(read_rows(args.csv), args.output)
+    draw(*read_rows(args.csv), args.output)
 
 
 if __name__ == "__main__":

@@ -891,13 +891,18 @@ static GPtrArray *folder_nodesizes(const struct folder *f, const char *given, ch
 	return sizes;
 }
 
+/* metadata_used's errors only: a run-out case's other figures (commits,
+ * atime_lost, the totals; a "figure" column) have bounds of their own. */
 static GArray *errors_by_nodesize(const CsvTable *cal, int ns, int err, int name, int mark)
 {
+	int figure = csv_column(cal, "figure");
 	GArray *errors = g_array_new(false, true, sizeof(struct nodesize_error));
 	g_array_set_clear_func(errors, nodesize_error_clear);
 	for (unsigned r = 0; r < cal->rows->len; r++) {
 		const GPtrArray *row = cal->rows->pdata[r];
 		if (!is_number(csv_cell(row, (unsigned)err)))
+			continue;
+		if (figure >= 0 && strcmp(csv_cell(row, (unsigned)figure), "metadata_used"))
 			continue;
 		double e = g_ascii_strtod(csv_cell(row, (unsigned)err), NULL);
 		const char *size = ns >= 0 ? csv_cell(row, (unsigned)ns) : "all";

@@ -32,7 +32,7 @@ for mount in "${mounts[@]}"; do
      grep -q "^inc10-$short-16k," results/calibration.csv; then
     real="results/out/btrfs-$mount.csv"
     { echo "label,metadata_used"
-      awk -F, -v c="inc10-$short-16k" '$1 == c {print $9 "," $11}' results/calibration.csv; } >"$real"
+      awk -F, -v c="inc10-$short-16k" '$1 == c && $9 == "metadata_used" {print $10 "," $12}' results/calibration.csv; } >"$real"
     measured+=(--measured "$real")
   fi
 done

@@ -87,6 +87,11 @@ check "the per-nodesize errors are shown and 4096 (named by params) is marked as
   "$(grep -o '<tr[^>]*><td class="n">4096</td>.\{0,120\}' "$page")"
 check "the error that applies is stated for the nodesize the folder names" \
   "grep -q 'The error that applies here, nodesize 4096: worst +1.50%</b> (a-4k at after_grep), mean |error| 0.88% over 2 calibration marks. Nodesize named by the folder' '$page'"
+# A run-out case's other figures (commits, atime_lost) have bounds of their own: only metadata_used counts
+printf 'case,nodesize,figure,mark,error_pct\na-16k,16384,metadata_used,after_grep,-3.20\nout-16k,16384,atime_lost,after_grep,45.00\nout-16k,16384,metadata_used,after_grep,1.00\n' > "$work/cal-fig.csv"
+"$cowsim" report "$dir" --calibration "$work/cal-fig.csv" -o "$work/fig.html" 2>/dev/null
+check "with a figure column, the worst error is metadata_used's, not a run-out case's atime_lost" \
+  "grep -q 'Worst error: -3.20%</b> (a-16k at after_grep), over 2 rows' '$work/fig.html'" "$(grep -o 'Worst error.\{0,80\}' "$work/fig.html")"
 mkdir "$work/named" && cp "$dir"/*-inline.csv "$work/named/"
 "$cowsim" report "$work/named" --calibration "$work/cal.csv" -o "$work/named.html"
 check "per-run CSVs name their nodesize (their identity columns), and the report reads it there" \
