@@ -4,7 +4,7 @@
  * Layout of the modeled device (DUP metadata: each metadata chunk takes two
  * stripes of raw space, data and system chunks as mkfs makes them):
  *
- *   raw:  | 1 MiB reserved | system 2x8M | meta 2xM0 | data 8M | ... later chunks
+ *   raw:  | 1 MiB reserved | hole 12M | data 8M | system 2x8M | meta 2xM0 | ... later chunks
  *   logical: chunks laid end to end from CHUNK_LOGICAL_START up
  *   (M0 as mkfs sizes it, 32 MiB to 1 GiB; later chunks as the kernel sizes
  *   them, the last one shrunk to fit: model/chunk_alloc.h)
@@ -22,6 +22,13 @@
  *  BS5 chunk_bytes[0] and [1] are the lengths of the metadata and of the data
  *     chunks, summed (kept as chunks are added: every reservation asks for
  *     the metadata total, and a sum over the chunks cost 1 % of a run).
+ *  BS6 front_hole_free == front_hole_size (BTRFS_MKFS_FRONT_HOLE, less on a
+ *     device mkfs barely fits) less the raw bytes of the chunks placed in
+ *     that hole, and never more than the raw unallocated.
+ *
+ * A new chunk goes where the kernel's find_free_dev_extent() puts it: in the
+ * first hole (in device order) its whole raw size fits, else in the largest
+ * hole, shrunk to it. The holes are mkfs's front hole and the tail.
  */
 #include "model_error.h"
 #include "blockstore.h"
@@ -48,6 +55,8 @@ struct blockstore {
 	uint64_t chunk_bytes[2];   /* BS5: lengths of the metadata [0] and data [1] chunks */
 	uint64_t next_logical;
 	uint64_t raw_allocated;
+	uint64_t front_hole_size;  /* raw bytes mkfs left free after the reserved MiB */
+	uint64_t front_hole_free;  /* BS6: what no chunk took of it yet */
 
 	/* metadata */
 	int meta_bump_chunk;       /* index of the chunk the bump pointer is in */
@@ -122,12 +131,20 @@ static uint64_t raw_unallocated(const struct blockstore *store)
  * Returns the new chunk's index, or -1 when the device has no room. */
 static int add_chunk(struct blockstore *store, bool data, uint64_t length)
 {
-	uint64_t fits = chunk_alloc_allocatable(raw_cost(store, data, 1) == 2, raw_unallocated(store));
+	bool dup = raw_cost(store, data, 1) == 2;
+	uint64_t hole = store->front_hole_free;
+	uint64_t tail = raw_unallocated(store) - hole;
+	uint64_t fits_hole = chunk_alloc_allocatable(dup, hole), fits_tail = chunk_alloc_allocatable(dup, tail);
+	bool in_hole = length <= fits_hole || (length > fits_tail && fits_hole > fits_tail);
+	uint64_t fits = in_hole ? fits_hole : fits_tail;
 	if (fits < BTRFS_STRIPE_LEN)
 		return -1;
 	length = MIN(length, fits);
 	uint64_t raw = raw_cost(store, data, length);
-	struct chunk chunk = { .start = store->next_logical, .length = length, .data = data, .changed = true };
+	if (in_hole)
+		store->front_hole_free -= raw;
+	struct chunk chunk = { .start = store->next_logical, .length = length, .data = data, .changed = true,
+			       .in_front_hole = in_hole };
 	store->next_logical += length;
 	store->raw_allocated += raw;
 	g_array_append_val(store->chunks, chunk);
@@ -210,6 +227,9 @@ struct blockstore *blockstore_new(const struct blockstore_config *config, GError
 	}
 	store->meta_bump = chunk_at(store, store->meta_bump_chunk)->start;
 	store->data_bump = chunk_at(store, store->data_bump_chunk)->start;
+	/* mkfs's own chunks sit after the hole it leaves (BS6). */
+	store->front_hole_size = MIN(BTRFS_MKFS_FRONT_HOLE, raw_unallocated(store));
+	store->front_hole_free = store->front_hole_size;
 	return store;
 }
 
@@ -288,6 +308,11 @@ int blockstore_reserve(struct blockstore *store, unsigned items)
 	}
 	store->reserved += need;
 	return 0;
+}
+
+bool blockstore_force_metadata_chunk(struct blockstore *store)
+{
+	return add_chunk(store, false, store->metadata_chunk_size) >= 0;
 }
 
 void blockstore_release(struct blockstore *store)
@@ -679,7 +704,7 @@ bool blockstore_check(const struct blockstore *store, GHashTable *live, GError *
 	if (address_listed(store->free_slots, by_address, "on the free list", error) ||
 	    address_listed(store->pinned_slots, by_address, "pinned", error))
 		return false;
-	uint64_t chunk_bytes[2] = { 0 };
+	uint64_t chunk_bytes[2] = { 0 }, hole_raw = 0;
 	for (unsigned i = 0; i < store->chunks->len; i++) {
 		const struct chunk *chunk = &g_array_index(store->chunks, struct chunk, i);
 		if (chunk->used > chunk->length) {
@@ -689,6 +714,15 @@ bool blockstore_check(const struct blockstore *store, GHashTable *live, GError *
 			return false;
 		}
 		chunk_bytes[chunk->data] += chunk->length;
+		if (chunk->in_front_hole)
+			hole_raw += raw_cost(store, chunk->data, chunk->length);
+	}
+	if (hole_raw + store->front_hole_free != store->front_hole_size ||
+	    store->front_hole_free > raw_unallocated(store)) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt blockstore: BS6 %" G_GUINT64_FORMAT " raw bytes of chunks in mkfs's front hole, %"
+			    G_GUINT64_FORMAT " free in it", hole_raw, store->front_hole_free);
+		return false;
 	}
 	for (int data = 0; data < 2; data++) {
 		if (chunk_bytes[data] != store->chunk_bytes[data]) {

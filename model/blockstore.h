@@ -100,6 +100,10 @@ int blockstore_reserve(struct blockstore *store, unsigned items);
  * reserve) besides what blockstore_reserve() counts? False: the reservation
  * waits on a ticket for the flusher (space-info.c __reserve_bytes). */
 bool blockstore_reserve_fits(const struct blockstore *store, unsigned items, uint64_t held);
+/* The flusher's ALLOC_CHUNK_FORCE (space-info.c flush_space): a metadata chunk
+ * whatever the metadata chunks still hold, sized from the device's largest
+ * free hole. False when the device has no room for one. */
+bool blockstore_force_metadata_chunk(struct blockstore *store);
 /* The same, falling back on the global reserve when that fails (unlink
  * and rmdir, as btrfs_start_transaction_fallback_global_rsv()). */
 int blockstore_reserve_fallback(struct blockstore *store, unsigned items);
@@ -150,6 +154,7 @@ struct chunk {
 	uint64_t used;
 	bool data;
 	bool changed;             /* used changed since the last commit */
+	bool in_front_hole;       /* its raw stripes are in the hole mkfs left (BS6) */
 };
 const struct chunk *blockstore_chunks(const struct blockstore *store, unsigned *count);
 

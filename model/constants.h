@@ -229,6 +229,13 @@ enum btrfs_key_type {
 #define BTRFS_MKFS_MIN_DEVICE 114294784ull
 /* The first 1 MiB of every device is never allocated (BTRFS_DEVICE_RANGE_RESERVED). */
 #define BTRFS_DEVICE_RANGE_RESERVED (1ull << 20)
+/* mkfs.btrfs 6.2 leaves the 12 MiB after the reserved MiB free (its
+ * temporary chunks were there): the first DEV_EXTENT of a fresh image starts
+ * at 13 MiB on 512 MiB, 1 GiB and 4 GiB devices (`btrfs inspect-internal
+ * dump-tree -t dev`). A DUP chunk keeps both stripes in one hole, so that
+ * hole holds a 6 MiB metadata chunk at most (measured: the 6291456-byte
+ * chunks of docs/btrfs-ground-truth.md section 11). */
+#define BTRFS_MKFS_FRONT_HOLE (12ull << 20)
 
 /* Global reserve (block-rsv.c, btrfs_update_global_block_rsv): the bytes used
  * by the extent, csum and free-space trees, at least a floor, at most

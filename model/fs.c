@@ -96,6 +96,13 @@ static void flush_for_ticket(struct fs *fs, unsigned items)
 	delayed_items_run(fs);
 	if (!blockstore_reserve_fits(fs->store, items, held_by_queued_work(fs)))
 		fs->txn.ops->run_queued(&fs->txn);
+	/* Still short: the flusher commits, and a ticket that outlives that
+	 * cycle gets ALLOC_CHUNK_FORCE (btrfs_async_reclaim_metadata_space()
+	 * skips it until commit_cycles > 0). Traced once at the end of the
+	 * 512 MiB copy: docs/btrfs-ground-truth.md section 11. */
+	if (!blockstore_reserve_fits(fs->store, items, held_by_queued_work(fs)) &&
+	    blockstore_force_metadata_chunk(fs->store))
+		fs->counters.forced_chunks++;
 }
 
 /* A delete may fall back on the global reserve (blockstore_reserve_fallback). */

@@ -153,6 +153,7 @@ struct fs_counters {
 	uint64_t atime_lost;          /* updates met ENOSPC after the flusher's commits: the read went on,
 				       * the atime changed in memory only and never reached the disk */
 	uint64_t reserve_tickets;     /* reservations that waited for the flusher (flush_for_ticket) */
+	uint64_t forced_chunks;       /* metadata chunks the flusher forced (ALLOC_CHUNK_FORCE) */
 	uint64_t enospc_commits;      /* commits forced by reservations that found no space */
 	uint64_t atime_threshold;     /* updates held back by the threshold policy */
 	uint64_t atime_stale;         /* updates held back by the snapshot-aware policy */

@@ -328,7 +328,7 @@ static void test_namespace_check_fails_on_a_memo_marked_checked_that_holds_a_fil
 	(void)state;
 }
 
-/* --- the block store (blockstore.c BS1-BS3, BS5) -------------------------------------- */
+/* --- the block store (blockstore.c BS1-BS3, BS5, BS6) -------------------------------------- */
 
 static void test_blockstore_check_fails_on_a_live_block_no_tree_reaches(void **state)
 {
@@ -377,6 +377,18 @@ static void test_blockstore_check_fails_when_a_chunk_grows_behind_the_totals(voi
 						    "corrupt blockstore: BS5 metadata chunks ");
 	chunk->length -= 1u << 20;
 	fixture_assert_fs_ok(fs, "the chunk's length restored");
+	fs_free(fs);
+}
+
+static void test_blockstore_check_fails_when_a_chunk_claims_mkfs_front_hole_behind_its_back(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	unsigned count;
+	struct chunk *chunk = (struct chunk *)&blockstore_chunks(fs->store, &count)[count - 1];
+	chunk->in_front_hole = !chunk->in_front_hole;
+	fixture_assert_fs_corrupt(fs, "corrupt blockstore: BS6 ");
+	chunk->in_front_hole = !chunk->in_front_hole;
+	fixture_assert_fs_ok(fs, "the chunk's place restored");
 	fs_free(fs);
 }
 
@@ -734,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_blockstore_check_fails_when_two_live_blocks_share_an_address),
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_is_used_past_its_length),
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_grows_behind_the_totals),
+		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_claims_mkfs_front_hole_behind_its_back),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_live_block_loses_its_metadata_item),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_metadata_item_counts_one_ref_too_many),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_written_ref_count_is_not_the_blocks),

@@ -208,6 +208,74 @@ static void test_a_reservation_the_kernel_would_ticket_runs_the_delayed_items_fi
 	fs_free(large);
 }
 
+/* Creates files in /d until the flusher forces a metadata chunk or `files`
+ * were made; returns the files made and the metadata totals around it. */
+static unsigned create_until_a_forced_chunk(struct fs *fs, unsigned files, uint64_t *total_before, uint64_t *total_after)
+{
+	struct fs_attributes attributes;
+	fs_attributes_init(&attributes);
+	assert_int_equal(fs_mkdir(fs, "/d", &attributes), 0);
+	for (unsigned i = 0; i < files; i++) {
+		struct fs_report before, now;
+		fs_report(fs, &before);
+		char path[64];
+		g_snprintf(path, sizeof(path), "/d/file-with-a-longish-name-%05u", i);
+		assert_int_equal(fs_create(fs, path, 0, &attributes), 0);
+		fs_report(fs, &now);
+		*total_before = before.space.metadata_total;
+		*total_after = now.space.metadata_total;
+		if (now.counters.forced_chunks > before.counters.forced_chunks)
+			return i + 1;
+	}
+	return files;
+}
+
+static void test_a_ticket_the_flush_cannot_satisfy_forces_a_metadata_chunk(void **state)
+{
+	(void)state;
+	enum { FILES = 60000 };
+	uint64_t before = 0, after = 0;
+	/* 160 MiB: delayed items and refs run, and still nothing fits. */
+	struct fs *small = fixture_fs_new(16384, 160 * MiB);
+	unsigned made = create_until_a_forced_chunk(small, FILES, &before, &after);
+	assert_true(made < FILES);
+	assert_true(after > before); /* that very create's reservation added it */
+	struct fs_counters counters;
+	fs_counters(small, &counters);
+	assert_true(counters.reserve_tickets > 0);
+	fixture_assert_fs_ok(small, "after a forced chunk");
+	fs_free(small);
+	/* 8 GiB: the same creates never force a chunk. */
+	struct fs *large = fixture_fs_new(16384, 8 * GiB);
+	assert_int_equal(create_until_a_forced_chunk(large, made, &before, &after), made);
+	fs_counters(large, &counters);
+	assert_int_equal(counters.forced_chunks, 0);
+	fs_free(large);
+}
+
+/* mkfs.btrfs 6.2 leaves 12 MiB free after the reserved MiB; a DUP chunk keeps
+ * both stripes in one hole, so once the tail is gone the device's last
+ * metadata chunk is the 6 MiB one of that hole (traced on 512 MiB). */
+static void test_the_last_metadata_chunk_of_a_small_device_is_the_6_mib_one_in_mkfs_front_hole(void **state)
+{
+	(void)state;
+	struct blockstore_config config = { .nodesize = 16384, .device_size = 512 * MiB, .metadata_dup = true };
+	struct blockstore *store = blockstore_new(&config, NULL);
+	assert_non_null(store);
+	unsigned forced = 0;
+	while (blockstore_force_metadata_chunk(store))
+		forced++;
+	unsigned count;
+	const struct chunk *chunks = blockstore_chunks(store, &count);
+	assert_true(forced >= 2);
+	assert_int_equal(chunks[count - 1].length, (BTRFS_MKFS_FRONT_HOLE / 2));
+	assert_true(chunks[count - 1].in_front_hole);
+	for (unsigned i = 0; i + 1 < count; i++)
+		assert_false(chunks[i].in_front_hole); /* every larger one went to the tail */
+	assert_true(chunks[count - 2].length > BTRFS_MKFS_FRONT_HOLE / 2);
+	blockstore_free(store);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +286,8 @@ int main(void)
 		cmocka_unit_test(test_enospc_in_an_atime_update_loses_the_update_and_the_read_succeeds),
 		cmocka_unit_test(test_enospc_read_fail_what_if_fails_the_read_and_loses_nothing),
 		cmocka_unit_test(test_a_reservation_the_kernel_would_ticket_runs_the_delayed_items_first),
+		cmocka_unit_test(test_a_ticket_the_flush_cannot_satisfy_forces_a_metadata_chunk),
+		cmocka_unit_test(test_the_last_metadata_chunk_of_a_small_device_is_the_6_mib_one_in_mkfs_front_hole),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
