@@ -162,84 +162,82 @@ static void test_enospc_read_fail_what_if_fails_the_read_and_loses_nothing(void 
 	fs_free(fs);
 }
 
-/* Creates files in /d of a `device`-byte filesystem until one create's
- * reservation waits for the flusher or `files` were made; returns the
- * files made and, in *waiting, the delayed items waiting before it. */
-static unsigned create_until_a_ticket(struct fs *fs, unsigned files, uint64_t *waiting, uint64_t *after)
+/* The filesystem around one create: its report and its waiting delayed
+ * items just before and just after. */
+struct around_create {
+	struct fs_report before, now;
+	uint64_t waiting_before, waiting_after;
+};
+
+typedef bool (*create_stop_fn)(const struct around_create *last);
+
+/* Creates files in /d until STOP holds for a create, or `files` were made;
+ * returns the files made, and in *last what surrounded the last create. */
+static unsigned create_until(struct fs *fs, unsigned files, create_stop_fn stop, struct around_create *last)
 {
 	struct fs_attributes attributes;
 	fs_attributes_init(&attributes);
 	assert_int_equal(fs_mkdir(fs, "/d", &attributes), 0);
 	for (unsigned i = 0; i < files; i++) {
-		struct fs_counters before, now;
-		fs_counters(fs, &before);
-		*waiting = delayed_items_count(fs);
+		fs_report(fs, &last->before);
+		last->waiting_before = delayed_items_count(fs);
 		char path[64];
 		g_snprintf(path, sizeof(path), "/d/file-with-a-longish-name-%05u", i);
 		assert_int_equal(fs_create(fs, path, 0, &attributes), 0);
-		fs_counters(fs, &now);
-		*after = delayed_items_count(fs);
-		if (now.reserve_tickets > before.reserve_tickets)
+		fs_report(fs, &last->now);
+		last->waiting_after = delayed_items_count(fs);
+		if (stop(last))
 			return i + 1;
 	}
 	return files;
+}
+
+/* The create's reservation waited for the flusher. */
+static bool a_ticket(const struct around_create *last)
+{
+	return last->now.counters.reserve_tickets > last->before.counters.reserve_tickets;
+}
+
+/* The flusher forced a metadata chunk during the create. */
+static bool a_forced_chunk(const struct around_create *last)
+{
+	return last->now.counters.forced_chunks > last->before.counters.forced_chunks;
 }
 
 static void test_a_reservation_the_kernel_would_ticket_runs_the_delayed_items_first(void **state)
 {
 	(void)state;
 	enum { FILES = 60000 };
-	uint64_t waiting = 0, after = 0;
+	struct around_create last;
 	/* 128 MiB: the metadata chunk fills and there is nothing to overcommit. */
 	struct fs *small = fixture_fs_new(16384, 128 * MiB);
-	unsigned made = create_until_a_ticket(small, FILES, &waiting, &after);
+	unsigned made = create_until(small, FILES, a_ticket, &last);
 	assert_true(made < FILES);
-	assert_true(waiting > 3);
-	assert_true(after <= 3); /* only what that create queued itself */
+	assert_true(last.waiting_before > 3);
+	assert_true(last.waiting_after <= 3); /* only what that create queued itself */
 	fixture_assert_fs_ok(small, "after a ticket");
 	fs_free(small);
 	/* 8 GiB: the same creates never wait; their items keep waiting. */
 	struct fs *large = fixture_fs_new(16384, 8 * GiB);
-	assert_int_equal(create_until_a_ticket(large, made, &waiting, &after), made);
+	assert_int_equal(create_until(large, made, a_ticket, &last), made);
 	struct fs_counters counters;
 	fs_counters(large, &counters);
 	assert_int_equal(counters.reserve_tickets, 0);
-	assert_true(after > 3);
+	assert_true(last.waiting_after > 3);
 	fs_free(large);
-}
-
-/* Creates files in /d until the flusher forces a metadata chunk or `files`
- * were made; returns the files made and the metadata totals around it. */
-static unsigned create_until_a_forced_chunk(struct fs *fs, unsigned files, uint64_t *total_before, uint64_t *total_after)
-{
-	struct fs_attributes attributes;
-	fs_attributes_init(&attributes);
-	assert_int_equal(fs_mkdir(fs, "/d", &attributes), 0);
-	for (unsigned i = 0; i < files; i++) {
-		struct fs_report before, now;
-		fs_report(fs, &before);
-		char path[64];
-		g_snprintf(path, sizeof(path), "/d/file-with-a-longish-name-%05u", i);
-		assert_int_equal(fs_create(fs, path, 0, &attributes), 0);
-		fs_report(fs, &now);
-		*total_before = before.space.metadata_total;
-		*total_after = now.space.metadata_total;
-		if (now.counters.forced_chunks > before.counters.forced_chunks)
-			return i + 1;
-	}
-	return files;
 }
 
 static void test_a_ticket_the_flush_cannot_satisfy_forces_a_metadata_chunk(void **state)
 {
 	(void)state;
 	enum { FILES = 60000 };
-	uint64_t before = 0, after = 0;
+	struct around_create last;
 	/* 160 MiB: delayed items and refs run, and still nothing fits. */
 	struct fs *small = fixture_fs_new(16384, 160 * MiB);
-	unsigned made = create_until_a_forced_chunk(small, FILES, &before, &after);
+	unsigned made = create_until(small, FILES, a_forced_chunk, &last);
 	assert_true(made < FILES);
-	assert_true(after > before); /* that very create's reservation added it */
+	/* that very create's reservation added it */
+	assert_true(last.now.space.metadata_total > last.before.space.metadata_total);
 	struct fs_counters counters;
 	fs_counters(small, &counters);
 	assert_true(counters.reserve_tickets > 0);
@@ -247,7 +245,7 @@ static void test_a_ticket_the_flush_cannot_satisfy_forces_a_metadata_chunk(void 
 	fs_free(small);
 	/* 8 GiB: the same creates never force a chunk. */
 	struct fs *large = fixture_fs_new(16384, 8 * GiB);
-	assert_int_equal(create_until_a_forced_chunk(large, made, &before, &after), made);
+	assert_int_equal(create_until(large, made, a_forced_chunk, &last), made);
 	fs_counters(large, &counters);
 	assert_int_equal(counters.forced_chunks, 0);
 	fs_free(large);
