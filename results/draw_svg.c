@@ -45,12 +45,6 @@
 #define MARGIN 14
 #define WRAP_CHARS 110                /* the header's lines */
 
-#define COLOUR_SHARED "#f4a582"
-#define COLOUR_THROUGH_PARENT "#fddbc7"
-#define COLOUR_EXCLUSIVE "#ffffff"
-#define COLOUR_NEW_BORDER "#2166ac"
-#define COLOUR_BORDER "#404040"
-
 static int text_px(size_t chars)
 {
 	return (int)((chars * CHAR_TENTHS + 9) / 10);
@@ -402,11 +396,13 @@ struct legend_key {
 
 static void legend_keys(struct legend_key keys[4], const struct drawing *d)
 {
-	keys[0] = (struct legend_key){ COLOUR_SHARED, COLOUR_BORDER, 1, g_strdup("shared: refs > 1") };
-	keys[1] = (struct legend_key){ COLOUR_EXCLUSIVE, COLOUR_BORDER, 1, g_strdup("exclusive: one tree reaches it") };
-	keys[2] = (struct legend_key){ COLOUR_THROUGH_PARENT, COLOUR_BORDER, 1,
+	keys[0] = (struct legend_key){ DRAWING_COLOUR_SHARED, DRAWING_COLOUR_BORDER, 1,
+				       g_strdup("shared: refs > 1") };
+	keys[1] = (struct legend_key){ DRAWING_COLOUR_EXCLUSIVE, DRAWING_COLOUR_BORDER, 1,
+				       g_strdup("exclusive: one tree reaches it") };
+	keys[2] = (struct legend_key){ DRAWING_COLOUR_THROUGH_PARENT, DRAWING_COLOUR_BORDER, 1,
 				       g_strdup("shared through a shared parent (refs 1)") };
-	keys[3] = (struct legend_key){ COLOUR_EXCLUSIVE, COLOUR_NEW_BORDER, 3,
+	keys[3] = (struct legend_key){ DRAWING_COLOUR_EXCLUSIVE, DRAWING_COLOUR_NEW_BORDER, 3,
 				       g_strdup_printf("new: written by the newest generation (gen %" PRIu64 ")",
 						       d->newest) };
 }
@@ -501,21 +497,6 @@ static void layout_clear(struct layout *l)
 
 /* ---- SVG ------------------------------------------------------------------------ */
 
-static void append_escaped(GString *out, const char *text)
-{
-	g_autofree char *escaped = g_markup_escape_text(text, -1);
-	g_string_append(out, escaped);
-}
-
-static const char *fill_of(const struct drawn_block *b)
-{
-	if (block_shared(b))
-		return COLOUR_SHARED;
-	if (block_shared_through_parent(b))
-		return COLOUR_THROUGH_PARENT;
-	return COLOUR_EXCLUSIVE;
-}
-
 static void svg_card(GString *out, const struct layout *l, const struct stack *s, const struct card *c)
 {
 	const struct drawn_block *b = c->block;
@@ -537,12 +518,12 @@ static void svg_card(GString *out, const struct layout *l, const struct stack *s
 			       block_shared_through_parent(b) ? "shared-through-parent" : "exclusive",
 			       fresh ? " new" : "");
 	g_string_append_printf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" rx=\"3\" fill=\"%s\" "
-			       "stroke=\"%s\" stroke-width=\"%d\"/>\n", x, y, s->w - 2 * STACK_PAD, c->h, fill_of(b),
-			       fresh ? COLOUR_NEW_BORDER : COLOUR_BORDER, fresh ? 3 : 1);
+			       "stroke=\"%s\" stroke-width=\"%d\"/>\n", x, y, s->w - 2 * STACK_PAD, c->h,
+			       drawing_fill_colour(b), fresh ? DRAWING_COLOUR_NEW_BORDER : DRAWING_COLOUR_BORDER, fresh ? 3 : 1);
 	for (unsigned i = 0; i < c->lines->len; i++) {
 		g_string_append_printf(out, "<text x=\"%.1f\" y=\"%.1f\"%s>", x + CARD_PAD,
 				       y + CARD_PAD + (i + 1) * LINE_PX - 3.0, i ? "" : " font-weight=\"bold\"");
-		append_escaped(out, c->lines->pdata[i]);
+		drawing_append_escaped(out, c->lines->pdata[i]);
 		g_string_append(out, "</text>\n");
 	}
 	g_string_append(out, "</g>\n");
@@ -589,7 +570,7 @@ static void svg_legend(GString *out, const struct drawing *d, double y)
 		g_string_append_printf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"16\" height=\"12\" fill=\"%s\" "
 				       "stroke=\"%s\" stroke-width=\"%d\"/><text x=\"%.1f\" y=\"%.1f\">", x, top,
 				       keys[i].fill, keys[i].border, keys[i].width, x + LEGEND_SWATCH_PX, top + 10);
-		append_escaped(out, keys[i].text);
+		drawing_append_escaped(out, keys[i].text);
 		g_string_append(out, "</text>\n");
 	}
 	for (size_t i = 0; i < G_N_ELEMENTS(legend_note); i++)
@@ -613,7 +594,7 @@ void draw_svg(GString *out, const struct drawing *d, const struct draw_header *h
 	for (unsigned i = 0; i < l.header->len; i++) {
 		g_string_append_printf(out, "<text class=\"title\" x=\"%d\" y=\"%d\"%s>", MARGIN,
 				       MARGIN + (int)i * (LINE_PX + 2) + 10, i ? "" : " font-weight=\"bold\"");
-		append_escaped(out, l.header->pdata[i]);
+		drawing_append_escaped(out, l.header->pdata[i]);
 		g_string_append(out, "</text>\n");
 	}
 	svg_legend(out, d, MARGIN + (double)l.header->len * (LINE_PX + 2));
@@ -671,17 +652,17 @@ static const char steps_script[] =
 void draw_steps_page(GString *out, const char *title, const GPtrArray *captions, const GPtrArray *svgs)
 {
 	g_string_append(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
-	append_escaped(out, title);
+	drawing_append_escaped(out, title);
 	g_string_append_printf(out, "</title>\n<style>\n%s</style>\n</head>\n<body data-step=\"0\" data-steps=\"%u\">\n"
 			       "<h1>", steps_style, svgs->len);
-	append_escaped(out, title);
+	drawing_append_escaped(out, title);
 	g_string_append_printf(out, "</h1>\n<div class=\"controls\"><button id=\"prev\" type=\"button\">&#9664;</button> "
 			       "<input type=\"range\" id=\"slider\" min=\"0\" max=\"%u\" value=\"0\" step=\"1\" "
 			       "aria-label=\"step\"> <button id=\"next\" type=\"button\">&#9654;</button>"
 			       "<output id=\"caption\"></output></div>\n", svgs->len ? svgs->len - 1 : 0);
 	for (unsigned i = 0; i < svgs->len; i++) {
 		g_string_append_printf(out, "<section class=\"step\" data-step=\"%u\" data-caption=\"", i);
-		append_escaped(out, captions->pdata[i]);
+		drawing_append_escaped(out, captions->pdata[i]);
 		g_string_append_printf(out, "\"%s>\n", i ? " hidden" : "");
 		const GString *svg = svgs->pdata[i];
 		g_string_append_len(out, svg->str, (gssize)svg->len);

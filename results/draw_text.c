@@ -58,37 +58,23 @@ void draw_text(GString *out, const struct drawing *d, const struct draw_header *
 
 /* ---- dot ------------------------------------------------------------------------ */
 
-static void append_html_escaped(GString *out, const char *text)
-{
-	g_autofree char *escaped = g_markup_escape_text(text, -1);
-	g_string_append(out, escaped);
-}
-
-static const char *fill_colour(const struct drawn_block *b)
-{
-	if (block_shared(b))
-		return "#f4a582";
-	if (block_shared_through_parent(b))
-		return "#fddbc7";
-	return "#ffffff";
-}
-
 static void dot_block_label(GString *out, const struct drawing *d, const struct draw_header *h,
 			    const struct drawn_block *b)
 {
-	bool newest = b->generation == d->newest;
+	bool newest = block_new(d, b);
 	g_string_append_printf(out, "<<table border=\"%d\" cellborder=\"0\" cellspacing=\"0\" color=\"%s\" "
-			       "bgcolor=\"%s\">", newest ? 3 : 1, newest ? "#2166ac" : "#404040", fill_colour(b));
+			       "bgcolor=\"%s\">", newest ? 3 : 1,
+			       newest ? DRAWING_COLOUR_NEW_BORDER : DRAWING_COLOUR_BORDER, drawing_fill_colour(b));
 	g_autoptr(GString) head = g_string_new(NULL);
 	drawing_append_block_head(head, d, b);
 	g_string_append(out, "<tr><td><b>");
-	append_html_escaped(out, head->str);
+	drawing_append_escaped(out, head->str);
 	g_string_append(out, "</b></td></tr>");
 	if (drawing_cuts(d, b)) {
 		g_autoptr(GString) cut = g_string_new(NULL);
 		drawing_append_cut(cut, d, b);
 		g_string_append(out, "<tr><td align=\"left\">");
-		append_html_escaped(out, cut->str);
+		drawing_append_escaped(out, cut->str);
 		g_string_append(out, "</td></tr></table>>");
 		return;
 	}
@@ -102,7 +88,7 @@ static void dot_block_label(GString *out, const struct drawing *d, const struct 
 		if (!b->level)
 			g_string_append_printf(key, " %u bytes", b->entries[i].size);
 		g_string_append_printf(out, "<tr><td align=\"left\" port=\"p%u\">", i);
-		append_html_escaped(out, key->str);
+		drawing_append_escaped(out, key->str);
 		g_string_append(out, "</td></tr>");
 	}
 	g_string_append(out, "</table>>");

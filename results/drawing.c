@@ -9,7 +9,6 @@
 
 /* ---- which trees ----------------------------------------------------------- */
 
-
 static const struct {
 	const char *name;
 	unsigned kind;
@@ -190,6 +189,21 @@ void drawing_append_key(GString *out, const struct drawn_entry *e)
 	g_string_append_c(out, ')');
 }
 
+const char *drawing_fill_colour(const struct drawn_block *b)
+{
+	if (block_shared(b))
+		return DRAWING_COLOUR_SHARED;
+	if (block_shared_through_parent(b))
+		return DRAWING_COLOUR_THROUGH_PARENT;
+	return DRAWING_COLOUR_EXCLUSIVE;
+}
+
+void drawing_append_escaped(GString *out, const char *text)
+{
+	g_autofree char *escaped = g_markup_escape_text(text, -1);
+	g_string_append(out, escaped);
+}
+
 bool block_shared(const struct drawn_block *b)
 {
 	return b->refs > 1;
@@ -207,7 +221,7 @@ bool block_shared_through_parent(const struct drawn_block *b)
 
 static const char *block_marks(const struct drawing *d, const struct drawn_block *b)
 {
-	bool newest = b->generation == d->newest;
+	bool newest = block_new(d, b);
 	if (block_shared(b))
 		return newest ? " *^" : " *";
 	if (block_shared_through_parent(b))
@@ -229,7 +243,7 @@ static void count_below(const struct drawing *d, const struct drawn_block *b, st
 		n->leaves += !child->level;
 		n->shared += block_shared(child);
 		n->through_parent += block_shared_through_parent(child);
-		n->newest += child->generation == d->newest;
+		n->newest += block_new(d, child);
 		count_below(d, child, n);
 	}
 }

@@ -128,6 +128,19 @@ bool block_shared(const struct drawn_block *b);
 bool block_shared_through_parent(const struct drawn_block *b);
 bool block_new(const struct drawing *d, const struct drawn_block *b);
 
+/* The colours DOT and svg give the marks: a block's fill says how it is
+ * shared, a thick blue border that the newest generation wrote it. */
+#define DRAWING_COLOUR_SHARED "#f4a582"
+#define DRAWING_COLOUR_THROUGH_PARENT "#fddbc7"
+#define DRAWING_COLOUR_EXCLUSIVE "#ffffff"
+#define DRAWING_COLOUR_NEW_BORDER "#2166ac"
+#define DRAWING_COLOUR_BORDER "#404040"
+
+/* DRAWING_COLOUR_SHARED, _THROUGH_PARENT or _EXCLUSIVE, as the block is. */
+const char *drawing_fill_colour(const struct drawn_block *b);
+/* TEXT with <, >, &, ' and " escaped for XML and HTML-like DOT labels. */
+void drawing_append_escaped(GString *out, const char *text);
+
 /* "(256 INODE_ITEM 0)" as btrfs print-tree writes keys. */
 void drawing_append_key(GString *out, const struct drawn_entry *e);
 /* "312 children; below: 312 blocks (312 leaves), 290 shared *, ..." of a cut block. */
