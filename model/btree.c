@@ -1672,6 +1672,25 @@ struct btree_item *btree_resize_item(struct btree *tree, struct transaction *txn
 	return btree_resize_item_at(tree, txn, key, new_size, &path);
 }
 
+/*
+ * Would btree_search(SEARCH_INSERT, ins_len) on the path a lookup just found
+ * only copy it? Yes when no node on it is within BTRFS_NODE_SPLIT_SLACK of
+ * full (the search would split it) and the leaf has ins_len bytes free (it
+ * would push or split): the search then visits the same blocks and slots,
+ * copying them top-down as cow_found_path() does. An extent item grows this
+ * way at almost every ref head (refs.c), and a second descent from the root
+ * was a third of the cost of the throttle's records (docs/performance.md,
+ * round 9).
+ */
+static bool search_insert_only_copies(const struct transaction *txn, const struct btree_path *path, uint32_t ins_len)
+{
+	uint32_t node_capacity = btree_node_capacity(nodesize_of(txn));
+	for (unsigned level = 1; level < path->levels; level++)
+		if (path->nodes[level]->nritems >= node_capacity - BTRFS_NODE_SPLIT_SLACK)
+			return false;
+	return leaf_free_space(txn, path->nodes[0]) >= ins_len;
+}
+
 struct btree_item *btree_resize_item_at(struct btree *tree, struct transaction *txn, const struct btree_key *key,
 					uint32_t new_size, struct btree_path *path)
 {
@@ -1679,7 +1698,9 @@ struct btree_item *btree_resize_item_at(struct btree *tree, struct transaction *
 	/* As btree_insert_item: an item never outgrows an empty leaf (callers check). */
 	g_assert(BTRFS_ITEM_HEADER_SIZE + new_size <= btree_leaf_capacity(nodesize_of(txn)));
 	if (new_size > old_size) {
-		if (!btree_search(tree, txn, key, SEARCH_INSERT, new_size - old_size, path))
+		if (search_insert_only_copies(txn, path, new_size - old_size))
+			cow_found_path(tree, txn, path);
+		else if (!btree_search(tree, txn, key, SEARCH_INSERT, new_size - old_size, path))
 			return NULL;
 	} else {
 		/* A shrink needs no room: btree_search(SEARCH_CHANGE) would copy
