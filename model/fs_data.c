@@ -122,14 +122,32 @@ static bool collect_extent(const struct btree_item *item, void *opaque)
 	return true;
 }
 
-static GArray *file_extents(struct subvolume *sv, uint64_t inode, uint64_t before)
+/* The file extent items of `inode` that start below `before`, found near
+ * *near (an earlier lookup in this tree, or levels 0). */
+static GArray *file_extents(struct subvolume *sv, uint64_t inode, uint64_t before, struct btree_path *near)
 {
 	GArray *spans = g_array_new(FALSE, FALSE, sizeof(struct extent_span));
 	struct btree_key first = BTRFS_KEY(inode, BTRFS_EXTENT_DATA_KEY, 0);
 	struct btree_key last = BTRFS_KEY(inode, BTRFS_EXTENT_DATA_KEY, before ? before - 1 : 0);
 	if (before)
-		subvol_visit_range(sv, &first, &last, collect_extent, spans);
+		subvol_visit_range_near(sv, &first, &last, collect_extent, spans, near);
 	return spans;
+}
+
+static bool note_inline_extent(const struct btree_item *item, void *opaque)
+{
+	*(bool *)opaque = !item->payload.file_extent.extent;
+	return false;
+}
+
+/* Is the file inline: is its extent at offset 0 an inline one (then its only
+ * one)? Looked up near *near, without collecting anything. */
+static bool file_is_inline(struct subvolume *sv, uint64_t inode, struct btree_path *near)
+{
+	bool is_inline = false;
+	struct btree_key first = BTRFS_KEY(inode, BTRFS_EXTENT_DATA_KEY, 0);
+	subvol_visit_range_near(sv, &first, &first, note_inline_extent, &is_inline, near);
+	return is_inline;
 }
 
 static void insert_file_extent(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t offset,
@@ -144,9 +162,10 @@ static void insert_file_extent(struct fs *fs, struct subvolume *sv, uint64_t ino
  * Items inside go (dropping their extent's reference), items across an edge
  * are cut, an item across both edges becomes two, both referencing its
  * extent. */
-void fs_drop_extents(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t start, uint64_t end)
+static void drop_extents_near(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t start, uint64_t end,
+			      struct btree_path *near)
 {
-	g_autoptr(GArray) spans = file_extents(sv, inode, end);
+	g_autoptr(GArray) spans = file_extents(sv, inode, end, near);
 	for (unsigned i = 0; i < spans->len; i++) {
 		struct extent_span *s = &g_array_index(spans, struct extent_span, i);
 		uint64_t s_start = s->key.offset, s_end = s->key.offset + s->num_bytes;
@@ -168,6 +187,12 @@ void fs_drop_extents(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64
 	}
 }
 
+void fs_drop_extents(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t start, uint64_t end)
+{
+	struct btree_path near = { .levels = 0 };
+	drop_extents_near(fs, sv, inode, start, end, &near);
+}
+
 static bool fits_inline(const struct fs *fs, uint64_t offset, uint64_t length, uint64_t file_size)
 {
 	return offset == 0 && length == file_size && file_size <= fs->config.max_inline &&
@@ -181,22 +206,24 @@ static bool fits_inline(const struct fs *fs, uint64_t offset, uint64_t length, u
 static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t offset, uint64_t length,
 			      bool cancellable, uint64_t *stopped_at)
 {
-	const struct btree_item *item = fs_inode_item(sv, inode);
+	/* The inode item and the file's extent items are neighbours in the
+	 * tree: one lookup finds the leaf for the reads that follow, until the
+	 * first change. */
+	struct btree_path near = { .levels = 0 };
+	const struct btree_item *item = fs_inode_item_near(sv, inode, &near);
 	if (!item)
 		return 0; /* unlinked before writeback */
 	uint64_t file_size = item->payload.inode.size;
 	if (offset >= file_size)
 		return 0;
 	length = MIN(length, file_size - offset);
-	g_autoptr(GArray) spans = file_extents(sv, inode, 1);
-	bool was_inline = spans->len && !g_array_index(spans, struct extent_span, 0).extent;
-	if (was_inline) {
+	if (file_is_inline(sv, inode, &near)) {
 		/* An inline file that changes is rewritten whole. */
 		length = offset + length;
 		offset = 0;
 	}
 	if (fits_inline(fs, offset, length, file_size)) {
-		fs_drop_extents(fs, sv, inode, 0, UINT64_MAX);
+		drop_extents_near(fs, sv, inode, 0, UINT64_MAX, &near);
 		insert_file_extent(fs, sv, inode, 0, NULL, file_size,
 				   BTRFS_FILE_EXTENT_INLINE_HEADER + (uint32_t)file_size);
 		fs->counters.data_bytes_written += file_size;
@@ -204,7 +231,7 @@ static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inod
 	}
 	uint64_t start = offset & ~(uint64_t)(BTRFS_SECTORSIZE - 1);
 	uint64_t end = round_up_sector(offset + length);
-	fs_drop_extents(fs, sv, inode, start, end);
+	drop_extents_near(fs, sv, inode, start, end, &near);
 	for (uint64_t at = start; at < end;) {
 		uint64_t bytes, bytenr;
 		if (cancellable && at > start && fs_cancelled(fs)) {
@@ -369,7 +396,8 @@ int fs_truncate(struct fs *fs, const char *path, uint64_t size)
 	inode->payload.inode.size = size;
 	inode->payload.inode.mtime = inode->payload.inode.ctime = fs->clock_ns;
 	if (size < old_size) {
-		g_autoptr(GArray) spans = file_extents(where.subvolume, where.inode, 1);
+		struct btree_path near = { .levels = 0 };
+		g_autoptr(GArray) spans = file_extents(where.subvolume, where.inode, 1, &near);
 		bool is_inline = spans->len && !g_array_index(spans, struct extent_span, 0).extent;
 		if (is_inline && size) {
 			/* A cut inside the inline bytes shrinks the item; a cut past them
