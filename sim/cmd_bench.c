@@ -116,8 +116,9 @@ static char *put_decimal(char *buf, uint64_t v, unsigned width)
 	return buf;
 }
 
-/* "<prefix>/d<i/100>/file-<i, 6 digits>.c"; buf holds strlen(prefix) + 48. */
-static void file_path(char *buf, const char *prefix, uint64_t i)
+/* "<prefix>/d<i/100>/file-<i, 6 digits>.c"; buf holds strlen(prefix) + 48.
+ * Returns the length up to ".c". */
+static size_t file_path(char *buf, const char *prefix, uint64_t i)
 {
 	size_t len = strlen(prefix);
 	memcpy(buf, prefix, len);
@@ -127,6 +128,41 @@ static void file_path(char *buf, const char *prefix, uint64_t i)
 	memcpy(p, "/file-", 6);
 	p = put_decimal(p + 6, i, 6);
 	memcpy(p, ".c", 3);
+	return (size_t)(p - buf);
+}
+
+/*
+ * file_path() for files in order, each from the one before: within a
+ * directory only the file number counts up, in place. A carry out of its
+ * first digit would make it a power of ten, a multiple of FILES_PER_DIR,
+ * which starts a new directory and is written whole. Formatting every path
+ * cost about a tenth of a read (330 instructions).
+ */
+struct file_paths {
+	const char *prefix;
+	char buf[96];
+	size_t number_end;                /* where ".c" starts */
+	uint64_t last;                    /* the file in buf; UINT64_MAX: none yet */
+};
+
+static void file_paths_init(struct file_paths *paths, const char *prefix)
+{
+	paths->prefix = prefix;
+	paths->last = UINT64_MAX;
+}
+
+static const char *file_paths_get(struct file_paths *paths, uint64_t i)
+{
+	if (i % FILES_PER_DIR && i == paths->last + 1) {
+		char *digit = paths->buf + paths->number_end - 1;
+		while (*digit == '9')
+			*digit-- = '0';
+		(*digit)++;
+	} else {
+		paths->number_end = file_path(paths->buf, paths->prefix, i);
+	}
+	paths->last = i;
+	return paths->buf;
 }
 
 static int populate(struct fs *fs, uint64_t files, uint64_t file_bytes)
@@ -134,15 +170,16 @@ static int populate(struct fs *fs, uint64_t files, uint64_t file_bytes)
 	struct fs_attributes attributes;
 	fs_attributes_init(&attributes);
 	attributes.atime = attributes.mtime = fs_clock(fs) - 86400 * NS_PER_SECOND;
-	char path[64];
+	char dir[32];
+	struct file_paths paths;
+	file_paths_init(&paths, "");
 	for (uint64_t i = 0; i < files; i++) {
 		if (i % FILES_PER_DIR == 0) {
-			snprintf(path, sizeof(path), "/d%" PRIu64, i / FILES_PER_DIR);
-			if (fs_mkdir(fs, path, &attributes))
+			snprintf(dir, sizeof(dir), "/d%" PRIu64, i / FILES_PER_DIR);
+			if (fs_mkdir(fs, dir, &attributes))
 				return -1;
 		}
-		file_path(path, "", i);
-		if (fs_create(fs, path, file_bytes, &attributes))
+		if (fs_create(fs, file_paths_get(&paths, i), file_bytes, &attributes))
 			return -1;
 	}
 	return fs_sync(fs);
@@ -151,7 +188,7 @@ static int populate(struct fs *fs, uint64_t files, uint64_t file_bytes)
 /* Reads every file under each prefix once; returns reads per second. */
 static double read_all(struct fs *fs, uint64_t files, unsigned trees)
 {
-	char path[96], prefix[32];
+	char prefix[32];
 	fs_set_clock(fs, fs_clock(fs) + NS_PER_SECOND);
 	double start = now_seconds();
 	for (unsigned t = 0; t <= trees; t++) {
@@ -159,10 +196,10 @@ static double read_all(struct fs *fs, uint64_t files, unsigned trees)
 			snprintf(prefix, sizeof(prefix), "/snap%u", t);
 		else
 			prefix[0] = 0;
-		for (uint64_t i = 0; i < files; i++) {
-			file_path(path, prefix, i);
-			fs_read(fs, path, NULL);
-		}
+		struct file_paths paths;
+		file_paths_init(&paths, prefix);
+		for (uint64_t i = 0; i < files; i++)
+			fs_read(fs, file_paths_get(&paths, i), NULL);
 	}
 	double elapsed = now_seconds() - start;
 	fs_sync(fs);
@@ -315,9 +352,10 @@ static int year_day(struct fs *fs, uint64_t files, unsigned day, unsigned keep, 
 	fs_set_clock(fs, midnight + 9 * 3600 * NS_PER_SECOND);
 	uint64_t share = (files + YEAR_READ_SHARE - 1) / YEAR_READ_SHARE;
 	uint64_t first = day % YEAR_READ_SHARE * share;
+	struct file_paths paths;
+	file_paths_init(&paths, "");
 	for (uint64_t i = first; i < MIN(files, first + share); i++) {
-		file_path(path, "", i);
-		if (fs_read(fs, path, NULL))
+		if (fs_read(fs, file_paths_get(&paths, i), NULL))
 			return -1;
 		(*reads)++;
 	}
