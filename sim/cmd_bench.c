@@ -185,8 +185,9 @@ static int populate(struct fs *fs, uint64_t files, uint64_t file_bytes)
 	return fs_sync(fs);
 }
 
-/* Reads every file under each prefix once; returns reads per second. */
-static double read_all(struct fs *fs, uint64_t files, unsigned trees)
+/* Reads every file under each prefix once into *per_second reads per second;
+ * 0, or -1 when a read or the sync fails (said on stderr). */
+static int read_all(struct fs *fs, uint64_t files, unsigned trees, double *per_second)
 {
 	char prefix[32];
 	fs_set_clock(fs, fs_clock(fs) + NS_PER_SECOND);
@@ -198,12 +199,18 @@ static double read_all(struct fs *fs, uint64_t files, unsigned trees)
 			prefix[0] = 0;
 		struct file_paths paths;
 		file_paths_init(&paths, prefix);
-		for (uint64_t i = 0; i < files; i++)
-			fs_read(fs, file_paths_get(&paths, i), NULL);
+		for (uint64_t i = 0; i < files; i++) {
+			/* Every file exists: a failed read is a broken path or model. */
+			int ret = fs_read(fs, file_paths_get(&paths, i), NULL);
+			if (ret) {
+				fprintf(stderr, "cowsim bench: reading %s failed: %s\n", paths.buf, g_strerror(-ret));
+				return -1;
+			}
+		}
 	}
 	double elapsed = now_seconds() - start;
-	fs_sync(fs);
-	return (double)files * (trees + 1) / elapsed;
+	*per_second = (double)files * (trees + 1) / elapsed;
+	return fs_sync(fs);
 }
 
 static struct fs *bench_fs(uint32_t nodesize)
@@ -246,14 +253,16 @@ static int bench_one(uint64_t files, uint64_t file_bytes, unsigned snapshots, ui
 	p->items = 5 * (files + dirs);
 	p->heap_bytes = heap_in_use() - heap_before;
 	p->metadata_before = report.space.metadata_used;
-	p->exclusive_ops = read_all(fs, files, 0);
+	if (read_all(fs, files, 0, &p->exclusive_ops))
+		return -1;
 	for (unsigned s = 1; s <= snapshots; s++) {
 		char dest[32];
 		snprintf(dest, sizeof(dest), "/snap%u", s);
 		if (fs_snapshot(fs, "/", dest, false))
 			return -1;
 	}
-	p->unshare_ops = snapshots ? read_all(fs, files, snapshots) : 0;
+	if (snapshots && read_all(fs, files, snapshots, &p->unshare_ops))
+		return -1;
 	fs_report(fs, &report);
 	p->metadata_after = report.space.metadata_used;
 	p->blocks_after = report.space.metadata_used / nodesize;
