@@ -76,7 +76,8 @@ static void free_subvolume(gpointer data)
 static uint64_t held_by_queued_work(const struct fs *fs)
 {
 	uint32_t nodesize = blockstore_nodesize(fs->store);
-	return refs_reserved_bytes(fs->refs, nodesize) + delayed_items_reserved_bytes(fs, nodesize);
+	return refs_reserved_bytes(fs->refs, nodesize) + delayed_items_reserved_bytes(fs, nodesize) +
+	       fs->delalloc_reserved;
 }
 
 /* A reservation the kernel would not grant at once waits on a ticket while
@@ -96,6 +97,10 @@ static void flush_for_ticket(struct fs *fs, unsigned items)
 	delayed_items_run(fs);
 	if (!blockstore_reserve_fits(fs->store, items, held_by_queued_work(fs)))
 		fs->txn.ops->run_queued(&fs->txn);
+	/* FLUSH_DELALLOC: the pending writes go in, and their reservations
+	 * with them (the kernel writes back what it needs; the model all). */
+	if (!blockstore_reserve_fits(fs->store, items, held_by_queued_work(fs)))
+		fs_flush_writeback(fs, NULL);
 	/* Still short: the flusher commits, and a ticket that outlives that
 	 * cycle gets ALLOC_CHUNK_FORCE (btrfs_async_reclaim_metadata_space()
 	 * skips it until commit_cycles > 0). Traced once at the end of the
@@ -572,7 +577,7 @@ bool fs_check(struct fs *fs, GError **error)
 	if (!blockstore_check(fs->store, live, error))
 		return false;
 	return derived_check(fs, live, error) && fs->design->check(fs, error) && fs_namespace_check(fs, error) &&
-	       delayed_items_check(fs, error);
+	       delayed_items_check(fs, error) && fs_data_check(fs, error);
 }
 
 void fs_dump(const struct fs *fs, FILE *out)

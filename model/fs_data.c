@@ -17,6 +17,23 @@
  * delalloc (measured: items land ~110 inodes after their file was created,
  * docs/btrfs-ground-truth.md). The model queues writes and flushes the queue
  * every FS_WRITEBACK_BATCH files and at each commit.
+ *
+ * Until it is written back, a write holds a metadata reservation for the
+ * items its writeback will insert (btrfs_delalloc_reserve_metadata() at
+ * write(), released when the ordered extent completes; inode.c
+ * calc_inode_reservations()): calc_insert_metadata_size() of its extents
+ * plus its checksum leaves, and calc_metadata_size(1) for the inode update,
+ *
+ *   nodesize * (16 * (extents + csum leaves) + 8)     640 KiB for a small file at 16 KiB
+ *
+ * When a reservation waits on a ticket, the flusher writes delalloc back
+ * after the delayed items and refs (FLUSH_DELALLOC, fs.c flush_for_ticket()).
+ * On a small device that is what paces a copy's writeback: the file extent
+ * items land soon after their inode, at the end of the tree, and the fs
+ * tree's leaves fill (measured: 512 MiB, docs/btrfs-ground-truth.md).
+ *
+ * WB1 fs->delalloc_reserved is the sum of the pending writes' `reserved`,
+ *     each delalloc_metadata_bytes() of its length (fs_data_check).
  */
 #include "design.h"
 
@@ -24,6 +41,7 @@
 #include <string.h>
 
 #include "blockstore.h"
+#include "model_error.h"
 
 /* Files per writeback flush during a copy; with batches of 220 the mean lag
  * between a file's creation and its extent items is 110 files, as measured. */
@@ -32,6 +50,30 @@
 static uint64_t round_up_sector(uint64_t bytes)
 {
 	return (bytes + BTRFS_SECTORSIZE - 1) & ~(uint64_t)(BTRFS_SECTORSIZE - 1);
+}
+
+/* btrfs_csum_bytes_to_leaves(): the checksums of `bytes` (whole sectors)
+ * over csums_per_leaf = BTRFS_MAX_ITEM_SIZE / csum size. */
+static uint64_t csum_leaves(uint32_t nodesize, uint64_t bytes)
+{
+	uint64_t per_leaf = (btrfs_leaf_data_size(nodesize) - BTRFS_ITEM_HEADER_SIZE) / BTRFS_CSUM_SIZE;
+	uint64_t csums = bytes / BTRFS_SECTORSIZE;
+	return (csums + per_leaf - 1) / per_leaf;
+}
+
+/* calc_inode_reservations() for one write of `length` bytes (WB1). */
+static uint64_t delalloc_metadata_bytes(uint32_t nodesize, uint64_t length)
+{
+	uint64_t bytes = round_up_sector(length);
+	uint64_t extents = (bytes + BTRFS_MAX_EXTENT_SIZE - 1) / BTRFS_MAX_EXTENT_SIZE;
+	uint64_t items = extents + csum_leaves(nodesize, bytes);
+	return (uint64_t)nodesize * (BTRFS_RESERVE_NODES_PER_ITEM * items + BTRFS_MAX_LEVEL);
+}
+
+static void queue_write(struct fs *fs, struct pending_write w)
+{
+	fs->delalloc_reserved += w.reserved;
+	g_array_append_val(fs->pending_writes, w);
 }
 
 static uint32_t max_csum_item_size(uint32_t nodesize)
@@ -269,8 +311,9 @@ int fs_write_reserved(struct fs *fs, struct subvolume *sv, uint64_t inode, uint6
 			blockstore_unreserve_data(fs->store, round_up_sector(offset + length) - stopped_at);
 		return ret;
 	}
-	struct pending_write w = { sv, inode, offset, length, blockstore_cause(fs->store) };
-	g_array_append_val(fs->pending_writes, w);
+	struct pending_write w = { sv, inode, offset, length, blockstore_cause(fs->store),
+				   delalloc_metadata_bytes(fs->config.nodesize, length) };
+	queue_write(fs, w);
 	if (fs->pending_writes->len >= FS_WRITEBACK_BATCH)
 		return fs_flush_writeback_cancellable(fs, NULL);
 	return 0;
@@ -289,11 +332,12 @@ static int flush_writeback(struct fs *fs, const struct inode_location *only, boo
 {
 	g_autoptr(GArray) queue = fs->pending_writes;
 	fs->pending_writes = g_array_new(FALSE, FALSE, sizeof(struct pending_write));
+	fs->delalloc_reserved = 0;
 	int result = 0;
 	for (unsigned i = 0; i < queue->len; i++) {
 		struct pending_write *w = &g_array_index(queue, struct pending_write, i);
 		if (result || (only && (w->subvolume != only->subvolume || w->inode != only->inode))) {
-			g_array_append_val(fs->pending_writes, *w);
+			queue_write(fs, *w);
 			continue;
 		}
 		if (w->subvolume->deleted)
@@ -304,9 +348,10 @@ static int flush_writeback(struct fs *fs, const struct inode_location *only, boo
 					     &stopped_at);
 		blockstore_set_cause(fs->store, was);
 		if (ret == -EINTR) {
-			struct pending_write rest = { w->subvolume, w->inode, stopped_at,
-						      w->offset + w->length - stopped_at, w->cause };
-			g_array_append_val(fs->pending_writes, rest);
+			uint64_t left = w->offset + w->length - stopped_at;
+			struct pending_write rest = { w->subvolume, w->inode, stopped_at, left, w->cause,
+						      delalloc_metadata_bytes(fs->config.nodesize, left) };
+			queue_write(fs, rest);
 			result = ret;
 		} else if (ret) {
 			fs->counters.enospc_events++;
@@ -323,6 +368,33 @@ void fs_flush_writeback(struct fs *fs, const struct inode_location *only)
 int fs_flush_writeback_cancellable(struct fs *fs, const struct inode_location *only)
 {
 	return flush_writeback(fs, only, true);
+}
+
+bool fs_data_check(const struct fs *fs, GError **error)
+{
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < fs->pending_writes->len; i++) {
+		const struct pending_write *w = &g_array_index(fs->pending_writes, struct pending_write, i);
+		if (w->reserved != delalloc_metadata_bytes(fs->config.nodesize, w->length)) {
+			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+				    "corrupt writeback queue: %" G_GUINT64_FORMAT ", WB1 holds %" G_GUINT64_FORMAT
+				    " bytes for %" G_GUINT64_FORMAT, w->inode, w->reserved, w->length);
+			return false;
+		}
+		sum += w->reserved;
+	}
+	if (sum != fs->delalloc_reserved) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt writeback queue: %" G_GUINT64_FORMAT ", WB1 the pending writes hold %" G_GUINT64_FORMAT,
+			    fs->delalloc_reserved, sum);
+		return false;
+	}
+	return true;
+}
+
+void fs_data_miscount_for_test(struct fs *fs, int64_t delta)
+{
+	fs->delalloc_reserved = (uint64_t)((int64_t)fs->delalloc_reserved + delta);
 }
 
 static bool collect_key(const struct btree_item *item, void *opaque)

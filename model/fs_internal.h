@@ -46,6 +46,7 @@ struct pending_write {
 	uint64_t inode;
 	uint64_t offset, length;
 	enum space_cause cause;       /* of the op that queued it: writeback is charged to it */
+	uint64_t reserved;            /* its delalloc metadata reservation (fs_data.c WB1) */
 };
 
 /* lazytime vfs: an atime kept in memory (I_DIRTY_TIME), model/atime_policy.c. */
@@ -99,6 +100,7 @@ struct fs {
 	GHashTable *subvolume_by_id;  /* id -> struct subvolume * */
 	GStringChunk *names;          /* every name a directory entry points at */
 	GArray *pending_writes;       /* struct pending_write */
+	uint64_t delalloc_reserved;   /* bytes the pending writes hold for their metadata (WB1) */
 	struct delayed_items *delayed; /* directory indexes and inode updates not yet in the trees */
 	GHashTable *dirty_times;      /* lazytime vfs: (subvolume, inode) -> struct dirty_time * in dirty_time_queue */
 	GQueue dirty_time_queue;      /* the same, oldest first; owns them */
@@ -172,6 +174,9 @@ void fs_flush_writeback(struct fs *fs, const struct inode_location *only);
 /* The same, stopping when fs_config.cancelled says so: 0, or -EINTR with
  * the writes not done still queued (and still reserved). */
 int fs_flush_writeback_cancellable(struct fs *fs, const struct inode_location *only);
+/* WB1 (fs_data.c): delalloc_reserved is what the pending writes hold. */
+bool fs_data_check(const struct fs *fs, GError **error);
+void fs_data_miscount_for_test(struct fs *fs, int64_t delta);
 void fs_data_extent_freed(void *opaque, struct transaction *txn, struct data_extent *extent);
 void fs_delete_inode_items(struct fs *fs, struct subvolume *subvolume, uint64_t inode);
 

@@ -796,6 +796,29 @@ static void test_derived_checkers_pass_mid_transaction_and_after_commits_in_both
 	}
 }
 
+/* WB1: what the writeback queue holds for its metadata is the sum over its
+ * writes, each as calc_inode_reservations() gives it. */
+static void test_fs_data_check_fails_when_the_delalloc_reservations_are_miscounted(void **state)
+{
+	(void)state;
+	struct fs *fs = fixture_fs_new(16384, 8ull << 30);
+	struct fs_attributes attributes;
+	fs_attributes_init(&attributes);
+	assert_int_equal(fs_create(fs, "/a", 1024, &attributes), 0);
+	assert_int_equal(fs_create(fs, "/b", 1 << 20, &attributes), 0);
+	assert_int_equal(fs->pending_writes->len, 2);
+	/* a small file: one extent and one csum leaf at 16 nodes, the inode's 8 */
+	assert_int_equal(g_array_index(fs->pending_writes, struct pending_write, 0).reserved, 40 * 16384);
+	fixture_assert_fs_ok(fs, "two writes queued");
+	fs_data_miscount_for_test(fs, 16384);
+	fixture_assert_fs_corrupt(fs, "corrupt writeback queue");
+	fs_data_miscount_for_test(fs, -16384);
+	assert_int_equal(fs_sync(fs), 0);
+	assert_int_equal(fs->delalloc_reserved, 0);
+	fixture_assert_fs_ok(fs, "written back");
+	fs_free(fs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -845,6 +868,7 @@ int main(void)
 		cmocka_unit_test(test_keyed_design_check_fails_on_a_whiteout_that_hides_nothing),
 		cmocka_unit_test(test_keyed_design_check_fails_on_a_whiteout_with_bytes),
 		cmocka_unit_test(test_derived_checkers_pass_mid_transaction_and_after_commits_in_both_designs),
+		cmocka_unit_test(test_fs_data_check_fails_when_the_delalloc_reservations_are_miscounted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

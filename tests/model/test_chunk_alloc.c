@@ -11,6 +11,7 @@
 #include "chunk_alloc.h"
 #include "constants.h"
 #include "delayed_items.h"
+#include "fs_internal.h"
 
 #include <inttypes.h>
 
@@ -251,6 +252,49 @@ static void test_a_ticket_the_flush_cannot_satisfy_forces_a_metadata_chunk(void 
 	fs_free(large);
 }
 
+/* Small files (1 KiB each) in /d until a create finds the writes queued
+ * before it written back by its own reservation (more waited before it,
+ * only its own after); returns the files made. */
+static unsigned write_until_flushed(struct fs *fs, unsigned files, struct around_create *last)
+{
+	struct fs_attributes attributes;
+	fs_attributes_init(&attributes);
+	assert_int_equal(fs_mkdir(fs, "/d", &attributes), 0);
+	for (unsigned i = 0; i < files; i++) {
+		fs_report(fs, &last->before);
+		unsigned waiting = fs->pending_writes->len;
+		char path[64];
+		g_snprintf(path, sizeof(path), "/d/file-with-a-longish-name-%05u", i);
+		assert_int_equal(fs_create(fs, path, 1024, &attributes), 0);
+		fs_report(fs, &last->now);
+		if (waiting > 1 && fs->pending_writes->len == 1)
+			return i + 1;
+	}
+	return files;
+}
+
+static void test_a_ticket_the_delayed_items_and_refs_cannot_satisfy_writes_delalloc_back(void **state)
+{
+	(void)state;
+	enum { FILES = 60000 };
+	struct around_create last;
+	/* 256 MiB: each waiting write holds 640 KiB (btrfs_delalloc_reserve_metadata) */
+	struct fs *small = fixture_fs_new(16384, 256 * MiB);
+	unsigned made = write_until_flushed(small, FILES, &last);
+	assert_true(made < FILES);
+	assert_true(a_ticket(&last)); /* FLUSH_DELALLOC is a state of the ticket's flush */
+	assert_int_equal(small->delalloc_reserved, 40 * 16384); /* the create's own write */
+	fixture_assert_fs_ok(small, "after the ticket");
+	fs_free(small);
+	/* 8 GiB: nothing waits on a ticket; writes go back in batches, all of them. */
+	struct fs *large = fixture_fs_new(16384, 8 * GiB);
+	assert_int_equal(write_until_flushed(large, made, &last), made);
+	struct fs_counters counters;
+	fs_counters(large, &counters);
+	assert_int_equal(counters.reserve_tickets, 0);
+	fs_free(large);
+}
+
 /* mkfs.btrfs 6.2 leaves 12 MiB free after the reserved MiB; a DUP chunk keeps
  * both stripes in one hole, so once the tail is gone the device's last
  * metadata chunk is the 6 MiB one of that hole (traced on 512 MiB). */
@@ -285,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_enospc_read_fail_what_if_fails_the_read_and_loses_nothing),
 		cmocka_unit_test(test_a_reservation_the_kernel_would_ticket_runs_the_delayed_items_first),
 		cmocka_unit_test(test_a_ticket_the_flush_cannot_satisfy_forces_a_metadata_chunk),
+		cmocka_unit_test(test_a_ticket_the_delayed_items_and_refs_cannot_satisfy_writes_delalloc_back),
 		cmocka_unit_test(test_the_last_metadata_chunk_of_a_small_device_is_the_6_mib_one_in_mkfs_front_hole),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
