@@ -490,10 +490,16 @@ int fs_read(struct fs *fs, const char *path, bool *atime_updated)
 		return ret;
 	if (fs_is_placeholder(&where))
 		return -EISDIR;
-	const struct btree_item *item = fs_inode_item_near(where.subvolume, where.inode, &near);
+	/* NS3 (fs_namespace.c): the last read's file is likely this one's
+	 * neighbour in the tree, closer than the directory entry just found.
+	 * The lookups below leave the cursor where this read's went. */
+	struct read_cursor *cursor = &fs->read_cursor;
+	if (cursor->subvolume != where.subvolume || !fs_near_still_linked(where.subvolume, &cursor->inode_near))
+		*cursor = (struct read_cursor){ .subvolume = where.subvolume, .inode_near = near };
+	const struct btree_item *item = fs_inode_item_near(where.subvolume, where.inode, &cursor->inode_near);
 	if (fs_mode_is_dir(item->payload.inode.mode))
 		return -EISDIR;
-	return fs_access_inode(fs, &where, &near, atime_updated);
+	return fs_access_inode(fs, &where, &cursor->inode_near, atime_updated);
 }
 
 int fs_readdir(struct fs *fs, const char *path, bool *atime_updated)

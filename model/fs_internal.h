@@ -80,6 +80,14 @@ struct walk_memo {
 	char prefix[4096];
 };
 
+/* NS3: the path the last read's inode lookup and atime write left, in
+ * subvolume's tree: the next read's inode lookup starts there when it is
+ * still linked from that tree's root. A hint: never trusted unchecked. */
+struct read_cursor {
+	const struct subvolume *subvolume;
+	struct btree_path inode_near;
+};
+
 struct fs {
 	struct fs_config config;
 	const struct fs_design_ops *design; /* model/design.h; never NULL */
@@ -104,6 +112,7 @@ struct fs {
 	unsigned dev_extents_written; /* chunks with DEV_EXTENT items */
 	uint64_t names_removed;       /* directory entries, inodes and subvolumes removed so far */
 	struct walk_memo walk_memo;
+	struct read_cursor read_cursor;
 	int64_t clock_ns;
 	int64_t last_commit_ns;
 	uint64_t next_subvolume_id;
@@ -113,6 +122,11 @@ struct fs {
 /* NS1 and NS2 (fs_namespace.c): the walk memo leads where a full walk of its prefix does, and a
  * memo marked dir_checked holds a directory. */
 bool fs_namespace_check(struct fs *fs, GError **error);
+/* NS3: is NEAR (a path left by a lookup in SV's tree, maybe many changes ago)
+ * still a chain of blocks from the tree's current root, each the child at
+ * its parent's slot? Only pointers are compared until a block is proven
+ * linked, so a stale path that names freed blocks is safe to ask about. */
+bool fs_near_still_linked(const struct subvolume *sv, const struct btree_path *near);
 
 /* A path's last component and the directory that holds it. */
 struct name_location {

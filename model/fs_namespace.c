@@ -31,7 +31,14 @@
  *     whose step out of that directory found it a directory, an inode goes
  *     away only with a name (NS1), and a directory's S_IFDIR never changes.
  *     That lookup was a third of a read's walk (a descent from the root).
- * fs_namespace_check() re-walks the memo's prefix in full and checks both.
+ *  NS3 a read's inode lookup may start from the path the last read's left
+ *     (fs->read_cursor, fs_internal.h) only when fs_near_still_linked() says
+ *     its blocks still hang from the tree's current root, slot by slot;
+ *     btree_lookup_near() then finds from it exactly what a descent from
+ *     the root finds. Reads of one directory's files in creation order find
+ *     neighbouring inode items, usually in the same leaf.
+ * fs_namespace_check() re-walks the memo's prefix in full and checks NS1-NS2,
+ * and checks that a read cursor that passes as linked is the root's path.
  */
 #include "design.h"
 #include "model_error.h"
@@ -209,6 +216,21 @@ static int step_into(struct fs *fs, struct inode_location *at, const char *name,
 	return 0;
 }
 
+bool fs_near_still_linked(const struct subvolume *sv, const struct btree_path *near)
+{
+	const struct tree_block *root = sv->tree->root;
+	unsigned levels = near->levels;
+	if (!levels || levels > G_N_ELEMENTS(near->nodes) || !root || near->nodes[levels - 1] != root || root->level + 1u != levels)
+		return false;
+	for (unsigned level = levels - 1; level > 0; level--) {
+		const struct tree_block *b = near->nodes[level]; /* linked: proven one step up */
+		uint32_t slot = near->slots[level];
+		if (slot >= b->nritems || b->children[slot].block != near->nodes[level - 1])
+			return false;
+	}
+	return true;
+}
+
 /* NS1: does the memo hold a prefix of path[0, end)? */
 static bool memo_applies(const struct fs *fs, const char *path, size_t end)
 {
@@ -273,10 +295,54 @@ static int walk(struct fs *fs, const char *path, size_t end, struct inode_locati
 	return 0;
 }
 
+/* NS3 for one kept path: when it passes fs_near_still_linked(), it is the
+ * path a descent from the root to its leaf's first key takes, block for block. */
+static bool near_check(const struct subvolume *sv, const struct btree_path *near, const char *what,
+		       GError **error)
+{
+	if (near->levels > G_N_ELEMENTS(near->nodes)) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT, "corrupt %s: NS3 %u levels", what,
+			    near->levels);
+		return false;
+	}
+	if (!sv || !fs_near_still_linked(sv, near) || !near->nodes[0]->nritems)
+		return true; /* not used: a lookup starts from the root */
+	struct btree_path from_root;
+	btree_lookup(sv->tree, &btree_leaf_item(near->nodes[0], 0)->key, &from_root);
+	for (unsigned level = 0; level < near->levels; level++)
+		if (from_root.nodes[level] != near->nodes[level]) {
+			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+				    "corrupt %s: NS3 linked but off the root's path at level %u", what, level);
+			return false;
+		}
+	return true;
+}
+
+static bool read_cursor_check(struct fs *fs, GError **error)
+{
+	const struct read_cursor *c = &fs->read_cursor;
+	if (!c->inode_near.levels)
+		return true;
+	bool known = false;
+	for (unsigned i = 0; i < fs->subvolumes->len && !known; i++)
+		known = fs->subvolumes->pdata[i] == c->subvolume;
+	if (!known) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt read cursor: NS3 a path in no subvolume of this filesystem");
+		return false;
+	}
+	if (c->subvolume->deleted)
+		return true; /* fs_read() takes it only for the subvolume it reads in */
+	return near_check(c->subvolume, &c->inode_near, "read cursor", error);
+}
+
 bool fs_namespace_check(struct fs *fs, GError **error)
 {
+	if (!read_cursor_check(fs, error))
+		return false;
 	if (!fs->walk_memo.len || fs->walk_memo.names_removed != fs->names_removed)
 		return true; /* no memo in use */
+
 	struct walk_memo memo = fs->walk_memo;
 	struct inode_location full;
 	struct btree_path near = { .levels = 0 };

@@ -328,6 +328,76 @@ static void test_namespace_check_fails_on_a_memo_marked_checked_that_holds_a_fil
 	(void)state;
 }
 
+/* --- the read cursor (fs_namespace.c NS3) ------------------------------------------------- */
+
+static void assert_namespace_corrupt(struct fs *fs, const char *want)
+{
+	g_autoptr(GError) error = NULL;
+	assert_false(fs_namespace_check(fs, &error));
+	assert_non_null(error);
+	if (!strstr(error->message, want))
+		fail_msg("expected '%s' in '%s'", want, error->message);
+}
+
+/* A read leaves the cursor at its inode item; the next read starts there only while the path's
+ * blocks hang from the root slot by slot. */
+static void test_read_cursor_is_taken_only_while_linked_from_the_root(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	assert_int_equal(fs_read(fs, "/d/file-002", NULL), 0);
+	struct btree_path *near = &fs->read_cursor.inode_near;
+	unsigned top = near->levels - 1u;
+	assert_true(top >= 1); /* a root node above the leaves */
+	assert_true(fs_near_still_linked(fs->read_cursor.subvolume, near));
+	uint32_t slot = near->slots[top];
+	near->slots[top] = slot ? slot - 1 : slot + 1; /* the slot of the leaf's neighbour */
+	assert_false(fs_near_still_linked(fs->read_cursor.subvolume, near));
+	fixture_assert_fs_ok(fs, "a stale cursor is not used: nothing to check");
+	assert_int_equal(fs_read(fs, "/d/file-003", NULL), 0); /* from the root, and the cursor reset */
+	assert_true(fs_near_still_linked(fs->read_cursor.subvolume, near));
+	/* A snapshot's first write copies the path: the old one is no longer the root's. */
+	struct btree_path before = *near;
+	assert_int_equal(fs_snapshot(fs, "/", "/snap2", false), 0);
+	assert_int_equal(fs_write(fs, "/d/file-005", 0, 100), 0);
+	assert_false(fs_near_still_linked(fs->read_cursor.subvolume, &before));
+	fixture_assert_fs_ok(fs, "after the snapshot and the write");
+	fs_free(fs);
+	(void)state;
+}
+
+static void test_namespace_check_fails_on_a_read_cursor_off_the_roots_path(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	assert_int_equal(fs_read(fs, "/d/file-002", NULL), 0);
+	struct btree_path *near = &fs->read_cursor.inode_near;
+	unsigned top = near->levels - 1u;
+	struct tree_block *root = near->nodes[top];
+	uint32_t s = near->slots[top], t = s ? s - 1 : s + 1;
+	/* The root's child pointers swapped under their keys: the cursor's slot t is linked to its
+	 * leaf, but a descent by key to that leaf's first key goes through slot s. */
+	struct tree_block *child = root->children[s].block;
+	root->children[s].block = root->children[t].block;
+	root->children[t].block = child;
+	near->slots[top] = t;
+	assert_true(fs_near_still_linked(fs->read_cursor.subvolume, near));
+	assert_namespace_corrupt(fs, "corrupt read cursor: NS3 linked but off the root's path at level");
+	root->children[t].block = root->children[s].block;
+	root->children[s].block = child;
+	near->slots[top] = s;
+	fixture_assert_fs_ok(fs, "the root put right");
+	const struct subvolume *kept = fs->read_cursor.subvolume;
+	struct subvolume stranger = { 0 };
+	fs->read_cursor.subvolume = &stranger;
+	assert_namespace_corrupt(fs, "corrupt read cursor: NS3 a path in no subvolume of this filesystem");
+	fs->read_cursor.subvolume = kept;
+	near->levels = G_N_ELEMENTS(near->nodes) + 1;
+	assert_namespace_corrupt(fs, "corrupt read cursor: NS3 9 levels");
+	near->levels = (uint8_t)(top + 1);
+	fixture_assert_fs_ok(fs, "the cursor put right");
+	fs_free(fs);
+	(void)state;
+}
+
 /* --- the block store (blockstore.c BS1-BS3, BS5, BS6) -------------------------------------- */
 
 static void test_blockstore_check_fails_on_a_live_block_no_tree_reaches(void **state)
@@ -765,6 +835,8 @@ int main(void)
 		cmocka_unit_test(test_refs_check_fails_when_a_reachable_data_extent_is_freed),
 		cmocka_unit_test(test_namespace_check_fails_on_a_memo_that_leads_elsewhere),
 		cmocka_unit_test(test_namespace_check_fails_on_a_memo_marked_checked_that_holds_a_file),
+		cmocka_unit_test(test_read_cursor_is_taken_only_while_linked_from_the_root),
+		cmocka_unit_test(test_namespace_check_fails_on_a_read_cursor_off_the_roots_path),
 		cmocka_unit_test(test_blockstore_check_fails_on_a_live_block_no_tree_reaches),
 		cmocka_unit_test(test_blockstore_check_fails_when_two_live_blocks_share_an_address),
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_is_used_past_its_length),
