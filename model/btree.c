@@ -1468,6 +1468,24 @@ static bool path_block_covers(const struct btree_path *path, unsigned level, con
 	return btree_key_compare(key, last) <= 0;
 }
 
+bool btree_path_is_current(const struct btree *tree, const struct btree_path *path)
+{
+	const struct tree_block *root = tree->root;
+	unsigned levels = path->levels;
+	if (!levels || levels > G_N_ELEMENTS(path->nodes) || !root || path->nodes[levels - 1] != root ||
+	    root->level + 1u != levels)
+		return false;
+	/* Only pointers already proven linked are read: a path to blocks since
+	 * freed is compared, never followed. */
+	for (unsigned level = levels - 1; level > 0; level--) {
+		const struct tree_block *node = path->nodes[level];
+		uint32_t slot = path->slots[level];
+		if (slot >= node->nritems || node->children[slot].block != path->nodes[level - 1])
+			return false;
+	}
+	return true;
+}
+
 bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
 {
 	if (!path->levels || path->levels != tree->root->level + 1 || path->nodes[path->levels - 1] != tree->root)

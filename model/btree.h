@@ -257,6 +257,12 @@ bool btree_check_runs(const struct tree_block *leaf, GError **error);
  * that covers the key, so a key in the same leaf costs one leaf search. */
 bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, struct btree_path *path);
 
+/* Is *path, found at some earlier time, still a path of the tree: from the
+ * current root, each block the child its parent holds at the path's slot?
+ * Then btree_lookup_near() may start from it whatever else changed since
+ * (items in its leaf, other leaves, copies the path took part in). */
+bool btree_path_is_current(const struct btree *tree, const struct btree_path *path);
+
 /* Moves *path to slot 0 of the next leaf; false (path unchanged) at the last. */
 bool btree_path_next_leaf(struct btree_path *path);
 

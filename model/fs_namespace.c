@@ -218,17 +218,7 @@ static int step_into(struct fs *fs, struct inode_location *at, const char *name,
 
 bool fs_near_still_linked(const struct subvolume *sv, const struct btree_path *near)
 {
-	const struct tree_block *root = sv->tree->root;
-	unsigned levels = near->levels;
-	if (!levels || levels > G_N_ELEMENTS(near->nodes) || !root || near->nodes[levels - 1] != root || root->level + 1u != levels)
-		return false;
-	for (unsigned level = levels - 1; level > 0; level--) {
-		const struct tree_block *b = near->nodes[level]; /* linked: proven one step up */
-		uint32_t slot = near->slots[level];
-		if (slot >= b->nritems || b->children[slot].block != near->nodes[level - 1])
-			return false;
-	}
-	return true;
+	return btree_path_is_current(sv->tree, near);
 }
 
 /* NS1: does the memo hold a prefix of path[0, end)? */
