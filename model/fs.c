@@ -101,10 +101,11 @@ static void flush_for_ticket(struct fs *fs, unsigned items)
 	 * with them (the kernel writes back what it needs; the model all). */
 	if (!blockstore_reserve_fits(fs->store, items, held_by_queued_work(fs)))
 		fs_flush_writeback(fs, NULL);
-	/* Still short: the flusher commits, and a ticket that outlives that
-	 * cycle gets ALLOC_CHUNK_FORCE (btrfs_async_reclaim_metadata_space()
-	 * skips it until commit_cycles > 0). Traced once at the end of the
-	 * 512 MiB copy: docs/btrfs-ground-truth.md section 11. */
+	/* Still short: the kernel's flusher commits, and a ticket that outlives
+	 * that cycle gets ALLOC_CHUNK_FORCE (btrfs_async_reclaim_metadata_space()
+	 * skips it until commit_cycles > 0). The model forces the chunk without
+	 * the commit (docs/model.md, approximation 11). Traced once at the end
+	 * of the 512 MiB copy: docs/btrfs-ground-truth.md section 11. */
 	if (!blockstore_reserve_fits(fs->store, items, held_by_queued_work(fs)) &&
 	    blockstore_force_metadata_chunk(fs->store))
 		fs->counters.forced_chunks++;

@@ -377,15 +377,18 @@ bool fs_data_check(const struct fs *fs, GError **error)
 		const struct pending_write *w = &g_array_index(fs->pending_writes, struct pending_write, i);
 		if (w->reserved != delalloc_metadata_bytes(fs->config.nodesize, w->length)) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-				    "corrupt writeback queue: %" G_GUINT64_FORMAT ", WB1 holds %" G_GUINT64_FORMAT
-				    " bytes for %" G_GUINT64_FORMAT, w->inode, w->reserved, w->length);
+				    "corrupt writeback queue: inode %" G_GUINT64_FORMAT ", WB1 reserved %" G_GUINT64_FORMAT
+				    " bytes, %" G_GUINT64_FORMAT " expected for a write of %" G_GUINT64_FORMAT,
+				    w->inode, w->reserved, delalloc_metadata_bytes(fs->config.nodesize, w->length),
+				    w->length);
 			return false;
 		}
 		sum += w->reserved;
 	}
 	if (sum != fs->delalloc_reserved) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-			    "corrupt writeback queue: %" G_GUINT64_FORMAT ", WB1 the pending writes hold %" G_GUINT64_FORMAT,
+			    "corrupt writeback queue: delalloc_reserved %" G_GUINT64_FORMAT
+			    ", WB1 the pending writes sum to %" G_GUINT64_FORMAT,
 			    fs->delalloc_reserved, sum);
 		return false;
 	}
