@@ -163,18 +163,21 @@ static void test_enospc_read_fail_what_if_fails_the_read_and_loses_nothing(void 
 	fs_free(fs);
 }
 
-/* The filesystem around one create: its report and its waiting delayed
- * items just before and just after. */
+/* The filesystem around one create: its report, its waiting delayed items
+ * and its writes waiting for writeback just before and just after. */
 struct around_create {
 	struct fs_report before, now;
 	uint64_t waiting_before, waiting_after;
+	unsigned writes_before, writes_after;
 };
 
 typedef bool (*create_stop_fn)(const struct around_create *last);
 
-/* Creates files in /d until STOP holds for a create, or `files` were made;
- * returns the files made, and in *last what surrounded the last create. */
-static unsigned create_until(struct fs *fs, unsigned files, create_stop_fn stop, struct around_create *last)
+/* Creates files of `size` bytes in /d until STOP holds for a create, or
+ * `files` were made; returns the files made, and in *last what surrounded
+ * the last create. */
+static unsigned create_until(struct fs *fs, unsigned files, uint64_t size, create_stop_fn stop,
+			     struct around_create *last)
 {
 	struct fs_attributes attributes;
 	fs_attributes_init(&attributes);
@@ -182,11 +185,13 @@ static unsigned create_until(struct fs *fs, unsigned files, create_stop_fn stop,
 	for (unsigned i = 0; i < files; i++) {
 		fs_report(fs, &last->before);
 		last->waiting_before = delayed_items_count(fs);
+		last->writes_before = fs->pending_writes->len;
 		char path[64];
 		g_snprintf(path, sizeof(path), "/d/file-with-a-longish-name-%05u", i);
-		assert_int_equal(fs_create(fs, path, 0, &attributes), 0);
+		assert_int_equal(fs_create(fs, path, size, &attributes), 0);
 		fs_report(fs, &last->now);
 		last->waiting_after = delayed_items_count(fs);
+		last->writes_after = fs->pending_writes->len;
 		if (stop(last))
 			return i + 1;
 	}
@@ -197,6 +202,13 @@ static unsigned create_until(struct fs *fs, unsigned files, create_stop_fn stop,
 static bool a_ticket(const struct around_create *last)
 {
 	return last->now.counters.reserve_tickets > last->before.counters.reserve_tickets;
+}
+
+/* The create's own reservation wrote back the writes queued before it:
+ * more waited before it, only its own after. */
+static bool a_delalloc_flush(const struct around_create *last)
+{
+	return last->writes_before > 1 && last->writes_after == 1;
 }
 
 /* The flusher forced a metadata chunk during the create. */
@@ -212,7 +224,7 @@ static void test_a_reservation_the_kernel_would_ticket_runs_the_delayed_items_fi
 	struct around_create last;
 	/* 128 MiB: the metadata chunk fills and there is nothing to overcommit. */
 	struct fs *small = fixture_fs_new(16384, 128 * MiB);
-	unsigned made = create_until(small, FILES, a_ticket, &last);
+	unsigned made = create_until(small, FILES, 0, a_ticket, &last);
 	assert_true(made < FILES);
 	assert_true(last.waiting_before > 3);
 	assert_true(last.waiting_after <= 3); /* only what that create queued itself */
@@ -220,7 +232,7 @@ static void test_a_reservation_the_kernel_would_ticket_runs_the_delayed_items_fi
 	fs_free(small);
 	/* 8 GiB: the same creates never wait; their items keep waiting. */
 	struct fs *large = fixture_fs_new(16384, 8 * GiB);
-	assert_int_equal(create_until(large, made, a_ticket, &last), made);
+	assert_int_equal(create_until(large, made, 0, a_ticket, &last), made);
 	struct fs_counters counters;
 	fs_counters(large, &counters);
 	assert_int_equal(counters.reserve_tickets, 0);
@@ -235,7 +247,7 @@ static void test_a_ticket_the_flush_cannot_satisfy_forces_a_metadata_chunk(void 
 	struct around_create last;
 	/* 160 MiB: delayed items and refs run, and still nothing fits. */
 	struct fs *small = fixture_fs_new(16384, 160 * MiB);
-	unsigned made = create_until(small, FILES, a_forced_chunk, &last);
+	unsigned made = create_until(small, FILES, 0, a_forced_chunk, &last);
 	assert_true(made < FILES);
 	/* that very create's reservation added it */
 	assert_true(last.now.space.metadata_total > last.before.space.metadata_total);
@@ -246,31 +258,10 @@ static void test_a_ticket_the_flush_cannot_satisfy_forces_a_metadata_chunk(void 
 	fs_free(small);
 	/* 8 GiB: the same creates never force a chunk. */
 	struct fs *large = fixture_fs_new(16384, 8 * GiB);
-	assert_int_equal(create_until(large, made, a_forced_chunk, &last), made);
+	assert_int_equal(create_until(large, made, 0, a_forced_chunk, &last), made);
 	fs_counters(large, &counters);
 	assert_int_equal(counters.forced_chunks, 0);
 	fs_free(large);
-}
-
-/* Small files (1 KiB each) in /d until a create finds the writes queued
- * before it written back by its own reservation (more waited before it,
- * only its own after); returns the files made. */
-static unsigned write_until_flushed(struct fs *fs, unsigned files, struct around_create *last)
-{
-	struct fs_attributes attributes;
-	fs_attributes_init(&attributes);
-	assert_int_equal(fs_mkdir(fs, "/d", &attributes), 0);
-	for (unsigned i = 0; i < files; i++) {
-		fs_report(fs, &last->before);
-		unsigned waiting = fs->pending_writes->len;
-		char path[64];
-		g_snprintf(path, sizeof(path), "/d/file-with-a-longish-name-%05u", i);
-		assert_int_equal(fs_create(fs, path, 1024, &attributes), 0);
-		fs_report(fs, &last->now);
-		if (waiting > 1 && fs->pending_writes->len == 1)
-			return i + 1;
-	}
-	return files;
 }
 
 static void test_a_ticket_the_delayed_items_and_refs_cannot_satisfy_writes_delalloc_back(void **state)
@@ -280,7 +271,7 @@ static void test_a_ticket_the_delayed_items_and_refs_cannot_satisfy_writes_delal
 	struct around_create last;
 	/* 256 MiB: each waiting write holds 640 KiB (btrfs_delalloc_reserve_metadata) */
 	struct fs *small = fixture_fs_new(16384, 256 * MiB);
-	unsigned made = write_until_flushed(small, FILES, &last);
+	unsigned made = create_until(small, FILES, 1024, a_delalloc_flush, &last);
 	assert_true(made < FILES);
 	assert_true(a_ticket(&last)); /* FLUSH_DELALLOC is a state of the ticket's flush */
 	assert_int_equal(small->delalloc_reserved, 40 * 16384); /* the create's own write */
@@ -288,7 +279,7 @@ static void test_a_ticket_the_delayed_items_and_refs_cannot_satisfy_writes_delal
 	fs_free(small);
 	/* 8 GiB: nothing waits on a ticket; writes go back in batches, all of them. */
 	struct fs *large = fixture_fs_new(16384, 8 * GiB);
-	assert_int_equal(write_until_flushed(large, made, &last), made);
+	assert_int_equal(create_until(large, made, 1024, a_delalloc_flush, &last), made);
 	struct fs_counters counters;
 	fs_counters(large, &counters);
 	assert_int_equal(counters.reserve_tickets, 0);
