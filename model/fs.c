@@ -495,7 +495,7 @@ int fs_read(struct fs *fs, const char *path, bool *atime_updated)
 	 * neighbour in the tree, closer than the directory entry just found.
 	 * The lookups below leave the cursor where this read's went. */
 	struct read_cursor *cursor = &fs->read_cursor;
-	if (cursor->subvolume != where.subvolume || !fs_near_still_linked(where.subvolume, &cursor->inode_near))
+	if (cursor->subvolume != where.subvolume || !btree_path_is_current(where.subvolume->tree, &cursor->inode_near))
 		*cursor = (struct read_cursor){ .subvolume = where.subvolume, .inode_near = near };
 	const struct btree_item *item = fs_inode_item_near(where.subvolume, where.inode, &cursor->inode_near);
 	if (fs_mode_is_dir(item->payload.inode.mode))

@@ -122,11 +122,6 @@ struct fs {
 /* NS1 and NS2 (fs_namespace.c): the walk memo leads where a full walk of its prefix does, and a
  * memo marked dir_checked holds a directory. */
 bool fs_namespace_check(struct fs *fs, GError **error);
-/* NS3: is NEAR (a path left by a lookup in SV's tree, maybe many changes ago)
- * still a chain of blocks from the tree's current root, each the child at
- * its parent's slot? Only pointers are compared until a block is proven
- * linked, so a stale path that names freed blocks is safe to ask about. */
-bool fs_near_still_linked(const struct subvolume *sv, const struct btree_path *near);
 
 /* A path's last component and the directory that holds it. */
 struct name_location {

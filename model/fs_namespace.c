@@ -32,7 +32,7 @@
  *     away only with a name (NS1), and a directory's S_IFDIR never changes.
  *     That lookup was a third of a read's walk (a descent from the root).
  *  NS3 a read's inode lookup may start from the path the last read's left
- *     (fs->read_cursor, fs_internal.h) only when fs_near_still_linked() says
+ *     (fs->read_cursor, fs_internal.h) only when btree_path_is_current() says
  *     its blocks still hang from the tree's current root, slot by slot;
  *     btree_lookup_near() then finds from it exactly what a descent from
  *     the root finds. Reads of one directory's files in creation order find
@@ -216,11 +216,6 @@ static int step_into(struct fs *fs, struct inode_location *at, const char *name,
 	return 0;
 }
 
-bool fs_near_still_linked(const struct subvolume *sv, const struct btree_path *near)
-{
-	return btree_path_is_current(sv->tree, near);
-}
-
 /* NS1: does the memo hold a prefix of path[0, end)? */
 static bool memo_applies(const struct fs *fs, const char *path, size_t end)
 {
@@ -285,7 +280,7 @@ static int walk(struct fs *fs, const char *path, size_t end, struct inode_locati
 	return 0;
 }
 
-/* NS3 for one kept path: when it passes fs_near_still_linked(), it is the
+/* NS3 for one kept path: when it passes btree_path_is_current(), it is the
  * path a descent from the root to its leaf's first key takes, block for block. */
 static bool near_check(const struct subvolume *sv, const struct btree_path *near, const char *what,
 		       GError **error)
@@ -295,7 +290,7 @@ static bool near_check(const struct subvolume *sv, const struct btree_path *near
 			    near->levels);
 		return false;
 	}
-	if (!sv || !fs_near_still_linked(sv, near) || !near->nodes[0]->nritems)
+	if (!sv || !btree_path_is_current(sv->tree, near) || !near->nodes[0]->nritems)
 		return true; /* not used: a lookup starts from the root */
 	struct btree_path from_root;
 	btree_lookup(sv->tree, &btree_leaf_item(near->nodes[0], 0)->key, &from_root);

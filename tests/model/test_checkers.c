@@ -348,18 +348,18 @@ static void test_read_cursor_is_taken_only_while_linked_from_the_root(void **sta
 	struct btree_path *near = &fs->read_cursor.inode_near;
 	unsigned top = near->levels - 1u;
 	assert_true(top >= 1); /* a root node above the leaves */
-	assert_true(fs_near_still_linked(fs->read_cursor.subvolume, near));
+	assert_true(btree_path_is_current(fs->read_cursor.subvolume->tree, near));
 	uint32_t slot = near->slots[top];
 	near->slots[top] = slot ? slot - 1 : slot + 1; /* the slot of the leaf's neighbour */
-	assert_false(fs_near_still_linked(fs->read_cursor.subvolume, near));
+	assert_false(btree_path_is_current(fs->read_cursor.subvolume->tree, near));
 	fixture_assert_fs_ok(fs, "a stale cursor is not used: nothing to check");
 	assert_int_equal(fs_read(fs, "/d/file-003", NULL), 0); /* from the root, and the cursor reset */
-	assert_true(fs_near_still_linked(fs->read_cursor.subvolume, near));
+	assert_true(btree_path_is_current(fs->read_cursor.subvolume->tree, near));
 	/* A snapshot's first write copies the path: the old one is no longer the root's. */
 	struct btree_path before = *near;
 	assert_int_equal(fs_snapshot(fs, "/", "/snap2", false), 0);
 	assert_int_equal(fs_write(fs, "/d/file-005", 0, 100), 0);
-	assert_false(fs_near_still_linked(fs->read_cursor.subvolume, &before));
+	assert_false(btree_path_is_current(fs->read_cursor.subvolume->tree, &before));
 	fixture_assert_fs_ok(fs, "after the snapshot and the write");
 	fs_free(fs);
 	(void)state;
@@ -379,7 +379,7 @@ static void test_namespace_check_fails_on_a_read_cursor_off_the_roots_path(void 
 	root->children[s].block = root->children[t].block;
 	root->children[t].block = child;
 	near->slots[top] = t;
-	assert_true(fs_near_still_linked(fs->read_cursor.subvolume, near));
+	assert_true(btree_path_is_current(fs->read_cursor.subvolume->tree, near));
 	assert_namespace_corrupt(fs, "corrupt read cursor: NS3 linked but off the root's path at level");
 	root->children[t].block = root->children[s].block;
 	root->children[s].block = child;
