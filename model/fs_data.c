@@ -32,6 +32,17 @@
  * items land soon after their inode, at the end of the tree, and the fs
  * tree's leaves fill (measured: 512 MiB, docs/btrfs-ground-truth.md).
  *
+ * A flush submits its writes oldest first, but their items do not go in in
+ * that order: an inline extent is inserted at submission (writepage:
+ * cow_file_range_inline), a regular extent's file extent item and checksums
+ * when its ordered extent completes, after the data I/O
+ * (btrfs_finish_ordered_io), while later files are being submitted. So an
+ * inline file's item overtakes the regular files before it, and the tree's
+ * leaves take inserts behind their end (FS_ORDERED_COMPLETION_LAG):
+ *
+ *   submitted:   1R 2R 3I 4R 5I 6R ...        (R regular, I inline)
+ *   inserted:    3I 5I ... 1R 2R 4R ...       lag 16 submissions, as traced
+ *
  * WB1 fs->delalloc_reserved is the sum of the pending writes' `reserved`,
  *     each delalloc_metadata_bytes() of its length (fs_data_check).
  */
@@ -46,6 +57,15 @@
 /* Files per writeback flush during a copy; with batches of 220 the mean lag
  * between a file's creation and its extent items is 110 files, as measured. */
 #define FS_WRITEBACK_BATCH 220u
+
+/* Submissions a regular write's items wait behind its own (its ordered
+ * extent's completion). Traced on kernel 6.18 during `cp -a /usr/include`
+ * on a loop device (docs/btrfs-ground-truth.md section 12): a regular
+ * extent's item went in a mean 12.3 / 20.7 / 26.7 file submissions after
+ * its own on 512 MiB / 800 MiB / 8 GiB (medians 9 / 17 / 18-20). It is a
+ * timing, not a constant of btrfs; the model takes 16, inside that range
+ * (docs/model.md, approximation 13, says what 12 and 20 would give). */
+#define FS_ORDERED_COMPLETION_LAG 16u
 
 static uint64_t round_up_sector(uint64_t bytes)
 {
@@ -325,21 +345,65 @@ int fs_write_range(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t
 	return ret ? ret : fs_write_reserved(fs, sv, inode, offset, length);
 }
 
+void fs_writeback_order(const bool *is_inline, unsigned n, unsigned lag, unsigned *order)
+{
+	unsigned done = 0, oldest_regular = 0;
+	/* Regular writes wait in submission order: [oldest_regular, i) holds
+	 * the ones submitted and not yet inserted, among inline ones already
+	 * taken. */
+	for (unsigned i = 0; i < n; i++) {
+		if (is_inline[i])
+			order[done++] = i;
+		for (; oldest_regular <= i; oldest_regular++) {
+			if (is_inline[oldest_regular])
+				continue;
+			if (i - oldest_regular < lag)
+				break;
+			order[done++] = oldest_regular;
+		}
+	}
+	for (; oldest_regular < n; oldest_regular++)
+		if (!is_inline[oldest_regular])
+			order[done++] = oldest_regular;
+}
+
+/* Would the write go inline by itself? (fits_inline() of the write alone;
+ * the writeback decides with the file's size, which a copy's one write is.) */
+static bool write_looks_inline(const struct fs *fs, const struct pending_write *w)
+{
+	return fits_inline(fs, w->offset, w->length, w->length);
+}
+
+/* The order the queued writes reach the trees: one inode's (fsync,
+ * truncate) in submission order; a whole flush as fs_writeback_order(). */
+static unsigned *flush_order(const struct fs *fs, const GArray *queue, bool whole)
+{
+	unsigned *order = g_new(unsigned, queue->len);
+	g_autofree bool *is_inline = g_new(bool, queue->len);
+	for (unsigned i = 0; i < queue->len; i++)
+		is_inline[i] = !whole || write_looks_inline(fs, &g_array_index(queue, struct pending_write, i));
+	fs_writeback_order(is_inline, queue->len, FS_ORDERED_COMPLETION_LAG, order);
+	return order;
+}
+
 /* Write back the queued data, all of it or one inode's. A write that meets
  * ENOSPC at writeback is lost, as a writeback error is, and counted. A
- * cancelled flush keeps what it did not write queued, in order. */
+ * cancelled flush keeps what it did not write queued, in submission order. */
 static int flush_writeback(struct fs *fs, const struct inode_location *only, bool cancellable)
 {
 	g_autoptr(GArray) queue = fs->pending_writes;
 	fs->pending_writes = g_array_new(FALSE, FALSE, sizeof(struct pending_write));
 	fs->delalloc_reserved = 0;
-	int result = 0;
-	for (unsigned i = 0; i < queue->len; i++) {
+	g_autofree unsigned *order = flush_order(fs, queue, only == NULL);
+	g_autofree bool *written = g_new0(bool, queue->len);
+	struct pending_write rest = { 0 };
+	unsigned rest_at = queue->len;
+	for (unsigned k = 0; k < queue->len && rest_at == queue->len; k++) {
+		unsigned i = order[k];
 		struct pending_write *w = &g_array_index(queue, struct pending_write, i);
-		if (result || (only && (w->subvolume != only->subvolume || w->inode != only->inode))) {
-			queue_write(fs, *w);
+		if (only && (w->subvolume != only->subvolume || w->inode != only->inode))
 			continue;
-		}
+		written[i] = true;
 		if (w->subvolume->deleted)
 			continue;
 		uint64_t stopped_at = 0;
@@ -349,15 +413,20 @@ static int flush_writeback(struct fs *fs, const struct inode_location *only, boo
 		blockstore_set_cause(fs->store, was);
 		if (ret == -EINTR) {
 			uint64_t left = w->offset + w->length - stopped_at;
-			struct pending_write rest = { w->subvolume, w->inode, stopped_at, left, w->cause,
-						      delalloc_metadata_bytes(fs->config.nodesize, left) };
-			queue_write(fs, rest);
-			result = ret;
+			rest = (struct pending_write){ w->subvolume, w->inode, stopped_at, left, w->cause,
+						       delalloc_metadata_bytes(fs->config.nodesize, left) };
+			rest_at = i;
 		} else if (ret) {
 			fs->counters.enospc_events++;
 		}
 	}
-	return result;
+	for (unsigned i = 0; i < queue->len; i++) {
+		if (i == rest_at)
+			queue_write(fs, rest);
+		else if (!written[i])
+			queue_write(fs, g_array_index(queue, struct pending_write, i));
+	}
+	return rest_at == queue->len ? 0 : -EINTR;
 }
 
 void fs_flush_writeback(struct fs *fs, const struct inode_location *only)

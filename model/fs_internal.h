@@ -169,6 +169,11 @@ void fs_flush_writeback(struct fs *fs, const struct inode_location *only);
 /* The same, stopping when fs_config.cancelled says so: 0, or -EINTR with
  * the writes not done still queued (and still reserved). */
 int fs_flush_writeback_cancellable(struct fs *fs, const struct inode_location *only);
+/* The order in which a flush's n writes reach the trees: an inline one as
+ * it is submitted, a regular one `lag` submissions after its own (its
+ * ordered extent completes behind the writeback), every one by the end.
+ * order[] receives the n indexes. */
+void fs_writeback_order(const bool *is_inline, unsigned n, unsigned lag, unsigned *order);
 /* WB1 (fs_data.c): delalloc_reserved is what the pending writes hold. */
 bool fs_data_check(const struct fs *fs, GError **error);
 void fs_data_miscount_for_test(struct fs *fs, int64_t delta);

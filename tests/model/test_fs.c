@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "constants.h"
+#include "fs_internal.h"
 #include "model_error.h"
 
 #define NODESIZE 16384u
@@ -882,6 +883,55 @@ static void test_fs_counters_count_allocated_and_cowed_blocks(void **state)
 	assert_true(c.blocks_allocated >= c.blocks_cowed);
 }
 
+/* A flush submits its writes oldest first; an inline extent goes in as it is
+ * submitted, a regular one `lag` submissions later (its ordered extent
+ * completes behind the writeback), and every one by the flush's end. */
+static void test_fs_writeback_inline_writes_overtake_the_regular_writes_before_them(void **state)
+{
+	(void)state;
+	const bool is_inline[] = { false, false, true, false, true };
+	unsigned order[5];
+	fs_writeback_order(is_inline, 5, 2, order);
+	/* 2 goes in at once; 0 and 1 two submissions after their own; 3 at the end. */
+	const unsigned expected[] = { 2, 0, 1, 4, 3 };
+	assert_memory_equal(order, expected, sizeof(expected));
+}
+
+static void test_fs_writeback_without_lag_is_submission_order(void **state)
+{
+	(void)state;
+	const bool is_inline[] = { false, true, false, false, true, false };
+	unsigned order[6];
+	fs_writeback_order(is_inline, 6, 0, order);
+	for (unsigned i = 0; i < 6; i++)
+		assert_int_equal(order[i], i);
+}
+
+static void test_fs_writeback_a_flush_writes_every_write_once(void **state)
+{
+	(void)state;
+	enum { N = 100 };
+	bool is_inline[N];
+	for (unsigned i = 0; i < N; i++)
+		is_inline[i] = i % 3 == 0;
+	unsigned order[N];
+	fs_writeback_order(is_inline, N, 16, order);
+	bool seen[N] = { false };
+	for (unsigned k = 0; k < N; k++) {
+		assert_true(order[k] < N);
+		assert_false(seen[order[k]]);
+		seen[order[k]] = true;
+	}
+	/* The regular writes keep their order among themselves. */
+	int last_regular = -1;
+	for (unsigned k = 0; k < N; k++) {
+		if (is_inline[order[k]])
+			continue;
+		assert_true((int)order[k] > last_regular);
+		last_regular = (int)order[k];
+	}
+}
+
 #define FS_TEST(name) cmocka_unit_test_setup_teardown(name, setup_fs, teardown_fs)
 
 int main(void)
@@ -891,6 +941,9 @@ int main(void)
 		cmocka_unit_test(test_fs_fresh_filesystem_is_8_blocks_at_4k),
 		cmocka_unit_test(test_fs_fresh_filesystem_is_8_blocks_at_64k),
 		cmocka_unit_test(test_fs_new_rejects_bad_nodesizes_with_an_error),
+		cmocka_unit_test(test_fs_writeback_inline_writes_overtake_the_regular_writes_before_them),
+		cmocka_unit_test(test_fs_writeback_without_lag_is_submission_order),
+		cmocka_unit_test(test_fs_writeback_a_flush_writes_every_write_once),
 		cmocka_unit_test(test_fs_new_rejects_a_device_too_small_for_mkfs_chunks),
 		FS_TEST(test_fs_mkdir_in_a_missing_parent_is_enoent),
 		FS_TEST(test_fs_mkdir_of_an_existing_name_is_eexist),
