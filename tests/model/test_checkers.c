@@ -14,6 +14,7 @@
  */
 #include "model_fixture.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "constants.h"
@@ -361,6 +362,86 @@ static void test_read_cursor_is_taken_only_while_linked_from_the_root(void **sta
 	assert_int_equal(fs_write(fs, "/d/file-005", 0, 100), 0);
 	assert_false(btree_path_is_current(fs->read_cursor.subvolume->tree, &before));
 	fixture_assert_fs_ok(fs, "after the snapshot and the write");
+	fs_free(fs);
+	(void)state;
+}
+
+/* Reads in the order a grep makes them, with writes and a snapshot between that leave the cursor
+ * stale: `cursored` reads as cowsim does, `fresh` forgets the cursor before every read (a lookup
+ * from the root). Both must see the same files, write the same atimes and end byte for byte the
+ * same in every counter and space figure. */
+static int read_both(struct fs *cursored, struct fs *fresh, const char *path)
+{
+	bool updated_c = false, updated_f = false;
+	fresh->read_cursor = (struct read_cursor){ 0 };
+	int ret = fs_read(cursored, path, &updated_c);
+	assert_int_equal(fs_read(fresh, path, &updated_f), ret);
+	assert_int_equal(updated_c, updated_f);
+	return ret;
+}
+
+static void test_a_read_through_the_cursor_finds_what_a_lookup_from_the_root_finds(void **state)
+{
+	struct fs *cursored = populated("btrfs"), *fresh = populated("btrfs");
+	const struct atime_options strict = { .mode = ATIME_STRICT };
+	fs_set_atime_options(cursored, &strict);
+	fs_set_atime_options(fresh, &strict);
+	int64_t now = fs_clock(cursored);
+	for (unsigned round = 0; round < 3; round++) {
+		now += 1000000000;
+		assert_int_equal(fs_set_clock(cursored, now), 0);
+		assert_int_equal(fs_set_clock(fresh, now), 0);
+		for (unsigned i = 0; i < FILES; i++) {
+			g_autofree char *path = g_strdup_printf("%s/d/file-%03u", i % 2 ? "/snap" : "", i);
+			assert_int_equal(read_both(cursored, fresh, path), 0);
+			if (i % 7 == 3) { /* a write between reads moves the path the cursor holds */
+				g_autofree char *other = g_strdup_printf("/d/file-%03u", (i * 5 + round) % FILES);
+				assert_int_equal(fs_write(cursored, other, 0, 5000), 0);
+				assert_int_equal(fs_write(fresh, other, 0, 5000), 0);
+			}
+		}
+		g_autofree char *snap = g_strdup_printf("/round%u", round);
+		assert_int_equal(fs_snapshot(cursored, "/", snap, false), 0);
+		assert_int_equal(fs_snapshot(fresh, "/", snap, false), 0);
+		assert_int_equal(read_both(cursored, fresh, "/d/file-000"), 0);
+		fixture_assert_fs_ok(cursored, "reads through the cursor");
+	}
+	assert_int_equal(read_both(cursored, fresh, "/d/no-such-file"), -ENOENT);
+	struct fs_report c, f;
+	fs_report(cursored, &c);
+	fs_report(fresh, &f);
+	assert_true(c.counters.atime_updates > FILES);
+	assert_memory_equal(&c, &f, sizeof(c));
+	fs_free(cursored);
+	fs_free(fresh);
+	(void)state;
+}
+
+/* The cursor's own leaf copied under it while the root stays: in one transaction a write
+ * elsewhere copies the root, a read that updates nothing leaves the cursor in the file's leaf of
+ * the last generation, and a write to the file copies that leaf. Under relatime the next read
+ * must see the new mtime (an atime not after it is updated); the old leaf, where the cursor still
+ * points and which the root no longer holds, has the old one. */
+static void test_a_read_after_its_leaf_was_copied_sees_the_copy_not_the_cursors_leaf(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	int64_t now = fs_clock(fs) + 1000000000;
+	bool updated = false;
+	assert_int_equal(fs_set_clock(fs, now), 0);
+	assert_int_equal(fs_read(fs, "/d/file-010", &updated), 0);
+	assert_true(updated); /* the atime moves past the mtime */
+	assert_int_equal(fs_sync(fs), 0);
+	assert_int_equal(fs_set_clock(fs, now + 1000000000), 0);
+	assert_int_equal(fs_write(fs, "/d/file-039", 0, 3000), 0); /* copies the root */
+	assert_int_equal(fs_read(fs, "/d/file-010", &updated), 0);
+	assert_false(updated); /* relatime: the atime is after the mtime and recent */
+	struct btree_path cursor = fs->read_cursor.inode_near;
+	assert_int_equal(fs_write(fs, "/d/file-010", 0, 3000), 0); /* copies the file's leaf */
+	assert_ptr_equal(cursor.nodes[cursor.levels - 1], fs->read_cursor.subvolume->tree->root);
+	assert_false(btree_path_is_current(fs->read_cursor.subvolume->tree, &cursor));
+	assert_int_equal(fs_read(fs, "/d/file-010", &updated), 0);
+	assert_true(updated); /* the atime is not after the new mtime */
+	fixture_assert_fs_ok(fs, "after the read");
 	fs_free(fs);
 	(void)state;
 }
@@ -836,6 +917,8 @@ int main(void)
 		cmocka_unit_test(test_namespace_check_fails_on_a_memo_that_leads_elsewhere),
 		cmocka_unit_test(test_namespace_check_fails_on_a_memo_marked_checked_that_holds_a_file),
 		cmocka_unit_test(test_read_cursor_is_taken_only_while_linked_from_the_root),
+		cmocka_unit_test(test_a_read_through_the_cursor_finds_what_a_lookup_from_the_root_finds),
+		cmocka_unit_test(test_a_read_after_its_leaf_was_copied_sees_the_copy_not_the_cursors_leaf),
 		cmocka_unit_test(test_namespace_check_fails_on_a_read_cursor_off_the_roots_path),
 		cmocka_unit_test(test_blockstore_check_fails_on_a_live_block_no_tree_reaches),
 		cmocka_unit_test(test_blockstore_check_fails_when_two_live_blocks_share_an_address),
