@@ -302,7 +302,14 @@ def mark_axis(ax, positions, rotate=True):
     ax.set_xticks(ticks)
     ax.set_xticklabels([names[i] for i in ticks], rotation=30 if rotate and len(ticks) > 3 else 0,
                        ha="right" if rotate and len(ticks) > 3 else "center", fontsize=8)
-    ax.set_xlabel("mark" if step == 1 else f"mark (every {step}th labelled)")
+    ax.set_xlabel("mark" if step == 1 else f"mark (every {ordinal(step)} labelled)")
+
+
+def ordinal(n):
+    """2 -> "2nd", 3 -> "3rd", 11 -> "11th": the axis label's English."""
+    if n % 100 in (11, 12, 13):
+        return f"{n}th"
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def x_title(x):

@@ -270,6 +270,15 @@ def test_many_marks_are_thinned(tmp):
     assert b"every 5th labelled" in text and b"<!-- mark_05 -->" in text and b"<!-- mark_03 -->" not in text
 
 
+def test_thinned_axis_says_3rd_not_3th(tmp):
+    # 31 marks (a 30-day rotation): every third is labelled, and the axis says so in English
+    rows = [(i, i, f"day_{i:02}", 1 << 20, 1 << 20, 0) for i in range(31)]
+    a = run_csv(tmp, "a.csv", rows)
+    assert run(tmp, a, "--x", "mark", "-o", "out").returncode == 0
+    text = svg(tmp, "out")
+    assert b"every 3rd labelled" in text and b"3th" not in text
+
+
 def test_sweep_title_fills_the_template(tmp):
     table = write(tmp, "sweep.csv", "snapshots,nodesize,status,base_mark,metadata_base,metadata_final,"
                   "amplification\n0,16384,done,after_copy,1,1,1.0\n2,16384,done,after_copy,1,3,3.0\n"
