@@ -310,6 +310,12 @@ int blockstore_reserve(struct blockstore *store, unsigned items)
 	return 0;
 }
 
+bool blockstore_metadata_wants_chunk(const struct blockstore *store)
+{
+	uint64_t used = (store->live_blocks + store->pinned_slots->len) * (uint64_t)store->config.nodesize;
+	return (used + BTRFS_CHUNK_ALLOC_SLACK) * 100 >= metadata_total(store) * BTRFS_CHUNK_ALLOC_PERCENT;
+}
+
 bool blockstore_force_metadata_chunk(struct blockstore *store)
 {
 	return add_chunk(store, false, store->metadata_chunk_size) >= 0;

@@ -104,7 +104,11 @@ bool blockstore_reserve_fits(const struct blockstore *store, unsigned items, uin
  * whatever the metadata chunks still hold, sized from the device's largest
  * free hole. False when the device has no room for one. */
 bool blockstore_force_metadata_chunk(struct blockstore *store);
-/* The same, falling back on the global reserve when that fails (unlink
+/* should_alloc_chunk() (block-group.c) for an unforced metadata chunk
+ * (the flusher's ALLOC_CHUNK state): the space used by live and pinned
+ * blocks, plus 2 MiB, reaches 80 % of the metadata total. */
+bool blockstore_metadata_wants_chunk(const struct blockstore *store);
+/* blockstore_reserve(), falling back on the global reserve when that fails (unlink
  * and rmdir, as btrfs_start_transaction_fallback_global_rsv()). */
 int blockstore_reserve_fallback(struct blockstore *store, unsigned items);
 void blockstore_release(struct blockstore *store);

@@ -244,6 +244,10 @@ enum btrfs_key_type {
  * 16 KiB on a fresh filesystem (`btrfs fi df -b`, GlobalReserve). */
 #define BTRFS_GLOBAL_RESERVE_FLOOR_NODES 352ull
 #define BTRFS_GLOBAL_RESERVE_MAX (512ull << 20)
+/* should_alloc_chunk() (block-group.c): an unforced chunk only once
+ * bytes_used + SZ_2M reaches 80 % of the space info's total. */
+#define BTRFS_CHUNK_ALLOC_SLACK (2ull << 20)
+#define BTRFS_CHUNK_ALLOC_PERCENT 80u
 /* A transaction handle reserves calc_insert_metadata_size(n) =
  * nodesize * BTRFS_MAX_LEVEL * 2 per item it will change (ctree.h). */
 #define BTRFS_RESERVE_NODES_PER_ITEM (BTRFS_MAX_LEVEL * 2u)

@@ -42,7 +42,8 @@ struct delayed_node {
 	struct subvolume *sv;
 	uint64_t inode;
 	bool inode_dirty;
-	GArray *indexes;              /* struct delayed_index, ascending */
+	GArray *indexes;              /* struct delayed_index, ascending; NULL until the first (a
+				       * file's node never has one: most nodes) */
 	GList link;                   /* in delayed_items.queue */
 };
 
@@ -70,8 +71,14 @@ static gboolean node_equal(gconstpointer a, gconstpointer b)
 
 static void node_free(struct delayed_node *node)
 {
-	g_array_unref(node->indexes);
+	if (node->indexes)
+		g_array_unref(node->indexes);
 	g_free(node);
+}
+
+static guint index_count(const struct delayed_node *node)
+{
+	return node->indexes ? node->indexes->len : 0;
 }
 
 struct delayed_items *delayed_items_new(void)
@@ -117,7 +124,6 @@ static struct delayed_node *touch_node(struct fs *fs, struct subvolume *sv, uint
 		node = g_new0(struct delayed_node, 1);
 		node->sv = sv;
 		node->inode = inode;
-		node->indexes = g_array_new(FALSE, FALSE, sizeof(struct delayed_index));
 		node->link.data = node;
 		g_hash_table_add(delayed->nodes, node);
 	}
@@ -128,9 +134,9 @@ static struct delayed_node *touch_node(struct fs *fs, struct subvolume *sv, uint
 static void drop_node(struct fs *fs, struct delayed_node *node)
 {
 	struct delayed_items *delayed = fs->delayed;
-	delayed->items -= node->indexes->len + (node->inode_dirty ? 1u : 0u);
+	delayed->items -= index_count(node) + (node->inode_dirty ? 1u : 0u);
 	delayed->dirty_inodes -= node->inode_dirty ? 1u : 0u;
-	delayed->index_dirs -= node->indexes->len ? 1u : 0u;
+	delayed->index_dirs -= index_count(node) ? 1u : 0u;
 	g_queue_unlink(&delayed->queue, &node->link);
 	g_hash_table_remove(delayed->nodes, node);
 	node_free(node);
@@ -148,8 +154,10 @@ void delayed_items_insert_index(struct fs *fs, struct subvolume *sv, uint64_t di
 	struct delayed_index pending = {
 		.index = index, .size = size, .payload = *payload, .cause = blockstore_cause(fs->store)
 	};
-	g_assert(!node->indexes->len ||
+	g_assert(!index_count(node) ||
 		 g_array_index(node->indexes, struct delayed_index, node->indexes->len - 1).index < index);
+	if (!node->indexes)
+		node->indexes = g_array_new(FALSE, FALSE, sizeof(struct delayed_index));
 	if (!node->indexes->len)
 		fs->delayed->index_dirs++;
 	g_array_append_val(node->indexes, pending);
@@ -163,7 +171,7 @@ bool delayed_items_cancel_index(struct fs *fs, struct subvolume *sv, uint64_t di
 	struct delayed_node *node = find_node(fs, sv, dir);
 	if (!node)
 		return false;
-	for (guint i = 0; i < node->indexes->len; i++) {
+	for (guint i = 0; i < index_count(node); i++) {
 		if (g_array_index(node->indexes, struct delayed_index, i).index != index)
 			continue;
 		g_array_remove_index(node->indexes, i);
@@ -182,7 +190,7 @@ bool delayed_items_last_index(const struct fs *fs, const struct subvolume *sv, u
 	if (!enabled(fs))
 		return false;
 	const struct delayed_node *node = find_node(fs, sv, dir);
-	if (!node || !node->indexes->len)
+	if (!node || !index_count(node))
 		return false;
 	*index = g_array_index(node->indexes, struct delayed_index, node->indexes->len - 1).index;
 	return true;
@@ -206,7 +214,7 @@ void delayed_items_forget_inode(struct fs *fs, struct subvolume *sv, uint64_t in
 		return;
 	struct delayed_node *node = find_node(fs, sv, inode);
 	if (node) {
-		g_assert(!node->indexes->len);
+		g_assert(!index_count(node));
 		drop_node(fs, node);
 	}
 }
@@ -217,13 +225,13 @@ void delayed_items_forget_inode(struct fs *fs, struct subvolume *sv, uint64_t in
  * item, which the model wrote already. A batch also ends where the cause
  * that queued the indexes changes, so each is charged to its own op.
  */
-static void write_node(struct fs *fs, struct delayed_node *node)
+static void write_indexes(struct fs *fs, struct delayed_node *node)
 {
 	uint32_t capacity = btree_leaf_capacity(fs->config.nodesize);
 	GArray *indexes = node->indexes;
-	g_autofree struct btree_key *keys = g_new(struct btree_key, MAX(indexes->len, 1u));
-	g_autofree uint32_t *sizes = g_new(uint32_t, MAX(indexes->len, 1u));
-	g_autofree union item_payload *payloads = g_new(union item_payload, MAX(indexes->len, 1u));
+	g_autofree struct btree_key *keys = g_new(struct btree_key, indexes->len);
+	g_autofree uint32_t *sizes = g_new(uint32_t, indexes->len);
+	g_autofree union item_payload *payloads = g_new(union item_payload, indexes->len);
 	for (guint first = 0; first < indexes->len;) {
 		uint32_t count = 0, bytes = 0;
 		while (first + count < indexes->len) {
@@ -243,6 +251,12 @@ static void write_node(struct fs *fs, struct delayed_node *node)
 		blockstore_set_cause(fs->store, was);
 		first += count;
 	}
+}
+
+static void write_node(struct fs *fs, struct delayed_node *node)
+{
+	if (index_count(node))
+		write_indexes(fs, node);
 	drop_node(fs, node);
 }
 
@@ -332,7 +346,7 @@ static bool check_indexes(const struct delayed_node *node, GError **error)
 	uint64_t floor = stored_key && stored_key->objectid == node->inode && stored_key->type == BTRFS_DIR_INDEX_KEY
 				 ? stored_key->offset
 				 : 0;
-	for (guint i = 0; i < node->indexes->len; i++) {
+	for (guint i = 0; i < index_count(node); i++) {
 		const struct delayed_index *d = &g_array_index(node->indexes, struct delayed_index, i);
 		if (d->index <= floor)
 			return corrupt(error, node, "DI3 an index not above the last one before it");
@@ -359,13 +373,13 @@ bool delayed_items_check(const struct fs *fs, GError **error)
 		const struct delayed_node *node = l->data;
 		if (g_hash_table_lookup(delayed->nodes, node) != node)
 			return corrupt(error, node, "DI2 a queued node the table does not know");
-		if (!node->indexes->len && !node->inode_dirty)
+		if (!index_count(node) && !node->inode_dirty)
 			return corrupt(error, node, "DI2 a node that holds nothing");
 		if (!check_indexes(node, error))
 			return false;
-		items += node->indexes->len + (node->inode_dirty ? 1u : 0u);
+		items += index_count(node) + (node->inode_dirty ? 1u : 0u);
 		dirty += node->inode_dirty ? 1u : 0u;
-		dirs += node->indexes->len ? 1u : 0u;
+		dirs += index_count(node) ? 1u : 0u;
 	}
 	if (dirty != delayed->dirty_inodes || dirs != delayed->index_dirs) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,

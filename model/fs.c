@@ -101,11 +101,18 @@ static void flush_for_ticket(struct fs *fs, unsigned items)
 	 * with them (the kernel writes back what it needs; the model all). */
 	if (!blockstore_reserve_fits(fs->store, items, held_by_queued_work(fs)))
 		fs_flush_writeback(fs, NULL);
-	/* Still short: the kernel's flusher commits, and a ticket that outlives
-	 * that cycle gets ALLOC_CHUNK_FORCE (btrfs_async_reclaim_metadata_space()
-	 * skips it until commit_cycles > 0). The model forces the chunk without
-	 * the commit (docs/model.md, approximation 11). Traced once at the end
-	 * of the 512 MiB copy: docs/btrfs-ground-truth.md section 11. */
+	/* ALLOC_CHUNK: a chunk the kernel would allocate unforced (80 % used). */
+	if (!blockstore_reserve_fits(fs->store, items, held_by_queued_work(fs)) &&
+	    blockstore_metadata_wants_chunk(fs->store))
+		blockstore_force_metadata_chunk(fs->store);
+	/* COMMIT_TRANS: the first cycle skips ALLOC_CHUNK_FORCE and commits
+	 * (btrfs_async_reclaim_metadata_space() forces only once commit_cycles
+	 * > 0), which returns the pinned blocks; a ticket that outlives that
+	 * gets ALLOC_CHUNK_FORCE. Traced: docs/btrfs-ground-truth.md section 13. */
+	if (!blockstore_reserve_fits(fs->store, items, held_by_queued_work(fs))) {
+		fs_commit(fs);
+		fs->counters.ticket_commits++;
+	}
 	if (!blockstore_reserve_fits(fs->store, items, held_by_queued_work(fs)) &&
 	    blockstore_force_metadata_chunk(fs->store))
 		fs->counters.forced_chunks++;

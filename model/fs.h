@@ -154,6 +154,7 @@ struct fs_counters {
 				       * the atime changed in memory only and never reached the disk */
 	uint64_t reserve_tickets;     /* reservations that waited for the flusher (flush_for_ticket) */
 	uint64_t forced_chunks;       /* metadata chunks the flusher forced (ALLOC_CHUNK_FORCE) */
+	uint64_t ticket_commits;      /* commits the flusher made for a waiting reservation (COMMIT_TRANS) */
 	uint64_t enospc_commits;      /* commits forced by reservations that found no space */
 	uint64_t atime_threshold;     /* updates held back by the threshold policy */
 	uint64_t atime_stale;         /* updates held back by the snapshot-aware policy */

@@ -177,41 +177,71 @@ struct extent_span {
 	uint32_t size;
 };
 
+/*
+ * A file's extent items in key order. Most files a writeback meets have
+ * none or one (a new file, an inline one): those stay in `few`, and only a
+ * file with more pays for an array (an array per write was 3 % of a create:
+ * docs/performance.md, round 10b).
+ */
+#define FEW_EXTENT_SPANS 4
+
+struct extent_spans {
+	unsigned len;
+	struct extent_span few[FEW_EXTENT_SPANS];
+	GArray *more;                 /* all of them once there are more than FEW_EXTENT_SPANS */
+};
+
+static struct extent_span *span_at(struct extent_spans *spans, unsigned i)
+{
+	return spans->more ? &g_array_index(spans->more, struct extent_span, i) : &spans->few[i];
+}
+
 static bool collect_extent(const struct btree_item *item, void *opaque)
 {
+	struct extent_spans *spans = opaque;
 	const union item_payload *payload = btree_item_payload(item);
 	struct extent_span span = { *btree_item_key(item), payload->file_extent.extent, payload->file_extent.num_bytes,
 				    btree_item_size(item) };
-	g_array_append_val((GArray *)opaque, span);
+	if (!spans->more && spans->len < FEW_EXTENT_SPANS) {
+		spans->few[spans->len++] = span;
+		return true;
+	}
+	if (!spans->more) {
+		spans->more = g_array_sized_new(FALSE, FALSE, sizeof(struct extent_span), 2 * FEW_EXTENT_SPANS);
+		g_array_append_vals(spans->more, spans->few, spans->len);
+	}
+	g_array_append_val(spans->more, span);
+	spans->len++;
 	return true;
 }
 
 /* The file extent items of `inode` that start below `before`, found near
- * *near (an earlier lookup in this tree, or levels 0). */
-static GArray *file_extents(struct subvolume *sv, uint64_t inode, uint64_t before, struct btree_path *near)
+ * *near (an earlier lookup in this tree, or levels 0), into *spans (to be
+ * released with spans_clear()). */
+static void file_extents(struct subvolume *sv, uint64_t inode, uint64_t before, struct btree_path *near,
+			 struct extent_spans *spans)
 {
-	GArray *spans = g_array_new(FALSE, FALSE, sizeof(struct extent_span));
 	struct btree_key first = BTRFS_KEY(inode, BTRFS_EXTENT_DATA_KEY, 0);
 	struct btree_key last = BTRFS_KEY(inode, BTRFS_EXTENT_DATA_KEY, before ? before - 1 : 0);
+	spans->len = 0;
+	spans->more = NULL;
 	if (before)
 		subvol_visit_range_near(sv, &first, &last, collect_extent, spans, near);
-	return spans;
 }
 
-static bool note_inline_extent(const struct btree_item *item, void *opaque)
+static void spans_clear(struct extent_spans *spans)
 {
-	*(bool *)opaque = !btree_item_payload(item)->file_extent.extent;
-	return false;
+	if (spans->more)
+		g_array_free(spans->more, TRUE);
+	spans->more = NULL;
+	spans->len = 0;
 }
 
 /* Is the file inline: is its extent at offset 0 an inline one (then its only
- * one)? Looked up near *near, without collecting anything. */
-static bool file_is_inline(struct subvolume *sv, uint64_t inode, struct btree_path *near)
+ * one)? `spans` start at offset 0. */
+static bool spans_inline(struct extent_spans *spans)
 {
-	bool is_inline = false;
-	struct btree_key first = BTRFS_KEY(inode, BTRFS_EXTENT_DATA_KEY, 0);
-	subvol_visit_range_near(sv, &first, &first, note_inline_extent, &is_inline, near);
-	return is_inline;
+	return spans->len && span_at(spans, 0)->key.offset == 0 && !span_at(spans, 0)->extent;
 }
 
 static void insert_file_extent(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t offset,
@@ -225,13 +255,12 @@ static void insert_file_extent(struct fs *fs, struct subvolume *sv, uint64_t ino
 /* btrfs_drop_extents(): no file extent item maps [start, end) afterwards.
  * Items inside go (dropping their extent's reference), items across an edge
  * are cut, an item across both edges becomes two, both referencing its
- * extent. */
-static void drop_extents_near(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t start, uint64_t end,
-			      struct btree_path *near)
+ * extent. `spans` hold (at least) the file's extent items below `end`. */
+static void drop_spans(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t start, uint64_t end,
+		       struct extent_spans *spans)
 {
-	g_autoptr(GArray) spans = file_extents(sv, inode, end, near);
 	for (unsigned i = 0; i < spans->len; i++) {
-		struct extent_span *s = &g_array_index(spans, struct extent_span, i);
+		struct extent_span *s = span_at(spans, i);
 		uint64_t s_start = s->key.offset, s_end = s->key.offset + s->num_bytes;
 		if (s_end <= start || s_start >= end)
 			continue;
@@ -254,7 +283,10 @@ static void drop_extents_near(struct fs *fs, struct subvolume *sv, uint64_t inod
 void fs_drop_extents(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t start, uint64_t end)
 {
 	struct btree_path near = { .levels = 0 };
-	drop_extents_near(fs, sv, inode, start, end, &near);
+	struct extent_spans spans;
+	file_extents(sv, inode, end, &near, &spans);
+	drop_spans(fs, sv, inode, start, end, &spans);
+	spans_clear(&spans);
 }
 
 static bool fits_inline(const struct fs *fs, uint64_t offset, uint64_t length, uint64_t file_size)
@@ -281,21 +313,30 @@ static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inod
 	if (offset >= file_size)
 		return 0;
 	length = MIN(length, file_size - offset);
-	if (file_is_inline(sv, inode, &near)) {
+	/* A write to the end of a file small enough to be inline may leave it
+	 * inline, and then every extent goes: read them all. Otherwise those
+	 * below the write's end are the ones to drop. One visit answers both
+	 * that and whether the file is inline now. */
+	bool may_go_inline = offset + length == file_size && fits_inline(fs, 0, file_size, file_size);
+	uint64_t end = round_up_sector(offset + length);
+	struct extent_spans spans;
+	file_extents(sv, inode, may_go_inline ? UINT64_MAX : end, &near, &spans);
+	if (spans_inline(&spans)) {
 		/* An inline file that changes is rewritten whole. */
 		length = offset + length;
 		offset = 0;
 	}
 	if (fits_inline(fs, offset, length, file_size)) {
-		drop_extents_near(fs, sv, inode, 0, UINT64_MAX, &near);
+		drop_spans(fs, sv, inode, 0, UINT64_MAX, &spans);
+		spans_clear(&spans);
 		insert_file_extent(fs, sv, inode, 0, NULL, file_size,
 				   BTRFS_FILE_EXTENT_INLINE_HEADER + (uint32_t)file_size);
 		fs->counters.data_bytes_written += file_size;
 		return 0;
 	}
 	uint64_t start = offset & ~(uint64_t)(BTRFS_SECTORSIZE - 1);
-	uint64_t end = round_up_sector(offset + length);
-	drop_extents_near(fs, sv, inode, start, end, &near);
+	drop_spans(fs, sv, inode, start, end, &spans);
+	spans_clear(&spans);
 	for (uint64_t at = start; at < end;) {
 		uint64_t bytes, bytenr;
 		if (cancellable && at > start && fs_cancelled(fs)) {
@@ -543,13 +584,14 @@ int fs_truncate(struct fs *fs, const char *path, uint64_t size)
 	inode->inode.mtime = inode->inode.ctime = fs->clock_ns;
 	if (size < old_size) {
 		struct btree_path near = { .levels = 0 };
-		g_autoptr(GArray) spans = file_extents(where.subvolume, where.inode, 1, &near);
-		bool is_inline = spans->len && !g_array_index(spans, struct extent_span, 0).extent;
+		struct extent_spans spans;
+		file_extents(where.subvolume, where.inode, 1, &near, &spans);
+		bool is_inline = spans_inline(&spans);
 		if (is_inline && size) {
 			/* A cut inside the inline bytes shrinks the item; a cut past them
 			 * (the file grew sparse after them) leaves it whole, as
 			 * btrfs_truncate_inode_items does. */
-			struct extent_span *s = &g_array_index(spans, struct extent_span, 0);
+			struct extent_span *s = span_at(&spans, 0);
 			if (size < s->num_bytes) {
 				uint32_t bytes = BTRFS_FILE_EXTENT_INLINE_HEADER + (uint32_t)size;
 				struct btree_item *item = subvol_resize(fs, where.subvolume, &s->key, bytes);
@@ -558,6 +600,7 @@ int fs_truncate(struct fs *fs, const char *path, uint64_t size)
 		} else {
 			fs_drop_extents(fs, where.subvolume, where.inode, round_up_sector(size), UINT64_MAX);
 		}
+		spans_clear(&spans);
 	}
 	fs_release(fs);
 	return 0;

@@ -8,6 +8,7 @@
  */
 #include "model_fixture.h"
 
+#include "blockstore.h"
 #include "chunk_alloc.h"
 #include "constants.h"
 #include "delayed_items.h"
@@ -245,9 +246,10 @@ static void test_a_ticket_the_flush_cannot_satisfy_forces_a_metadata_chunk(void 
 	(void)state;
 	enum { FILES = 60000 };
 	struct around_create last;
-	/* 160 MiB: delayed items and refs run, and still nothing fits. */
-	struct fs *small = fixture_fs_new(16384, 160 * MiB);
-	unsigned made = create_until(small, FILES, 0, a_forced_chunk, &last);
+	/* 256 MiB, 4 KiB files: delayed items, refs and delalloc run, the
+	 * flusher commits, and still nothing fits. */
+	struct fs *small = fixture_fs_new(16384, 256 * MiB);
+	unsigned made = create_until(small, FILES, 4096, a_forced_chunk, &last);
 	assert_true(made < FILES);
 	/* that very create's reservation added it */
 	assert_true(last.now.space.metadata_total > last.before.space.metadata_total);
@@ -258,7 +260,7 @@ static void test_a_ticket_the_flush_cannot_satisfy_forces_a_metadata_chunk(void 
 	fs_free(small);
 	/* 8 GiB: the same creates never force a chunk. */
 	struct fs *large = fixture_fs_new(16384, 8 * GiB);
-	assert_int_equal(create_until(large, made, 0, a_forced_chunk, &last), made);
+	assert_int_equal(create_until(large, made, 4096, a_forced_chunk, &last), made);
 	fs_counters(large, &counters);
 	assert_int_equal(counters.forced_chunks, 0);
 	fs_free(large);
@@ -284,6 +286,62 @@ static void test_a_ticket_the_delayed_items_and_refs_cannot_satisfy_writes_delal
 	fs_counters(large, &counters);
 	assert_int_equal(counters.reserve_tickets, 0);
 	fs_free(large);
+}
+
+/* The flusher committed for the create's reservation. */
+static bool a_ticket_commit(const struct around_create *last)
+{
+	return last->now.counters.ticket_commits > last->before.counters.ticket_commits;
+}
+
+/* A ticket still short after delalloc commits first (the pinned blocks come back); only one
+ * the commit cannot satisfy gets a forced chunk (ALLOC_CHUNK_FORCE waits for commit_cycles). */
+static void test_a_ticket_still_short_after_delalloc_commits_before_it_forces_a_chunk(void **state)
+{
+	(void)state;
+	enum { FILES = 60000 };
+	struct around_create last;
+	struct fs *fs = fixture_fs_new(16384, 256 * MiB);
+	unsigned made = create_until(fs, FILES, 4096, a_ticket_commit, &last);
+	assert_true(made < FILES);
+	assert_int_equal(last.now.counters.commits, last.before.counters.commits + 1);
+	assert_int_equal(last.now.counters.forced_chunks, last.before.counters.forced_chunks);
+	assert_int_equal(last.now.space.metadata_total, last.before.space.metadata_total); /* the commit sufficed */
+	fixture_assert_fs_ok(fs, "after the ticket's commit");
+	fs_free(fs);
+	/* The first forced chunk comes after a commit that did not suffice. */
+	fs = fixture_fs_new(16384, 256 * MiB);
+	create_until(fs, FILES, 4096, a_forced_chunk, &last);
+	assert_true(a_ticket_commit(&last));
+	fs_free(fs);
+}
+
+/* should_alloc_chunk(): an unforced metadata chunk once used + 2 MiB reaches 80 % of the total. */
+static void test_an_unforced_chunk_is_wanted_from_80_percent_used(void **state)
+{
+	(void)state;
+	struct fs *fs = fixture_fs_new(16384, 512 * MiB); /* mkfs's 32 MiB metadata chunk */
+	struct fs_attributes attributes;
+	fs_attributes_init(&attributes);
+	assert_int_equal(fs_mkdir(fs, "/d", &attributes), 0);
+	bool saw_wanted = false, saw_not_wanted = false;
+	for (unsigned i = 0; i < 200000 && !saw_wanted; i++) {
+		char path[64];
+		g_snprintf(path, sizeof(path), "/d/file-with-a-longish-name-%06u", i);
+		assert_int_equal(fs_create(fs, path, 0, &attributes), 0);
+		if (i % 2000)
+			continue;
+		assert_int_equal(fs_sync(fs), 0); /* nothing pinned after a commit */
+		struct fs_report r;
+		fs_report(fs, &r);
+		bool by_rule = (r.space.metadata_used + 2 * MiB) * 100 >= r.space.metadata_total * 80;
+		assert_int_equal(blockstore_metadata_wants_chunk(fs->store), by_rule);
+		saw_wanted |= by_rule;
+		saw_not_wanted |= !by_rule;
+	}
+	assert_true(saw_not_wanted);
+	assert_true(saw_wanted);
+	fs_free(fs);
 }
 
 /* mkfs.btrfs 6.2 leaves 12 MiB free after the reserved MiB; a DUP chunk keeps
@@ -321,6 +379,8 @@ int main(void)
 		cmocka_unit_test(test_a_reservation_the_kernel_would_ticket_runs_the_delayed_items_first),
 		cmocka_unit_test(test_a_ticket_the_flush_cannot_satisfy_forces_a_metadata_chunk),
 		cmocka_unit_test(test_a_ticket_the_delayed_items_and_refs_cannot_satisfy_writes_delalloc_back),
+		cmocka_unit_test(test_a_ticket_still_short_after_delalloc_commits_before_it_forces_a_chunk),
+		cmocka_unit_test(test_an_unforced_chunk_is_wanted_from_80_percent_used),
 		cmocka_unit_test(test_the_last_metadata_chunk_of_a_small_device_is_the_6_mib_one_in_mkfs_front_hole),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -502,6 +502,27 @@ static void test_fs_truncate_to_zero_frees_the_data_and_write_adds_it_back(void 
 	fixture_assert_fs_ok(fs, "truncate and write");
 }
 
+/* Six 4 KiB pieces with holes between them are six extents; one write over
+ * the whole file drops every one of them (a writeback keeps the first few
+ * it reads on the stack and the rest in an array: both go). */
+static void test_fs_write_over_a_file_of_six_extents_replaces_them_all(void **state)
+{
+	struct fs *fs = *state;
+	create(fs, "/f", 0);
+	for (uint64_t k = 0; k < 6; k++) {
+		EXPECT_OK(fs_write(fs, "/f", k * 8192, 4096));
+		EXPECT_OK(fs_sync(fs));
+	}
+	assert_int_equal(fixture_data_used(fs), 6 * 4096);
+	EXPECT_OK(fs_write(fs, "/f", 0, 6 * 8192));
+	EXPECT_OK(fs_sync(fs));
+	assert_int_equal(fixture_data_used(fs), 6 * 8192);
+	EXPECT_OK(fs_truncate(fs, "/f", 0));
+	EXPECT_OK(fs_sync(fs));
+	assert_int_equal(fixture_data_used(fs), 0);
+	fixture_assert_fs_ok(fs, "a write over six extents");
+}
+
 /* --- atime ------------------------------------------------------------------- */
 
 /* A file created now: atime == mtime == ctime == the clock. */
@@ -974,6 +995,7 @@ int main(void)
 		FS_TEST(test_fs_file_of_2048_bytes_is_inline_and_adds_no_data),
 		FS_TEST(test_fs_file_of_4097_bytes_adds_8192_bytes_of_data),
 		FS_TEST(test_fs_truncate_to_zero_frees_the_data_and_write_adds_it_back),
+		FS_TEST(test_fs_write_over_a_file_of_six_extents_replaces_them_all),
 		FS_TEST(test_atime_relatime_first_read_after_create_updates),
 		FS_TEST(test_atime_relatime_second_read_in_the_same_second_does_not_update),
 		FS_TEST(test_atime_relatime_read_24_hours_later_updates),
