@@ -30,6 +30,7 @@
  * between two half-empty nodes. Deletes are rare in the workloads cowsim
  * replays, and internal nodes are a few percent of the blocks.
  */
+#define BTREE_ITEM_LAYOUT /* the btree module: knows the item layout */
 #include "btree.h"
 
 #include <inttypes.h>

@@ -108,19 +108,69 @@ union item_payload {
 	uint64_t value;                   /* anything else a tree needs one number for */
 };
 
-/*   0            8            16       20   21  22   24                 64
+/*
+ * An item's layout is btree.c's business: every other module reads and
+ * writes an item's key, size, whiteout flag and payload through the
+ * btree_item_*() accessors below, so the layout can change (issue 20: keys
+ * in a packed array apart from the payloads) without touching them. The
+ * compiler holds everyone to it: outside the btree module (btree.c,
+ * btree_check.c, which define BTREE_ITEM_LAYOUT before including this
+ * header) naming a field of struct btree_item is a deprecation warning, an
+ * error under -Werror.
+ *
+ *   0            8            16       20   21  22   24                 64
  *   +------------+------------+--------+----+---+----+------------------+
  *   | objectid   | offset     |snapshot|type|wo |size| payload (40)     |
- *   +------------+------------+--------+----+---+----+------------------+ */
+ *   +------------+------------+--------+----+---+----+------------------+
+ */
+#ifdef BTREE_ITEM_LAYOUT
+#define BTREE_ITEM_PRIVATE
+#else
+#define BTREE_ITEM_PRIVATE \
+	__attribute__((deprecated("the item layout is btree.c's: use the btree_item_*() accessors")))
+#endif
 struct btree_item {
-	struct btree_key key;
-	bool whiteout;                    /* keyed design: the key is deleted in this snapshot */
-	uint16_t size;                    /* item data bytes, excluding the 25-byte header; a
-					   * leaf of 64 KiB holds at most 65 410 (BT4) */
-	union item_payload payload;
+	struct btree_key key BTREE_ITEM_PRIVATE;
+	bool whiteout BTREE_ITEM_PRIVATE;   /* keyed design: the key is deleted in this snapshot */
+	uint16_t size BTREE_ITEM_PRIVATE;   /* item data bytes, excluding the 25-byte header; a
+					     * leaf of 64 KiB holds at most 65 410 (BT4) */
+	union item_payload payload BTREE_ITEM_PRIVATE;
 };
 _Static_assert(sizeof(struct btree_key) == 21, "a packed key is 21 bytes");
 _Static_assert(sizeof(struct btree_item) == 64, "an item is one cache line");
+
+/* The accessors: the only code outside btree.c that knows the layout. A key
+ * pointer is valid as long as the item pointer it came from. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static inline const struct btree_key *btree_item_key(const struct btree_item *item)
+{
+	return &item->key;
+}
+static inline uint32_t btree_item_size(const struct btree_item *item)
+{
+	return item->size;
+}
+/* Keyed design: the key is deleted in the item's snapshot. */
+static inline bool btree_item_is_whiteout(const struct btree_item *item)
+{
+	return item->whiteout;
+}
+static inline void btree_item_set_whiteout(struct btree_item *item, bool whiteout)
+{
+	item->whiteout = whiteout;
+}
+static inline const union item_payload *btree_item_payload(const struct btree_item *item)
+{
+	return &item->payload;
+}
+/* For an item a writable lookup, insert or resize returned; an inode's atime
+ * goes through btree_path_write_inode_atime() instead (see the overlay). */
+static inline union item_payload *btree_item_payload_for_write(struct btree_item *item)
+{
+	return &item->payload;
+}
+#pragma GCC diagnostic pop
 
 struct btree_child {
 	struct btree_key key;

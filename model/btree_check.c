@@ -6,6 +6,7 @@
  * "corrupt <what>: tree T block B, <reason>".
  */
 #include "model_error.h"
+#define BTREE_ITEM_LAYOUT /* the btree module: knows the item layout */
 #include "btree.h"
 
 #include <inttypes.h>

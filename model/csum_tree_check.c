@@ -44,18 +44,19 @@ static void add_span(GArray *runs, uint64_t start, uint64_t end)
 static bool csum_item(const struct btree_item *item, void *opaque)
 {
 	struct csum_walk *w = opaque;
-	const struct btree_key *k = &item->key;
+	const struct btree_key *k = btree_item_key(item);
 	if (k->objectid != BTRFS_EXTENT_CSUM_OBJECTID || k->type != BTRFS_EXTENT_CSUM_KEY)
 		return w->ok = derived_corrupt(w->error, "csum item", k->offset, "CS1 key (%" G_GUINT64_FORMAT " %u)",
 					       k->objectid, k->type);
-	if (k->offset % BTRFS_SECTORSIZE || !item->size || item->size % BTRFS_CSUM_SIZE)
+	if (k->offset % BTRFS_SECTORSIZE || !btree_item_size(item) || btree_item_size(item) % BTRFS_CSUM_SIZE)
 		return w->ok = derived_corrupt(w->error, "csum item", k->offset, "CS1 misaligned or sized, %u",
-					       item->size);
+					       btree_item_size(item));
 	const struct span *last = w->runs->len ? &g_array_index(w->runs, struct span, w->runs->len - 1) : NULL;
 	if (last && k->offset < last->end)
 		return w->ok = derived_corrupt(w->error, "csum item", k->offset, "CS1 overlaps the sectors before, to %"
 					       G_GUINT64_FORMAT, last->end);
-	add_span(w->runs, k->offset, k->offset + (uint64_t)(item->size / BTRFS_CSUM_SIZE) * BTRFS_SECTORSIZE);
+	uint64_t sectors = btree_item_size(item) / BTRFS_CSUM_SIZE;
+	add_span(w->runs, k->offset, k->offset + sectors * BTRFS_SECTORSIZE);
 	return true;
 }
 

@@ -342,8 +342,9 @@ static bool check_indexes(const struct delayed_node *node, GError **error)
 {
 	struct btree_key last = BTRFS_KEY(node->inode, BTRFS_DIR_INDEX_KEY, UINT64_MAX);
 	const struct btree_item *stored = subvol_lookup_le(node->sv, &last);
-	uint64_t floor = stored && stored->key.objectid == node->inode && stored->key.type == BTRFS_DIR_INDEX_KEY
-				 ? stored->key.offset
+	const struct btree_key *stored_key = stored ? btree_item_key(stored) : NULL;
+	uint64_t floor = stored_key && stored_key->objectid == node->inode && stored_key->type == BTRFS_DIR_INDEX_KEY
+				 ? stored_key->offset
 				 : 0;
 	for (guint i = 0; i < index_count(node); i++) {
 		const struct delayed_index *d = &g_array_index(node->indexes, struct delayed_index, i);
@@ -352,7 +353,7 @@ static bool check_indexes(const struct delayed_node *node, GError **error)
 		floor = d->index;
 		const struct btree_item *entry =
 			fs_dir_lookup(node->sv, node->inode, d->payload.dir.name, d->payload.dir.name_len);
-		if (!entry || entry->payload.dir.index != d->index)
+		if (!entry || btree_item_payload(entry)->dir.index != d->index)
 			return corrupt(error, node, "DI3 an index without its DIR_ITEM");
 	}
 	return true;

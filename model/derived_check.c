@@ -37,8 +37,9 @@ GHashTable *derived_live_data(GHashTable *live)
 		struct btree_leaf_cursor cursor;
 		btree_leaf_cursor_init(&cursor, block, 0);
 		for (const struct btree_item *item; !block->level && (item = btree_leaf_cursor_next(&cursor));) {
-			if (item->key.type == BTRFS_EXTENT_DATA_KEY && item->payload.file_extent.extent)
-				g_hash_table_add(data, item->payload.file_extent.extent);
+			struct data_extent *extent = btree_item_payload(item)->file_extent.extent;
+			if (btree_item_key(item)->type == BTRFS_EXTENT_DATA_KEY && extent)
+				g_hash_table_add(data, extent);
 		}
 	}
 	return data;

@@ -62,7 +62,7 @@ static const struct btree_item *btrfs_lookup_le(const struct subvolume *sv, cons
 {
 	struct btree_key probe = plain(key);
 	const struct btree_item *raw = btree_lookup_le(sv->tree, &probe);
-	if (!raw || raw->key.objectid != key->objectid || raw->key.type != key->type)
+	if (!raw || btree_item_key(raw)->objectid != key->objectid || btree_item_key(raw)->type != key->type)
 		return NULL;
 	return raw;
 }
@@ -102,7 +102,7 @@ static void btrfs_write_inode_atime_near(struct fs *fs, struct subvolume *sv, ui
 {
 	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
 	if (!btrfs_lookup_near(sv, &key, near)) {
-		btrfs_lookup_for_write(fs, sv, &key)->payload.inode.atime = atime;
+		btree_item_payload_for_write(btrfs_lookup_for_write(fs, sv, &key))->inode.atime = atime;
 		return;
 	}
 	btree_path_write_inode_atime(sv->tree, &fs->txn, near, atime);
@@ -157,7 +157,7 @@ static int btrfs_snapshot_delete(struct fs *fs, struct subvolume *snap)
 static bool btrfs_item_write_is_private(const struct fs *fs, const struct subvolume *sv,
 					const struct btree_item *item)
 {
-	return fs_leaf_is_private(fs, sv->tree, &item->key);
+	return fs_leaf_is_private(fs, sv->tree, btree_item_key(item));
 }
 
 struct estimate {
@@ -178,7 +178,7 @@ static bool estimate_block(struct estimate *e, const struct tree_block *block)
 	} else {
 		for (uint32_t i = 0; i < block->nritems && !any; i++) {
 			const struct btree_item *item = btree_leaf_item(block, i);
-			any = item->key.type == BTRFS_INODE_ITEM_KEY &&
+			any = btree_item_key(item)->type == BTRFS_INODE_ITEM_KEY &&
 			      e->wanted(e->fs, e->sv, item, btree_leaf_inode_atime(block, i));
 		}
 	}
@@ -211,10 +211,11 @@ static bool check_plain_keys(const struct fs *fs, GError **error)
 		struct btree_leaf_cursor cursor;
 		btree_leaf_cursor_init(&cursor, leaf, 0);
 		for (const struct btree_item *item; !leaf->level && (item = btree_leaf_cursor_next(&cursor));) {
-			if (item->key.snapshot || item->whiteout)
-				return derived_corrupt(error, "key", item->key.objectid,
-						       "DB2 snapshot %u%s in tree %" PRIu64, item->key.snapshot,
-						       item->whiteout ? ", a whiteout," : "", leaf->owner);
+			const struct btree_key *k = btree_item_key(item);
+			bool whiteout = btree_item_is_whiteout(item);
+			if (k->snapshot || whiteout)
+				return derived_corrupt(error, "key", k->objectid, "DB2 snapshot %u%s in tree %" PRIu64,
+						       k->snapshot, whiteout ? ", a whiteout," : "", leaf->owner);
 		}
 	}
 	return true;

@@ -135,9 +135,9 @@ struct version_pick {
 static bool pick_version(const struct btree_item *item, void *opaque)
 {
 	struct version_pick *p = opaque;
-	if (!is_visible(p->fs, item->key.snapshot, p->from))
+	if (!is_visible(p->fs, btree_item_key(item)->snapshot, p->from))
 		return true;
-	uint32_t depth = node_of(p->fs, item->key.snapshot)->depth;
+	uint32_t depth = node_of(p->fs, btree_item_key(item)->snapshot)->depth;
 	if (!p->best || depth > p->best_depth) {
 		p->best = item;
 		p->best_depth = depth;
@@ -158,7 +158,7 @@ static const struct btree_item *visible_version(const struct fs *fs, const struc
 static const struct btree_item *keyed_lookup(const struct subvolume *sv, const struct btree_key *key)
 {
 	const struct btree_item *item = visible_version(sv->fs, sv, key);
-	return item && !item->whiteout ? item : NULL;
+	return item && !btree_item_is_whiteout(item) ? item : NULL;
 }
 
 /* A version lookup leaves no single path: the hints are ignored. */
@@ -174,14 +174,14 @@ static const struct btree_item *keyed_lookup_le(const struct subvolume *sv, cons
 	struct btree_key probe = with_snapshot(key, UINT32_MAX);
 	for (;;) {
 		const struct btree_item *raw = btree_lookup_le(sv->tree, &probe);
-		if (!raw || raw->key.objectid != key->objectid || raw->key.type != key->type)
+		if (!raw || btree_item_key(raw)->objectid != key->objectid || btree_item_key(raw)->type != key->type)
 			return NULL;
-		const struct btree_item *item = visible_version(sv->fs, sv, &raw->key);
-		if (item && !item->whiteout)
+		const struct btree_item *item = visible_version(sv->fs, sv, btree_item_key(raw));
+		if (item && !btree_item_is_whiteout(item))
 			return item;
-		if (raw->key.offset == 0)
+		if (btree_item_key(raw)->offset == 0)
 			return NULL;
-		probe = with_snapshot(&raw->key, UINT32_MAX);
+		probe = with_snapshot(btree_item_key(raw), UINT32_MAX);
 		probe.offset--;
 	}
 }
@@ -201,7 +201,7 @@ struct group_visit {
 
 static bool flush_group(struct group_visit *g)
 {
-	if (!g->open || !g->pick.best || g->pick.best->whiteout)
+	if (!g->open || !g->pick.best || btree_item_is_whiteout(g->pick.best))
 		return true;
 	g->visited++;
 	return g->cb(g->pick.best, g->opaque);
@@ -210,7 +210,7 @@ static bool flush_group(struct group_visit *g)
 static bool visit_version(const struct btree_item *item, void *opaque)
 {
 	struct group_visit *g = opaque;
-	struct btree_key base = with_snapshot(&item->key, 0);
+	struct btree_key base = with_snapshot(btree_item_key(item), 0);
 	if (!g->open || btree_key_compare(&base, &g->base)) {
 		if (!flush_group(g)) {
 			g->stopped = true;
@@ -246,9 +246,9 @@ static uint64_t keyed_visit_range_near(const struct subvolume *sv, const struct 
  * it copies is one more reference to its data extent. */
 static struct btree_item *copy_up(struct fs *fs, struct subvolume *sv, const struct btree_item *from)
 {
-	struct btree_key key = with_snapshot(&from->key, snapshot_of(sv));
-	union item_payload payload = from->payload;
-	uint32_t size = from->size;
+	struct btree_key key = with_snapshot(btree_item_key(from), snapshot_of(sv));
+	union item_payload payload = *btree_item_payload(from);
+	uint32_t size = btree_item_size(from);
 	struct btree_item *item = btree_insert_item(sv->tree, &fs->txn, &key, size, &payload);
 	if (key.type == BTRFS_EXTENT_DATA_KEY && payload.file_extent.extent)
 		refs_data_add(&fs->txn, payload.file_extent.extent, false);
@@ -259,9 +259,9 @@ static struct btree_item *keyed_lookup_for_write(struct fs *fs, struct subvolume
 {
 	struct btree_key own = with_snapshot(key, snapshot_of(sv));
 	const struct btree_item *item = visible_version(fs, sv, key);
-	if (!item || item->whiteout)
+	if (!item || btree_item_is_whiteout(item))
 		return NULL;
-	if (item->key.snapshot == snapshot_of(sv))
+	if (btree_item_key(item)->snapshot == snapshot_of(sv))
 		return btree_lookup_for_write(sv->tree, &fs->txn, &own);
 	return copy_up(fs, sv, item);
 }
@@ -279,7 +279,7 @@ static void keyed_write_inode_atime_near(struct fs *fs, struct subvolume *sv, ui
 {
 	(void)near;
 	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
-	keyed_lookup_for_write(fs, sv, &key)->payload.inode.atime = atime;
+	btree_item_payload_for_write(keyed_lookup_for_write(fs, sv, &key))->inode.atime = atime;
 }
 
 static struct btree_item *keyed_insert(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
@@ -287,7 +287,7 @@ static struct btree_item *keyed_insert(struct fs *fs, struct subvolume *sv, cons
 {
 	struct btree_key own = with_snapshot(key, snapshot_of(sv));
 	struct btree_path path;
-	if (btree_lookup(sv->tree, &own, &path) && btree_path_item(&path)->whiteout)
+	if (btree_lookup(sv->tree, &own, &path) && btree_item_is_whiteout(btree_path_item(&path)))
 		btree_delete_item(sv->tree, &fs->txn, &own);
 	return btree_insert_item(sv->tree, &fs->txn, &own, size, payload);
 }
@@ -305,16 +305,16 @@ static enum subvol_delete_result keyed_delete(struct fs *fs, struct subvolume *s
 {
 	struct btree_key own = with_snapshot(key, snapshot_of(sv));
 	const struct btree_item *item = visible_version(fs, sv, key);
-	if (!item || item->whiteout)
+	if (!item || btree_item_is_whiteout(item))
 		return SUBVOL_ABSENT;
-	bool own_version = item->key.snapshot == snapshot_of(sv);
+	bool own_version = btree_item_key(item)->snapshot == snapshot_of(sv);
 	if (own_version)
 		btree_delete_item(sv->tree, &fs->txn, &own);
 	/* An ancestor's version would show through: hide it. */
 	const struct btree_item *below = visible_version(fs, sv, key);
-	if (below && !below->whiteout) {
+	if (below && !btree_item_is_whiteout(below)) {
 		struct btree_item *w = btree_insert_item(sv->tree, &fs->txn, &own, 0, NULL);
-		w->whiteout = true;
+		btree_item_set_whiteout(w, true);
 	}
 	return own_version ? SUBVOL_DELETED : SUBVOL_WHITED_OUT;
 }
@@ -323,9 +323,10 @@ static enum subvol_delete_result keyed_delete(struct fs *fs, struct subvolume *s
  * fewer to its data extent. */
 static void drop_version(struct fs *fs, struct btree *tree, const struct btree_item *item)
 {
-	struct btree_key key = item->key;
-	if (key.type == BTRFS_EXTENT_DATA_KEY && item->payload.file_extent.extent && !item->whiteout)
-		refs_data_drop(&fs->txn, item->payload.file_extent.extent, false);
+	struct btree_key key = *btree_item_key(item);
+	if (key.type == BTRFS_EXTENT_DATA_KEY && btree_item_payload(item)->file_extent.extent &&
+	    !btree_item_is_whiteout(item))
+		refs_data_drop(&fs->txn, btree_item_payload(item)->file_extent.extent, false);
 	btree_delete_item(tree, &fs->txn, &key);
 }
 
@@ -345,13 +346,15 @@ static bool version_is_live(const struct fs *fs, struct btree *tree, const struc
 			    const GArray *live_ids)
 {
 	bool seen = false;
-	for (unsigned i = 0; i < live_ids->len && !seen; i++)
-		seen = version_seen_from(fs, tree, g_array_index(live_ids, uint32_t, i), &version->key) == version;
-	if (!seen || !version->whiteout)
+	for (unsigned i = 0; i < live_ids->len && !seen; i++) {
+		uint32_t live = g_array_index(live_ids, uint32_t, i);
+		seen = version_seen_from(fs, tree, live, btree_item_key(version)) == version;
+	}
+	if (!seen || !btree_item_is_whiteout(version))
 		return seen;
-	uint32_t above = node_of(fs, version->key.snapshot)->parent;
-	const struct btree_item *hidden = above ? version_seen_from(fs, tree, above, &version->key) : NULL;
-	return hidden && !hidden->whiteout;
+	uint32_t above = node_of(fs, btree_item_key(version)->snapshot)->parent;
+	const struct btree_item *hidden = above ? version_seen_from(fs, tree, above, btree_item_key(version)) : NULL;
+	return hidden && !btree_item_is_whiteout(hidden);
 }
 
 struct key_group {
@@ -360,7 +363,7 @@ struct key_group {
 
 static bool collect_group(const struct btree_item *item, void *opaque)
 {
-	g_array_append_val(((struct key_group *)opaque)->snapshots, item->key.snapshot);
+	g_array_append_val(((struct key_group *)opaque)->snapshots, btree_item_key(item)->snapshot);
 	return true;
 }
 
@@ -398,13 +401,13 @@ static bool collect_chain_key(const struct btree_item *item, void *opaque)
 	struct chain_keys *c = opaque;
 	struct keyed_deletion *d = c->d;
 	if (c->stoppable && fs_cancelled(c->fs)) {
-		d->resume = item->key;
+		d->resume = *btree_item_key(item);
 		c->stopped = true;
 		return false;
 	}
-	if (!g_hash_table_contains(d->chain, GUINT_TO_POINTER(item->key.snapshot)))
+	if (!g_hash_table_contains(d->chain, GUINT_TO_POINTER(btree_item_key(item)->snapshot)))
 		return true;
-	struct btree_key base = with_snapshot(&item->key, 0);
+	struct btree_key base = with_snapshot(btree_item_key(item), 0);
 	const struct btree_key *previous = d->bases->len ? &g_array_index(d->bases, struct btree_key, d->bases->len - 1)
 							 : NULL;
 	if (!previous || btree_key_compare(previous, &base))
@@ -531,7 +534,7 @@ static void keyed_snapshot_create(struct fs *fs, struct subvolume *src, struct s
 static bool keyed_item_write_is_private(const struct fs *fs, const struct subvolume *sv,
 					const struct btree_item *item)
 {
-	return fs_leaf_is_private(fs, sv->tree, &item->key);
+	return fs_leaf_is_private(fs, sv->tree, btree_item_key(item));
 }
 
 /* Each update writes one new version of the inode item, wherever it is:
@@ -593,20 +596,22 @@ static bool awaits_pruning(const struct fs *fs, const struct btree_key *key)
 static bool audit_version(const struct btree_item *item, void *opaque)
 {
 	struct version_audit *a = opaque;
-	uint32_t id = item->key.snapshot;
+	uint32_t id = btree_item_key(item)->snapshot;
 	if (!id || id >= state_of(a->fs)->nodes->len)
-		return a->ok = derived_corrupt(a->error, "key", item->key.objectid, "DK5 unknown snapshot, %u", id);
-	if (!g_hash_table_contains(a->alive, GUINT_TO_POINTER(id)) && !awaits_pruning(a->fs, &item->key))
-		return a->ok = derived_corrupt(a->error, "key", item->key.objectid,
+		return a->ok = derived_corrupt(a->error, "key", btree_item_key(item)->objectid,
+					       "DK5 unknown snapshot, %u", id);
+	if (!g_hash_table_contains(a->alive, GUINT_TO_POINTER(id)) && !awaits_pruning(a->fs, btree_item_key(item)))
+		return a->ok = derived_corrupt(a->error, "key", btree_item_key(item)->objectid,
 					       "DK5 a version no live subvolume can see, at snapshot %u", id);
-	if (!item->whiteout)
+	if (!btree_item_is_whiteout(item))
 		return true;
-	if (item->size)
-		return a->ok = derived_corrupt(a->error, "whiteout", item->key.objectid, "DK6 size, %u", item->size);
+	if (btree_item_size(item))
+		return a->ok = derived_corrupt(a->error, "whiteout", btree_item_key(item)->objectid, "DK6 size, %u",
+					       btree_item_size(item));
 	const struct btree_item *hidden =
-		version_seen_from(a->fs, &state_of(a->fs)->tree, node_of(a->fs, id)->parent, &item->key);
-	if (!hidden || hidden->whiteout)
-		return a->ok = derived_corrupt(a->error, "whiteout", item->key.objectid,
+		version_seen_from(a->fs, &state_of(a->fs)->tree, node_of(a->fs, id)->parent, btree_item_key(item));
+	if (!hidden || btree_item_is_whiteout(hidden))
+		return a->ok = derived_corrupt(a->error, "whiteout", btree_item_key(item)->objectid,
 					       "DK6 hides nothing, at snapshot %u", id);
 	return true;
 }

@@ -68,8 +68,8 @@ static void walk_usage(struct usage_walk *w, const struct tree_block *block)
 			continue;
 		}
 		const struct btree_item *item = btree_leaf_cursor_next(&cursor);
-		const struct data_extent *extent = item->payload.file_extent.extent;
-		if (item->key.type == BTRFS_EXTENT_DATA_KEY && extent)
+		const struct data_extent *extent = btree_item_payload(item)->file_extent.extent;
+		if (btree_item_key(item)->type == BTRFS_EXTENT_DATA_KEY && extent)
 			visit_thing(w, extent, extent->num_bytes);
 	}
 }
@@ -139,8 +139,9 @@ static void reclaim_walk_tree(struct reclaim_walk *w, const struct tree_block *b
 			continue;
 		}
 		const struct btree_item *item = btree_leaf_cursor_next(&cursor);
-		const struct data_extent *extent = item->payload.file_extent.extent;
-		if (item->key.type == BTRFS_EXTENT_DATA_KEY && extent && reclaim_first_visit(w, extent) && w->out)
+		const struct data_extent *extent = btree_item_payload(item)->file_extent.extent;
+		if (btree_item_key(item)->type == BTRFS_EXTENT_DATA_KEY && extent && reclaim_first_visit(w, extent) &&
+		    w->out)
 			w->out->data_bytes += extent->num_bytes;
 	}
 }

@@ -188,8 +188,9 @@ static void settle_sizes(struct fs *fs)
 			continue;
 		struct btree_key key = BTRFS_KEY(w->inode, BTRFS_INODE_ITEM_KEY, 0);
 		const struct btree_item *inode = ITEMS->lookup(w->sv, &key);
-		if (inode && S_ISREG(inode->payload.inode.mode))
-			mirrored(fs, zfs_object_truncate(labelled_pool(fs), dataset_of(w->sv), w->inode, inode->payload.inode.size),
+		const union item_payload *payload = inode ? btree_item_payload(inode) : NULL;
+		if (payload && S_ISREG(payload->inode.mode))
+			mirrored(fs, zfs_object_truncate(labelled_pool(fs), dataset_of(w->sv), w->inode, payload->inode.size),
 				 "truncate", w->sv, w->inode);
 	}
 	g_array_set_size(z->written_inodes, 0);
@@ -199,7 +200,7 @@ static bool is_regular_file(const struct subvolume *sv, uint64_t inode)
 {
 	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
 	const struct btree_item *item = ITEMS->lookup(sv, &key);
-	return item && S_ISREG(item->payload.inode.mode);
+	return item && S_ISREG(btree_item_payload(item)->inode.mode);
 }
 
 static void item_inserted(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size,
@@ -271,13 +272,13 @@ static uint64_t dz_visit_range_near(const struct subvolume *sv, const struct btr
 static void item_written(struct fs *fs, struct subvolume *sv, const struct btree_item *item)
 {
 	struct zfs_design *z = state(fs);
-	if (item && z->link_sv == sv && item->key.objectid == z->link_dir &&
-	    item->key.type == BTRFS_INODE_ITEM_KEY) {
+	if (item && z->link_sv == sv && btree_item_key(item)->objectid == z->link_dir &&
+	    btree_item_key(item)->type == BTRFS_INODE_ITEM_KEY) {
 		z->link_sv = NULL; /* the subvolume link's size and mtime: nothing in ZFS */
 		return;
 	}
-	if (item && item->key.objectid >= BTRFS_FIRST_FREE_OBJECTID)
-		note_inode_written(fs, sv, item->key.objectid);
+	if (item && btree_item_key(item)->objectid >= BTRFS_FIRST_FREE_OBJECTID)
+		note_inode_written(fs, sv, btree_item_key(item)->objectid);
 }
 
 static struct btree_item *dz_lookup_for_write(struct fs *fs, struct subvolume *sv, const struct btree_key *key)
@@ -316,10 +317,10 @@ static struct btree_item *dz_resize(struct fs *fs, struct subvolume *sv, const s
 				     uint32_t size)
 {
 	struct btree_item *item = ITEMS->resize(fs, sv, key, size);
-	if (item && key->type == BTRFS_EXTENT_DATA_KEY && item->payload.file_extent.num_bytes &&
+	if (item && key->type == BTRFS_EXTENT_DATA_KEY && btree_item_payload(item)->file_extent.num_bytes &&
 	    is_regular_file(sv, key->objectid))
 		mirrored(fs, zfs_object_write(labelled_pool(fs), dataset_of(sv), key->objectid, key->offset,
-					      item->payload.file_extent.num_bytes),
+					      btree_item_payload(item)->file_extent.num_bytes),
 			 "write", sv, key->objectid);
 	else
 		item_written(fs, sv, item);
@@ -330,8 +331,8 @@ static enum subvol_delete_result dz_delete(struct fs *fs, struct subvolume *sv, 
 {
 	struct zfs_pool *pool = labelled_pool(fs);
 	const struct btree_item *item = ITEMS->lookup(sv, key);
-	bool zap_entry = item && key->type == BTRFS_DIR_ITEM_KEY && !item->payload.dir.location_is_root;
-	uint16_t name_len = zap_entry ? item->payload.dir.name_len : 0;
+	bool zap_entry = item && key->type == BTRFS_DIR_ITEM_KEY && !btree_item_payload(item)->dir.location_is_root;
+	uint16_t name_len = zap_entry ? btree_item_payload(item)->dir.name_len : 0;
 	enum subvol_delete_result ret = ITEMS->delete(fs, sv, key);
 	if (ret != SUBVOL_DELETED)
 		return ret;
@@ -397,7 +398,7 @@ static int dz_snapshot_delete(struct fs *fs, struct subvolume *snap)
 static bool dz_item_write_is_private(const struct fs *fs, const struct subvolume *sv,
 				      const struct btree_item *item)
 {
-	return zfs_object_change_is_private(state(fs)->pool, dataset_of(sv), item->key.objectid);
+	return zfs_object_change_is_private(state(fs)->pool, dataset_of(sv), btree_item_key(item)->objectid);
 }
 
 /* The snapshot-time warning: a read of everything right after a snapshot

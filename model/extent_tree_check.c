@@ -77,14 +77,14 @@ static bool check_metadata_item(struct extent_walk *w, const struct btree_item *
 	const struct tree_block *block = d->block;
 	uint32_t size;
 	block_keyed(w, block, &size);
-	if (item->key.offset != block->level)
+	if (btree_item_key(item)->offset != block->level)
 		return derived_corrupt(w->error, "metadata item", block->bytenr, "ET1 level, %" G_GUINT64_FORMAT
-				       " (the block's is %u)", item->key.offset, block->level);
+				       " (the block's is %u)", btree_item_key(item)->offset, block->level);
 	if (!block->extent_item_refs)
 		return derived_corrupt(w->error, "metadata item", block->bytenr, "ET2 present with no refs written");
-	if (item->size != size)
+	if (btree_item_size(item) != size)
 		return derived_corrupt(w->error, "metadata item", block->bytenr, "ET2 size, %u (its %u refs take %u)",
-				       item->size, block->extent_item_refs, size);
+				       btree_item_size(item), block->extent_item_refs, size);
 	d->item_seen = true;
 	return true;
 }
@@ -92,11 +92,12 @@ static bool check_metadata_item(struct extent_walk *w, const struct btree_item *
 static bool check_keyed_ref(struct extent_walk *w, const struct btree_item *item, struct described *d,
 			    uint32_t keyed, uint32_t size, const char *type)
 {
-	if (item->key.offset < 1 || item->key.offset > keyed)
-		return derived_corrupt(w->error, type, item->key.objectid, "ET2 number %" G_GUINT64_FORMAT
-				       " past the %u keyed refs written", item->key.offset, keyed);
-	if (item->size != size)
-		return derived_corrupt(w->error, type, item->key.objectid, "ET2 size, %u (expected %u)", item->size, size);
+	if (btree_item_key(item)->offset < 1 || btree_item_key(item)->offset > keyed)
+		return derived_corrupt(w->error, type, btree_item_key(item)->objectid, "ET2 number %" G_GUINT64_FORMAT
+				       " past the %u keyed refs written", btree_item_key(item)->offset, keyed);
+	if (btree_item_size(item) != size)
+		return derived_corrupt(w->error, type, btree_item_key(item)->objectid, "ET2 size, %u (expected %u)",
+				       btree_item_size(item), size);
 	d->keyed_seen++;
 	return true;
 }
@@ -104,17 +105,18 @@ static bool check_keyed_ref(struct extent_walk *w, const struct btree_item *item
 static bool check_extent_item(struct extent_walk *w, const struct btree_item *item, struct described *d)
 {
 	const struct data_extent *extent = d->extent;
-	if (item->key.offset != extent->num_bytes)
+	if (btree_item_key(item)->offset != extent->num_bytes)
 		return derived_corrupt(w->error, "extent item", extent->bytenr, "ET1 length, %" G_GUINT64_FORMAT
-				       " (the extent's is %" G_GUINT64_FORMAT ")", item->key.offset, extent->num_bytes);
+				       " (the extent's is %" G_GUINT64_FORMAT ")", btree_item_key(item)->offset,
+				       extent->num_bytes);
 	if (!extent->item_refs)
 		return derived_corrupt(w->error, "extent item", extent->bytenr, "ET2 present with no refs written");
 	/* A pending head's split between data and shared refs as written is
 	 * not kept; a settled one's is the present one (ET3). */
 	uint32_t keyed, size = refs_data_item_size(w->nodesize, extent->data_refs, extent->shared_refs, &keyed);
-	if (!(extent->flags & DATA_EXTENT_DIRTY) && item->size != size)
+	if (!(extent->flags & DATA_EXTENT_DIRTY) && btree_item_size(item) != size)
 		return derived_corrupt(w->error, "extent item", extent->bytenr,
-				       "ET3 size, %u (its %u data and %u shared refs take %u)", item->size,
+				       "ET3 size, %u (its %u data and %u shared refs take %u)", btree_item_size(item),
 				       extent->data_refs, extent->shared_refs, size);
 	d->item_seen = true;
 	return true;
@@ -122,16 +124,19 @@ static bool check_extent_item(struct extent_walk *w, const struct btree_item *it
 
 static bool check_block_group_item(struct extent_walk *w, const struct btree_item *item)
 {
-	unsigned index = GPOINTER_TO_UINT(g_hash_table_lookup(w->chunk_by_start, &item->key.objectid));
+	unsigned index = GPOINTER_TO_UINT(g_hash_table_lookup(w->chunk_by_start, &btree_item_key(item)->objectid));
 	if (!index)
-		return derived_corrupt(w->error, "block group item", item->key.objectid, "ET1 no chunk starts there");
+		return derived_corrupt(w->error, "block group item", btree_item_key(item)->objectid,
+				       "ET1 no chunk starts there");
 	const struct chunk *chunk = &w->chunks[index - 1];
-	if (item->key.offset != chunk->length)
+	if (btree_item_key(item)->offset != chunk->length)
 		return derived_corrupt(w->error, "block group item", chunk->start, "ET4 length, %" G_GUINT64_FORMAT
-				       " (the chunk's is %" G_GUINT64_FORMAT ")", item->key.offset, chunk->length);
-	if (!chunk->changed && item->payload.value != chunk->used)
+				       " (the chunk's is %" G_GUINT64_FORMAT ")", btree_item_key(item)->offset,
+				       chunk->length);
+	if (!chunk->changed && btree_item_payload(item)->value != chunk->used)
 		return derived_corrupt(w->error, "block group item", chunk->start, "ET4 used, %" G_GUINT64_FORMAT
-				       " (the chunk's is %" G_GUINT64_FORMAT ")", item->payload.value, chunk->used);
+				       " (the chunk's is %" G_GUINT64_FORMAT ")", btree_item_payload(item)->value,
+				       chunk->used);
 	g_array_index(w->chunk_seen, bool, index - 1) = true;
 	return true;
 }
@@ -139,18 +144,19 @@ static bool check_block_group_item(struct extent_walk *w, const struct btree_ite
 static bool check_item(const struct btree_item *item, void *opaque)
 {
 	struct extent_walk *w = opaque;
-	uint8_t type = item->key.type;
+	uint8_t type = btree_item_key(item)->type;
 	if (type == BTRFS_BLOCK_GROUP_ITEM_KEY)
 		return w->ok = check_block_group_item(w, item);
-	struct described *d = g_hash_table_lookup(w->by_address, &item->key.objectid);
+	struct described *d = g_hash_table_lookup(w->by_address, &btree_item_key(item)->objectid);
 	bool of_block = type == BTRFS_METADATA_ITEM_KEY || type == BTRFS_TREE_BLOCK_REF_KEY;
 	bool of_extent = type == BTRFS_EXTENT_ITEM_KEY || type == BTRFS_EXTENT_DATA_REF_KEY;
 	if (!of_block && !of_extent)
-		return w->ok = derived_corrupt(w->error, "extent tree item", item->key.objectid,
+		return w->ok = derived_corrupt(w->error, "extent tree item", btree_item_key(item)->objectid,
 					       "ET1 unexpected key type, %u", type);
 	if (!d || (of_block && !d->block) || (of_extent && !d->extent))
-		return w->ok = derived_corrupt(w->error, of_block ? "metadata item" : "extent item", item->key.objectid,
-					       "ET1 no %s at this address", of_block ? "tree block" : "data extent");
+		return w->ok = derived_corrupt(w->error, of_block ? "metadata item" : "extent item",
+					       btree_item_key(item)->objectid, "ET1 no %s at this address",
+					       of_block ? "tree block" : "data extent");
 	uint32_t size;
 	switch (type) {
 	case BTRFS_METADATA_ITEM_KEY:

@@ -32,7 +32,7 @@ struct free_space_walk {
 static bool free_space_item(const struct btree_item *item, void *opaque)
 {
 	struct free_space_walk *w = opaque;
-	const struct btree_key *k = &item->key;
+	const struct btree_key *k = btree_item_key(item);
 	if (w->next >= w->nchunks)
 		return w->ok = derived_corrupt(w->error, "free space item", k->objectid, "FS1 past the last chunk");
 	const struct chunk *c = &w->chunks[w->next];
@@ -43,15 +43,16 @@ static bool free_space_item(const struct btree_item *item, void *opaque)
 					       ") of chunk %" G_GUINT64_FORMAT, k->type, k->offset, want, c->length,
 					       c->start);
 	if (!w->info_seen) {
-		if (item->size != BTRFS_FREE_SPACE_INFO_SIZE)
-			return w->ok = derived_corrupt(w->error, "free space info", c->start, "FS1 size, %u", item->size);
+		if (btree_item_size(item) != BTRFS_FREE_SPACE_INFO_SIZE)
+			return w->ok = derived_corrupt(w->error, "free space info", c->start, "FS1 size, %u",
+						       btree_item_size(item));
 		w->info_seen = true;
 		return true;
 	}
-	if (!c->changed && item->payload.value != c->length - c->used)
+	if (!c->changed && btree_item_payload(item)->value != c->length - c->used)
 		return w->ok = derived_corrupt(w->error, "free space extent", c->start,
 					       "FS2 free bytes, %" G_GUINT64_FORMAT " (the chunk has %" G_GUINT64_FORMAT ")",
-					       item->payload.value, c->length - c->used);
+					       btree_item_payload(item)->value, c->length - c->used);
 	w->info_seen = false;
 	w->next++;
 	return true;

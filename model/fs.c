@@ -411,7 +411,8 @@ static bool update_chunk_trees(void *opaque)
 		uint64_t *written = &g_array_index(fs->free_space_written, uint64_t, i);
 		if (*written != c->used) {
 			btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &info);
-			btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &extent)->payload = free_bytes;
+			struct btree_item *info = btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &extent);
+			*btree_item_payload_for_write(info) = free_bytes;
 			*written = c->used;
 			changed = true;
 		}
@@ -505,7 +506,7 @@ int fs_read(struct fs *fs, const char *path, bool *atime_updated)
 	if (cursor->subvolume != where.subvolume || !btree_path_is_current(where.subvolume->tree, &cursor->inode_near))
 		*cursor = (struct read_cursor){ .subvolume = where.subvolume, .inode_near = near };
 	const struct btree_item *item = fs_inode_item_near(where.subvolume, where.inode, &cursor->inode_near);
-	if (fs_mode_is_dir(item->payload.inode.mode))
+	if (fs_mode_is_dir(btree_item_payload(item)->inode.mode))
 		return -EISDIR;
 	return fs_access_inode(fs, &where, &cursor->inode_near, atime_updated);
 }
@@ -524,7 +525,7 @@ int fs_readdir(struct fs *fs, const char *path, bool *atime_updated)
 		return 0;
 	}
 	const struct btree_item *item = fs_inode_item_near(where.subvolume, where.inode, &near);
-	if (!fs_mode_is_dir(item->payload.inode.mode))
+	if (!fs_mode_is_dir(btree_item_payload(item)->inode.mode))
 		return -ENOTDIR;
 	return fs_access_inode(fs, &where, &near, atime_updated);
 }

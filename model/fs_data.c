@@ -105,7 +105,7 @@ static uint32_t max_csum_item_size(uint32_t nodesize)
 
 static uint64_t csum_item_end(const struct btree_item *item)
 {
-	return item->key.offset + (uint64_t)(item->size / BTRFS_CSUM_SIZE) * BTRFS_SECTORSIZE;
+	return btree_item_key(item)->offset + (uint64_t)(btree_item_size(item) / BTRFS_CSUM_SIZE) * BTRFS_SECTORSIZE;
 }
 
 static void csum_add(struct fs *fs, uint64_t bytenr, uint64_t bytes)
@@ -114,12 +114,12 @@ static void csum_add(struct fs *fs, uint64_t bytenr, uint64_t bytes)
 	while (bytes) {
 		struct btree_key key = BTRFS_KEY(BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, bytenr);
 		const struct btree_item *prev = btree_lookup_le(&fs->csum_tree, &key);
-		if (prev && prev->key.objectid == BTRFS_EXTENT_CSUM_OBJECTID && csum_item_end(prev) == bytenr &&
-		    prev->size < limit) {
-			uint64_t room = (limit - prev->size) / BTRFS_CSUM_SIZE * BTRFS_SECTORSIZE;
+		if (prev && btree_item_key(prev)->objectid == BTRFS_EXTENT_CSUM_OBJECTID &&
+		    csum_item_end(prev) == bytenr && btree_item_size(prev) < limit) {
+			uint64_t room = (limit - btree_item_size(prev)) / BTRFS_CSUM_SIZE * BTRFS_SECTORSIZE;
 			uint64_t take = MIN(room, bytes);
-			struct btree_key prev_key = prev->key;
-			uint32_t size = prev->size + (uint32_t)(take / BTRFS_SECTORSIZE * BTRFS_CSUM_SIZE);
+			struct btree_key prev_key = *btree_item_key(prev);
+			uint32_t size = btree_item_size(prev) + (uint32_t)(take / BTRFS_SECTORSIZE * BTRFS_CSUM_SIZE);
 			btree_resize_item(&fs->csum_tree, &fs->txn, &prev_key, size);
 			bytenr += take;
 			bytes -= take;
@@ -140,9 +140,10 @@ static void csum_remove(struct fs *fs, uint64_t start, uint64_t end)
 	for (;;) {
 		struct btree_key probe = BTRFS_KEY(BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, end - 1);
 		const struct btree_item *item = btree_lookup_le(&fs->csum_tree, &probe);
-		if (!item || item->key.objectid != BTRFS_EXTENT_CSUM_OBJECTID || csum_item_end(item) <= start)
+		if (!item || btree_item_key(item)->objectid != BTRFS_EXTENT_CSUM_OBJECTID ||
+		    csum_item_end(item) <= start)
 			return;
-		struct btree_key key = item->key;
+		struct btree_key key = *btree_item_key(item);
 		uint64_t item_start = key.offset, item_end = csum_item_end(item);
 		uint32_t per_sector = BTRFS_CSUM_SIZE;
 		btree_delete_item(&fs->csum_tree, &fs->txn, &key);
@@ -198,8 +199,9 @@ static struct extent_span *span_at(struct extent_spans *spans, unsigned i)
 static bool collect_extent(const struct btree_item *item, void *opaque)
 {
 	struct extent_spans *spans = opaque;
-	struct extent_span span = { item->key, item->payload.file_extent.extent, item->payload.file_extent.num_bytes,
-				    item->size };
+	const union item_payload *payload = btree_item_payload(item);
+	struct extent_span span = { *btree_item_key(item), payload->file_extent.extent, payload->file_extent.num_bytes,
+				    btree_item_size(item) };
 	if (!spans->more && spans->len < FEW_EXTENT_SPANS) {
 		spans->few[spans->len++] = span;
 		return true;
@@ -269,7 +271,7 @@ static void drop_spans(struct fs *fs, struct subvolume *sv, uint64_t inode, uint
 		}
 		if (keep_head) {
 			struct btree_item *item = subvol_lookup_for_write(fs, sv, &s->key);
-			item->payload.file_extent.num_bytes = start - s_start;
+			btree_item_payload_for_write(item)->file_extent.num_bytes = start - s_start;
 			continue;
 		}
 		/* A whiteout hides an ancestor's item, whose reference stays. */
@@ -307,7 +309,7 @@ static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inod
 	const struct btree_item *item = fs_inode_item_near(sv, inode, &near);
 	if (!item)
 		return 0; /* unlinked before writeback */
-	uint64_t file_size = item->payload.inode.size;
+	uint64_t file_size = btree_item_payload(item)->inode.size;
 	if (offset >= file_size)
 		return 0;
 	length = MIN(length, file_size - offset);
@@ -512,7 +514,7 @@ void fs_data_miscount_for_test(struct fs *fs, int64_t delta)
 
 static bool collect_key(const struct btree_item *item, void *opaque)
 {
-	g_array_append_val((GArray *)opaque, item->key);
+	g_array_append_val((GArray *)opaque, *btree_item_key(item));
 	return true;
 }
 
@@ -538,9 +540,9 @@ static int resolve_regular(struct fs *fs, const char *path, struct inode_locatio
 	if (fs_is_placeholder(where))
 		return -EISDIR;
 	const struct btree_item *item = fs_inode_item(where->subvolume, where->inode);
-	if (fs_mode_is_dir(item->payload.inode.mode))
+	if (fs_mode_is_dir(btree_item_payload(item)->inode.mode))
 		return -EISDIR;
-	if (!S_ISREG(item->payload.inode.mode))
+	if (!S_ISREG(btree_item_payload(item)->inode.mode))
 		return -EINVAL;
 	return where->subvolume->readonly ? -EROFS : 0;
 }
@@ -557,9 +559,9 @@ int fs_write(struct fs *fs, const char *path, uint64_t offset, uint64_t length)
 		return 0;
 	if ((ret = fs_reserve(fs, COWSIM_RESERVE_WRITE)))
 		return ret;
-	struct btree_item *inode = fs_inode_item_for_write(fs, &where);
-	inode->payload.inode.size = MAX(inode->payload.inode.size, offset + length);
-	inode->payload.inode.mtime = inode->payload.inode.ctime = fs->clock_ns;
+	union item_payload *inode = btree_item_payload_for_write(fs_inode_item_for_write(fs, &where));
+	inode->inode.size = MAX(inode->inode.size, offset + length);
+	inode->inode.mtime = inode->inode.ctime = fs->clock_ns;
 	ret = fs_write_range(fs, where.subvolume, where.inode, offset, length);
 	fs_release(fs);
 	return ret;
@@ -576,10 +578,10 @@ int fs_truncate(struct fs *fs, const char *path, uint64_t size)
 	if ((ret = fs_reserve(fs, COWSIM_RESERVE_WRITE)))
 		return ret;
 	fs_flush_writeback(fs, &where);
-	struct btree_item *inode = fs_inode_item_for_write(fs, &where);
-	uint64_t old_size = inode->payload.inode.size;
-	inode->payload.inode.size = size;
-	inode->payload.inode.mtime = inode->payload.inode.ctime = fs->clock_ns;
+	union item_payload *inode = btree_item_payload_for_write(fs_inode_item_for_write(fs, &where));
+	uint64_t old_size = inode->inode.size;
+	inode->inode.size = size;
+	inode->inode.mtime = inode->inode.ctime = fs->clock_ns;
 	if (size < old_size) {
 		struct btree_path near = { .levels = 0 };
 		struct extent_spans spans;
@@ -590,9 +592,11 @@ int fs_truncate(struct fs *fs, const char *path, uint64_t size)
 			 * (the file grew sparse after them) leaves it whole, as
 			 * btrfs_truncate_inode_items does. */
 			struct extent_span *s = span_at(&spans, 0);
-			if (size < s->num_bytes)
-				subvol_resize(fs, where.subvolume, &s->key, BTRFS_FILE_EXTENT_INLINE_HEADER +
-					      (uint32_t)size)->payload.file_extent.num_bytes = size;
+			if (size < s->num_bytes) {
+				uint32_t bytes = BTRFS_FILE_EXTENT_INLINE_HEADER + (uint32_t)size;
+				struct btree_item *item = subvol_resize(fs, where.subvolume, &s->key, bytes);
+				btree_item_payload_for_write(item)->file_extent.num_bytes = size;
+			}
 		} else {
 			fs_drop_extents(fs, where.subvolume, where.inode, round_up_sector(size), UINT64_MAX);
 		}

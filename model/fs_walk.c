@@ -41,13 +41,13 @@ static void fill_entries(struct walk_state *st, const struct tree_block *b)
 	for (uint32_t i = 0; i < b->nritems; i++) {
 		struct fs_walk_entry *e = &g_array_index(st->entries, struct fs_walk_entry, i);
 		const struct btree_item *item = b->level ? NULL : btree_leaf_cursor_next(&cursor);
-		const struct btree_key *key = b->level ? &b->children[i].key : &item->key;
+		const struct btree_key *key = b->level ? &b->children[i].key : btree_item_key(item);
 		*e = (struct fs_walk_entry){ .objectid = key->objectid, .offset = key->offset, .type = key->type,
 					     .snapshot = key->snapshot };
 		if (b->level)
 			e->child = b->children[i].block->bytenr;
 		else
-			e->size = item->size;
+			e->size = btree_item_size(item);
 	}
 }
 

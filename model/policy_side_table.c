@@ -65,7 +65,7 @@ bool atime_side_table_read(const struct subvolume *sv, uint64_t inode, int64_t *
 	struct btree_path path;
 	if (!btree_lookup(&sv->atime_tree, &key, &path))
 		return false;
-	*atime = (int64_t)btree_path_item(&path)->payload.value;
+	*atime = (int64_t)btree_item_payload(btree_path_item(&path))->value;
 	return true;
 }
 
@@ -75,7 +75,7 @@ void atime_side_table_write(struct fs *fs, struct subvolume *sv, uint64_t inode,
 	struct btree_item *item = btree_lookup_for_write(&sv->atime_tree, &fs->txn, &key);
 	if (!item)
 		item = btree_insert_item(&sv->atime_tree, &fs->txn, &key, COWSIM_ATIME_ITEM_SIZE, NULL);
-	item->payload.value = (uint64_t)atime;
+	btree_item_payload_for_write(item)->value = (uint64_t)atime;
 }
 
 void atime_side_table_forget(struct fs *fs, struct subvolume *sv, uint64_t inode)

@@ -296,12 +296,13 @@ static void change_children(struct transaction *txn, struct tree_block *block, b
 	struct btree_leaf_cursor cursor;
 	btree_leaf_cursor_init(&cursor, block, 0);
 	for (const struct btree_item *item; (item = btree_leaf_cursor_next(&cursor));) {
-		if (item->key.type != BTRFS_EXTENT_DATA_KEY || !item->payload.file_extent.extent)
+		if (btree_item_key(item)->type != BTRFS_EXTENT_DATA_KEY ||
+		    !btree_item_payload(item)->file_extent.extent)
 			continue;
 		if (add)
-			refs_data_add(txn, item->payload.file_extent.extent, full_backref);
+			refs_data_add(txn, btree_item_payload(item)->file_extent.extent, full_backref);
 		else
-			refs_data_drop(txn, item->payload.file_extent.extent, full_backref);
+			refs_data_drop(txn, btree_item_payload(item)->file_extent.extent, full_backref);
 	}
 }
 
@@ -467,7 +468,7 @@ static void write_extent_items(struct refs *refs, struct transaction *txn, const
 		struct btree_path path;
 		if (!btree_lookup(tree, key, &path))
 			btree_lookup_for_write(tree, txn, key);
-		else if (btree_path_item(&path)->size != size)
+		else if (btree_item_size(btree_path_item(&path)) != size)
 			btree_resize_item_at(tree, txn, key, size, &path);
 		else
 			btree_path_for_write(tree, txn, &path);
@@ -552,7 +553,7 @@ static bool write_block_group_items(struct refs *refs, struct transaction *txn)
 		uint64_t *written = &g_array_index(refs->chunk_used_written, uint64_t, i);
 		if (*written == chunks[i].used)
 			continue;
-		btree_lookup_for_write(refs->extent_tree, txn, &key)->payload = used_payload;
+		*btree_item_payload_for_write(btree_lookup_for_write(refs->extent_tree, txn, &key)) = used_payload;
 		*written = chunks[i].used;
 		wrote = true;
 	}
@@ -833,9 +834,10 @@ static void count_children(struct tree_block *block, uint32_t from, GHashTable *
 			continue;
 		}
 		const struct btree_item *item = btree_leaf_item(block, i);
-		if (item->key.type != BTRFS_EXTENT_DATA_KEY || !item->payload.file_extent.extent)
+		if (btree_item_key(item)->type != BTRFS_EXTENT_DATA_KEY ||
+		    !btree_item_payload(item)->file_extent.extent)
 			continue;
-		struct expected_refs *e = expected_for(expected_data, item->payload.file_extent.extent);
+		struct expected_refs *e = expected_for(expected_data, btree_item_payload(item)->file_extent.extent);
 		if (full)
 			e->shared_refs++;
 		else

@@ -33,12 +33,12 @@ struct root_walk {
 static bool root_item(const struct btree_item *item, void *opaque)
 {
 	struct root_walk *w = opaque;
-	const struct btree_key *k = &item->key;
+	const struct btree_key *k = btree_item_key(item);
 	switch (k->type) {
 	case BTRFS_ROOT_ITEM_KEY:
-		if (k->offset || item->size != BTRFS_ROOT_ITEM_SIZE)
+		if (k->offset || btree_item_size(item) != BTRFS_ROOT_ITEM_SIZE)
 			return w->ok = derived_corrupt(w->error, "root item", k->objectid, "RT1 offset %" G_GUINT64_FORMAT
-						       " size %u", k->offset, item->size);
+						       " size %u", k->offset, btree_item_size(item));
 		g_hash_table_insert(w->root_items, (gpointer)&k->objectid, (gpointer)item);
 		return true;
 	case BTRFS_ROOT_BACKREF_KEY:
@@ -103,16 +103,17 @@ static bool check_subvolume_refs(struct root_walk *w, const struct subvolume *sv
 		return derived_corrupt(w->error, "root backref", sv->id, "RT2 missing for a live subvolume");
 	if (!ref)
 		return derived_corrupt(w->error, "root ref", sv->id, "RT2 missing, its backref names parent %"
-				       G_GUINT64_FORMAT, back->key.offset);
-	if (ref->key.objectid != back->key.offset)
+				       G_GUINT64_FORMAT, btree_item_key(back)->offset);
+	if (btree_item_key(ref)->objectid != btree_item_key(back)->offset)
 		return derived_corrupt(w->error, "root ref", sv->id, "RT2 parent %" G_GUINT64_FORMAT
-				       ", its backref names %" G_GUINT64_FORMAT, ref->key.objectid, back->key.offset);
-	if (ref->size != back->size || ref->size <= BTRFS_ROOT_REF_SIZE)
-		return derived_corrupt(w->error, "root ref", sv->id, "RT2 size %u, its backref's %u", ref->size,
-				       back->size);
-	if (!fs_subvolume(w->fs, back->key.offset))
+				       ", its backref names %" G_GUINT64_FORMAT, btree_item_key(ref)->objectid,
+				       btree_item_key(back)->offset);
+	if (btree_item_size(ref) != btree_item_size(back) || btree_item_size(ref) <= BTRFS_ROOT_REF_SIZE)
+		return derived_corrupt(w->error, "root ref", sv->id, "RT2 size %u, its backref's %u",
+				       btree_item_size(ref), btree_item_size(back));
+	if (!fs_subvolume(w->fs, btree_item_key(back)->offset))
 		return derived_corrupt(w->error, "root backref", sv->id, "RT2 no such parent, %" G_GUINT64_FORMAT,
-				       back->key.offset);
+				       btree_item_key(back)->offset);
 	g_hash_table_remove(w->backrefs, &sv->id);
 	g_hash_table_remove(w->refs, &sv->id);
 	return true;
@@ -145,11 +146,12 @@ struct uuid_walk {
 static bool uuid_item(const struct btree_item *item, void *opaque)
 {
 	struct uuid_walk *w = opaque;
-	if (item->key.type != BTRFS_UUID_KEY_SUBVOL || item->size != BTRFS_UUID_ITEM_SIZE)
-		return w->ok = derived_corrupt(w->error, "uuid item", item->key.objectid, "RT4 type %u size %u",
-					       item->key.type, item->size);
-	if (!g_hash_table_add(w->named, (gpointer)&item->key.offset))
-		return w->ok = derived_corrupt(w->error, "uuid item", item->key.offset, "RT4 a second one");
+	if (btree_item_key(item)->type != BTRFS_UUID_KEY_SUBVOL || btree_item_size(item) != BTRFS_UUID_ITEM_SIZE)
+		return w->ok = derived_corrupt(w->error, "uuid item", btree_item_key(item)->objectid,
+					       "RT4 type %u size %u", btree_item_key(item)->type,
+					       btree_item_size(item));
+	if (!g_hash_table_add(w->named, (gpointer)&btree_item_key(item)->offset))
+		return w->ok = derived_corrupt(w->error, "uuid item", btree_item_key(item)->offset, "RT4 a second one");
 	return true;
 }
 

@@ -106,7 +106,7 @@ static uint64_t keyed_backrefs(const struct fs *fs)
 		struct btree_leaf_cursor cursor;
 		btree_leaf_cursor_init(&cursor, leaves->pdata[i], 0);
 		for (const struct btree_item *item; (item = btree_leaf_cursor_next(&cursor));)
-			keyed += item->key.type == BTRFS_EXTENT_DATA_REF_KEY;
+			keyed += btree_item_key(item)->type == BTRFS_EXTENT_DATA_REF_KEY;
 	}
 	return keyed;
 }
@@ -182,17 +182,19 @@ static void test_lookups_find_every_member_of_a_run(void **state)
 		for (uint32_t s = 0; s < leaf->nritems; s++) {
 			struct btree_item item = *btree_leaf_item(leaf, s);
 			struct btree_path path;
-			assert_true(btree_lookup(&fs->extent_tree, &item.key, &path));
+			assert_true(btree_lookup(&fs->extent_tree, btree_item_key(&item), &path));
 			assert_ptr_equal(path.nodes[0], leaf);
 			assert_int_equal(path.slots[0], s);
 			assert_memory_equal(btree_path_item(&path), &item, sizeof(item));
-			assert_memory_equal(btree_lookup_le(&fs->extent_tree, &item.key), &item, sizeof(item));
+			const struct btree_item *le = btree_lookup_le(&fs->extent_tree, btree_item_key(&item));
+			assert_memory_equal(le, &item, sizeof(item));
 			/* Just above it: not found, and the insertion point is the next slot. */
-			struct btree_key above = item.key;
+			struct btree_key above = *btree_item_key(&item);
 			above.snapshot++;
 			assert_false(btree_lookup(&fs->extent_tree, &above, &path));
 			assert_int_equal(path.slots[0], s + 1);
-			members += (leaf->flags & TREE_BLOCK_RUNS) && item.key.type == BTRFS_EXTENT_DATA_REF_KEY;
+			members += (leaf->flags & TREE_BLOCK_RUNS) &&
+				   btree_item_key(&item)->type == BTRFS_EXTENT_DATA_REF_KEY;
 		}
 	}
 	assert_true(members > 0);
@@ -218,20 +220,20 @@ static void test_tree_check_fails_on_a_run_that_does_not_add_up_to_the_leaf(void
 		/* The stored entries: a run of keyed backrefs counts its items. */
 		for (uint32_t e = 0, items = 0; items < leaf->nritems && !run; e++) {
 			struct btree_item *entry = &leaf->items[e];
-			bool keyed = entry->key.type == BTRFS_EXTENT_DATA_REF_KEY ||
-				     entry->key.type == BTRFS_TREE_BLOCK_REF_KEY;
-			bool is_run = keyed && entry->payload.value > 1;
-			items += is_run ? (uint32_t)entry->payload.value : 1;
-			if (is_run && entry->key.type == BTRFS_EXTENT_DATA_REF_KEY)
+			bool keyed = btree_item_key(entry)->type == BTRFS_EXTENT_DATA_REF_KEY ||
+				     btree_item_key(entry)->type == BTRFS_TREE_BLOCK_REF_KEY;
+			bool is_run = keyed && btree_item_payload(entry)->value > 1;
+			items += is_run ? (uint32_t)btree_item_payload(entry)->value : 1;
+			if (is_run && btree_item_key(entry)->type == BTRFS_EXTENT_DATA_REF_KEY)
 				run = entry;
 		}
 	}
 	assert_non_null(run);
-	run->payload.value++;
+	btree_item_payload_for_write(run)->value++;
 	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT ", BT9 runs that do not add up",
 						leaf->bytenr);
 	fixture_assert_fs_corrupt(fs, want);
-	run->payload.value--;
+	btree_item_payload_for_write(run)->value--;
 	fixture_assert_fs_ok(fs, "after the repair");
 	fs_free(fs);
 }

@@ -24,7 +24,7 @@ static void insert(struct tree_fixture *f, uint64_t objectid, uint64_t offset, u
 	union item_payload payload = { .value = objectid * 1000003u + offset };
 	struct btree_item *item = btree_insert_item(&f->tree, &f->txn, &key, size, &payload);
 	assert_non_null(item);
-	assert_int_equal(item->size, size);
+	assert_int_equal(btree_item_size(item), size);
 }
 
 /* Every leaf of the subtree, left to right. */
@@ -127,7 +127,8 @@ static void test_btree_insert_in_random_order_with_commits_keeps_b1_to_b5_after_
 		struct btree_key key = fixture_key(1 + i / 64, i % 64);
 		struct btree_path path;
 		assert_true(btree_lookup(&f->tree, &key, &path));
-		assert_int_equal(btree_path_item(&path)->payload.value, key.objectid * 1000003u + key.offset);
+		assert_int_equal(btree_item_payload(btree_path_item(&path))->value,
+				 key.objectid * 1000003u + key.offset);
 	}
 	tree_fixture_free(f);
 }
@@ -283,10 +284,10 @@ static void test_btree_lookup_le_finds_the_predecessor_across_leaves(void **stat
 		struct btree_key odd = fixture_key(1, 2 * i + 1), even = fixture_key(1, 2 * i);
 		const struct btree_item *item = btree_lookup_le(&f->tree, &odd);
 		assert_non_null(item);
-		assert_int_equal(item->key.offset, 2 * i);
+		assert_int_equal(btree_item_key(item)->offset, 2 * i);
 		item = btree_lookup_le(&f->tree, &even);
 		assert_non_null(item);
-		assert_int_equal(item->key.offset, 2 * i);
+		assert_int_equal(btree_item_key(item)->offset, 2 * i);
 	}
 	/* Just below each leaf's first key is the previous leaf's last item. */
 	g_autoptr(GPtrArray) leaves = g_ptr_array_new();
@@ -294,11 +295,12 @@ static void test_btree_lookup_le_finds_the_predecessor_across_leaves(void **stat
 	assert_true(leaves->len > 50);
 	for (unsigned j = 1; j < leaves->len; j++) {
 		const struct tree_block *leaf = leaves->pdata[j], *prev = leaves->pdata[j - 1];
-		struct btree_key probe = leaf->items[0].key;
+		struct btree_key probe = *btree_item_key(btree_leaf_item(leaf, 0));
 		probe.offset--;
 		const struct btree_item *item = btree_lookup_le(&f->tree, &probe);
 		assert_non_null(item);
-		assert_int_equal(btree_key_compare(&item->key, &prev->items[prev->nritems - 1].key), 0);
+		const struct btree_item *prev_last = btree_leaf_item(prev, prev->nritems - 1);
+		assert_int_equal(btree_key_compare(btree_item_key(item), btree_item_key(prev_last)), 0);
 	}
 	tree_fixture_free(f);
 }
@@ -314,7 +316,7 @@ static void test_btree_lookup_le_below_the_first_key_is_null(void **state)
 	struct btree_key past = fixture_key(2, 0);
 	const struct btree_item *last = btree_lookup_le(&f->tree, &past);
 	assert_non_null(last);
-	assert_int_equal(last->key.offset, 1000);
+	assert_int_equal(btree_item_key(last)->offset, 1000);
 	tree_fixture_free(f);
 }
 
@@ -340,14 +342,14 @@ static void test_btree_change_to_a_block_of_the_running_transaction_is_in_place(
 	uint64_t cowed = f->txn.stats.blocks_cowed, leaf_bytenr = before.nodes[0]->bytenr;
 	struct btree_item *item = btree_lookup_for_write(&f->tree, &f->txn, &key);
 	assert_non_null(item);
-	item->payload.value = 42;
+	btree_item_payload_for_write(item)->value = 42;
 	assert_int_equal(f->txn.stats.blocks_cowed, cowed);
 	assert_ptr_equal(f->tree.root, root);
 	struct btree_path after;
 	assert_true(btree_lookup(&f->tree, &key, &after));
 	assert_ptr_equal(after.nodes[0], before.nodes[0]);
 	assert_int_equal(after.nodes[0]->bytenr, leaf_bytenr);
-	assert_int_equal(btree_path_item(&after)->payload.value, 42);
+	assert_int_equal(btree_item_payload(btree_path_item(&after))->value, 42);
 	tree_fixture_assert_ok(f, "an in-place change");
 	tree_fixture_free(f);
 }
@@ -433,7 +435,7 @@ struct visit_log {
 static bool log_key(const struct btree_item *item, void *opaque)
 {
 	struct visit_log *log = opaque;
-	g_array_append_val(log->keys, item->key);
+	g_array_append_val(log->keys, *btree_item_key(item));
 	return log->keys->len != log->stop_after;
 }
 
@@ -473,14 +475,14 @@ static void test_btree_path_for_write_copies_the_path_a_lookup_found_once_per_tr
 	struct btree_path path;
 	assert_true(btree_lookup(&f->tree, &key, &path));
 	struct btree_item *item = btree_path_for_write(&f->tree, &f->txn, &path);
-	assert_int_equal(btree_key_compare(&item->key, &key), 0);
-	item->payload.value = 77;
+	assert_int_equal(btree_key_compare(btree_item_key(item), &key), 0);
+	btree_item_payload_for_write(item)->value = 77;
 	assert_int_equal(f->txn.stats.blocks_cowed, cowed + height);
 	tree_fixture_assert_ok(f, "a path made writable after a lookup");
 	struct btree_path again;
 	assert_true(btree_lookup(&f->tree, &key, &again));
 	assert_same_path(&again, &path);
-	assert_int_equal(btree_path_item(&again)->payload.value, 77);
+	assert_int_equal(btree_item_payload(btree_path_item(&again))->value, 77);
 	btree_path_for_write(&f->tree, &f->txn, &again);
 	assert_int_equal(f->txn.stats.blocks_cowed, cowed + height);
 	tree_fixture_free(f);
@@ -587,7 +589,7 @@ static void test_btree_other_change_to_a_leaf_with_overlay_gives_it_own_items_wi
 	write_atime(f, 500, 7);
 	struct btree_key key = inode_key(501);
 	struct btree_item *item = btree_lookup_for_write(&f->tree, &f->txn, &key);
-	item->payload.inode.mtime = 99;
+	btree_item_payload_for_write(item)->inode.mtime = 99;
 
 	struct tree_block *leaf = leaf_of(&f->tree, 500);
 	assert_ptr_not_equal(leaf->items, leaf_of(snapshot, 500)->items);
@@ -595,7 +597,7 @@ static void test_btree_other_change_to_a_leaf_with_overlay_gives_it_own_items_wi
 	struct btree_path path;
 	key = inode_key(500);
 	assert_true(btree_lookup(&f->tree, &key, &path));
-	assert_int_equal(btree_path_item(&path)->payload.inode.atime, 7);
+	assert_int_equal(btree_item_payload(btree_path_item(&path))->inode.atime, 7);
 	assert_int_equal(atime_of(snapshot, 500), 1500);
 	tree_fixture_assert_ok(f, "a change after an atime write to a shared leaf");
 	tree_fixture_free(f);
@@ -621,7 +623,7 @@ static void test_btree_atime_write_without_a_snapshot_changes_the_copy_in_place(
 	struct btree_key key = inode_key(500);
 	struct btree_path path;
 	assert_true(btree_lookup(&f->tree, &key, &path));
-	assert_int_equal(btree_path_item(&path)->payload.inode.atime, 7);
+	assert_int_equal(btree_item_payload(btree_path_item(&path))->inode.atime, 7);
 	tree_fixture_assert_ok(f, "a commit after an atime write");
 	tree_fixture_free(f);
 }
@@ -645,13 +647,14 @@ static void overlay_rounds(uint32_t nodesize)
 	struct tree_fixture *f = inode_tree_of(nodesize);
 	for (uint64_t k = 1; k <= 2000; k++) {
 		struct btree_key key = inode_key(k);
-		btree_lookup_for_write(&f->tree, &f->txn, &key)->payload.inode.atime = 1000;
+		btree_item_payload_for_write(btree_lookup_for_write(&f->tree, &f->txn, &key))->inode.atime = 1000;
 	}
 	tree_fixture_commit(f);
 	struct btree *snapshot = tree_fixture_clone_root(f, 256);
 	tree_fixture_commit(f);
 	const struct tree_block *shared = leaf_of(snapshot, 500);
-	uint64_t first = shared->items[0].key.objectid, last = shared->items[shared->nritems - 1].key.objectid;
+	uint64_t first = btree_item_key(btree_leaf_item(shared, 0))->objectid;
+	uint64_t last = btree_item_key(btree_leaf_item(shared, shared->nritems - 1))->objectid;
 	int64_t expected[2001];
 	for (uint64_t k = first; k <= last; k++)
 		expected[k] = 1000;
@@ -712,15 +715,15 @@ static void test_btree_resize_grows_an_item_and_splits_its_full_leaf(void **stat
 	struct btree_key key = fixture_key(1, count / 2);
 	struct btree_item *item = btree_resize_item(&f->tree, &f->txn, &key, 1000);
 	assert_non_null(item);
-	assert_int_equal(item->size, 1000);
+	assert_int_equal(btree_item_size(item), 1000);
 	tree_fixture_assert_ok(f, "growing an item of a full leaf");
 	struct btree_stats stats = stats_of(&f->tree);
 	assert_int_equal(stats.leaves, 2);
 	assert_int_equal(stats.items, count + 1);
 	struct btree_path path;
 	assert_true(btree_lookup(&f->tree, &key, &path));
-	assert_int_equal(btree_path_item(&path)->size, 1000);
-	assert_int_equal(btree_path_item(&path)->payload.value, key.objectid * 1000003u + key.offset);
+	assert_int_equal(btree_item_size(btree_path_item(&path)), 1000);
+	assert_int_equal(btree_item_payload(btree_path_item(&path))->value, key.objectid * 1000003u + key.offset);
 	tree_fixture_free(f);
 }
 
@@ -734,7 +737,7 @@ static void test_btree_resize_shrinks_an_item_in_its_leaf(void **state)
 	struct btree_key key = fixture_key(1, 4);
 	struct btree_item *item = btree_resize_item(&f->tree, &f->txn, &key, 10);
 	assert_non_null(item);
-	assert_int_equal(item->size, 10);
+	assert_int_equal(btree_item_size(item), 10);
 	assert_int_equal(stats_of(&f->tree).leaf_bytes, bytes - 290);
 	assert_int_equal(f->txn.stats.blocks_cowed, cowed);
 	tree_fixture_assert_ok(f, "shrinking an item");

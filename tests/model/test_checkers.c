@@ -55,8 +55,8 @@ struct first_extent {
 static bool find_extent(const struct btree_item *item, void *opaque)
 {
 	struct first_extent *f = opaque;
-	if (item->key.type == BTRFS_EXTENT_DATA_KEY && item->payload.file_extent.extent)
-		f->extent = item->payload.file_extent.extent;
+	if (btree_item_key(item)->type == BTRFS_EXTENT_DATA_KEY && btree_item_payload(item)->file_extent.extent)
+		f->extent = btree_item_payload(item)->file_extent.extent;
 	return !f->extent;
 }
 
@@ -105,14 +105,14 @@ static void test_btree_check_fails_when_two_keys_of_a_leaf_are_out_of_order(void
 {
 	struct tree_fixture *f = two_level_tree();
 	struct tree_block *leaf = f->tree.root->children[1].block;
-	struct btree_key second = leaf->items[1].key;
-	leaf->items[1].key = leaf->items[2].key;
-	leaf->items[2].key = second;
+	struct btree_item second = leaf->items[1];
+	leaf->items[1] = leaf->items[2];
+	leaf->items[2] = second;
 	g_autofree char *want = g_strdup_printf("corrupt leaf: tree %" G_GUINT64_FORMAT " block %" G_GUINT64_FORMAT ", BT1 key (",
 						(uint64_t)BTRFS_FS_TREE_OBJECTID, leaf->bytenr);
 	assert_tree_corrupt(f, want);
-	leaf->items[2].key = leaf->items[1].key;
-	leaf->items[1].key = second;
+	leaf->items[2] = leaf->items[1];
+	leaf->items[1] = second;
 	tree_fixture_free(f);
 }
 
@@ -135,17 +135,27 @@ static void test_btree_check_fails_when_a_node_skips_a_level(void **state)
 	tree_fixture_free(f);
 }
 
+/* Breaks BT4 the way no btree.c function can: the one place outside the btree
+ * module that writes an item's size, so it names the layout on purpose. */
+static void grow_first_item_behind_btree(struct tree_block *leaf, int bytes)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+	leaf->items[0].size = (uint16_t)(leaf->items[0].size + bytes);
+#pragma GCC diagnostic pop
+}
+
 static void test_btree_check_fails_when_a_leaf_holds_more_than_fits(void **state)
 {
 	struct tree_fixture *f = two_level_tree();
 	struct tree_block *leaf = f->tree.root->children[0].block;
-	leaf->items[0].size += 4096;
+	grow_first_item_behind_btree(leaf, 4096);
 	leaf->leaf_bytes += 4096;
 	g_autofree char *want = g_strdup_printf("BT4 %u bytes of items in a %u-byte leaf", leaf->leaf_bytes,
 						4096 - BTRFS_HEADER_SIZE);
 	assert_tree_corrupt(f, want);
 	leaf->leaf_bytes -= 4096;
-	leaf->items[0].size -= 4096;
+	grow_first_item_behind_btree(leaf, -4096);
 	tree_fixture_free(f);
 }
 
@@ -613,7 +623,7 @@ static void test_extent_tree_check_fails_when_an_extent_item_has_a_data_ref_too_
 	struct btree_key key = BTRFS_KEY(extent->bytenr, BTRFS_EXTENT_ITEM_KEY, extent->num_bytes);
 	struct btree_path path;
 	assert_true(btree_lookup(&fs->extent_tree, &key, &path));
-	uint32_t size = btree_path_item(&path)->size;
+	uint32_t size = btree_item_size(btree_path_item(&path));
 	assert_non_null(btree_resize_item(&fs->extent_tree, &fs->txn, &key, size + BTRFS_INLINE_DATA_REF_SIZE));
 	g_autofree char *want = expected("extent item", extent->bytenr, "ET3 size");
 	fixture_assert_fs_corrupt(fs, want);
@@ -639,7 +649,7 @@ static void test_extent_tree_check_fails_when_a_block_group_item_says_other_used
 	const struct chunk *chunk = &blockstore_chunks(fs->store, &count)[1];
 	assert_true(chunk->data);
 	struct btree_key key = BTRFS_KEY(chunk->start, BTRFS_BLOCK_GROUP_ITEM_KEY, chunk->length);
-	btree_lookup_for_write(&fs->extent_tree, &fs->txn, &key)->payload.value += 4096;
+	btree_item_payload_for_write(btree_lookup_for_write(&fs->extent_tree, &fs->txn, &key))->value += 4096;
 	g_autofree char *want = expected("block group item", chunk->start, "ET4 used");
 	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
@@ -713,7 +723,7 @@ static void test_root_tree_check_fails_on_an_item_of_a_type_it_never_holds(void 
 
 static bool first_csum(const struct btree_item *item, void *opaque)
 {
-	*(struct btree_key *)opaque = item->key;
+	*(struct btree_key *)opaque = *btree_item_key(item);
 	return false;
 }
 
@@ -760,7 +770,7 @@ static void test_free_space_tree_check_fails_when_a_group_says_other_free_bytes(
 	const struct chunk *chunk = &blockstore_chunks(fs->store, &count)[1];
 	assert_true(chunk->data); /* unchanged by the change to the free-space tree (FS2) */
 	struct btree_key key = BTRFS_KEY(chunk->start, BTRFS_FREE_SPACE_EXTENT_KEY, chunk->length);
-	btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &key)->payload.value -= 4096;
+	btree_item_payload_for_write(btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &key))->value -= 4096;
 	g_autofree char *want = expected("free space extent", chunk->start, "FS2 free bytes");
 	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
@@ -836,7 +846,8 @@ static void test_keyed_design_check_fails_on_a_whiteout_that_hides_nothing(void 
 {
 	struct fs *fs = populated("keyed");
 	struct btree_key key = BTREE_VERSIONED_KEY(100000, BTRFS_INODE_ITEM_KEY, 0, KEYED_TOP_ID);
-	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, 0, NULL)->whiteout = true;
+	struct btree *tree = fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree;
+	btree_item_set_whiteout(btree_insert_item(tree, &fs->txn, &key, 0, NULL), true);
 	g_autofree char *want = expected("whiteout", 100000, "DK6 hides nothing, at snapshot 2");
 	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
@@ -850,7 +861,8 @@ static void test_keyed_design_check_fails_on_a_whiteout_with_bytes(void **state)
 	struct btree_key key = BTREE_VERSIONED_KEY(FS_ROOT_DIR_INODE, BTRFS_INODE_REF_KEY, FS_ROOT_DIR_INODE, KEYED_TOP_ID);
 	struct btree_path path;
 	assert_false(btree_lookup(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &key, &path));
-	btree_insert_item(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree, &fs->txn, &key, 8, NULL)->whiteout = true;
+	struct btree *tree = fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree;
+	btree_item_set_whiteout(btree_insert_item(tree, &fs->txn, &key, 8, NULL), true);
 	g_autofree char *want = expected("whiteout", FS_ROOT_DIR_INODE, "DK6 size, 8");
 	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);

@@ -33,15 +33,15 @@ static void add_files(struct tree_fixture *f, uint64_t n)
 
 static struct data_extent *extent_of(const struct tree_block *leaf, uint32_t slot)
 {
-	assert_int_equal(leaf->items[slot].key.type, BTRFS_EXTENT_DATA_KEY);
-	return leaf->items[slot].payload.file_extent.extent;
+	assert_int_equal(btree_item_key(btree_leaf_item(leaf, slot))->type, BTRFS_EXTENT_DATA_KEY);
+	return btree_item_payload(btree_leaf_item(leaf, slot))->file_extent.extent;
 }
 
 /* The data extent of the leaf's first EXTENT_DATA item. */
 static struct data_extent *first_extent(const struct tree_block *leaf)
 {
 	for (uint32_t i = 0; i < leaf->nritems; i++)
-		if (leaf->items[i].key.type == BTRFS_EXTENT_DATA_KEY)
+		if (btree_item_key(btree_leaf_item(leaf, i))->type == BTRFS_EXTENT_DATA_KEY)
 			return extent_of(leaf, i);
 	fail_msg("leaf %" G_GUINT64_FORMAT " maps no data", leaf->bytenr);
 	return NULL;
@@ -65,7 +65,7 @@ static struct btree_key key_under_first_node(const struct btree *tree, struct tr
 {
 	*node = tree->root->children[0].block;
 	*leaf = (*node)->children[1].block;
-	return (*leaf)->items[0].key;
+	return *btree_item_key(btree_leaf_item(*leaf, 0));
 }
 
 /* --- snapshot-like copies -------------------------------------------------- */
@@ -97,7 +97,7 @@ static void test_refs_clone_of_a_leaf_root_gives_each_data_extent_two_references
 	tree_fixture_assert_ok(f, "cloning a leaf root");
 	const struct tree_block *leaf = f->tree.root;
 	for (uint32_t i = 0; i < leaf->nritems; i++) {
-		if (leaf->items[i].key.type != BTRFS_EXTENT_DATA_KEY)
+		if (btree_item_key(btree_leaf_item(leaf, i))->type != BTRFS_EXTENT_DATA_KEY)
 			continue;
 		assert_int_equal(extent_of(leaf, i)->data_refs, 2);
 		assert_int_equal(extent_of(leaf, i)->shared_refs, 0);
@@ -136,7 +136,7 @@ static void test_refs_owner_cowing_a_shared_node_sets_full_backref_and_gives_its
 	assert_int_equal(leaf->tree_refs, 0);
 	assert_int_equal(leaf->shared_refs, 1);
 	for (uint32_t i = 0; i < leaf->nritems; i++) {
-		if (leaf->items[i].key.type != BTRFS_EXTENT_DATA_KEY)
+		if (btree_item_key(btree_leaf_item(leaf, i))->type != BTRFS_EXTENT_DATA_KEY)
 			continue;
 		assert_int_equal(extent_of(leaf, i)->data_refs, 1);
 		assert_int_equal(extent_of(leaf, i)->shared_refs, 1);
@@ -298,7 +298,7 @@ static uint32_t metadata_item_size(struct tree_fixture *f, const struct tree_blo
 	struct btree_path path;
 	if (!btree_lookup(&f->extent_tree, &key, &path))
 		fail_msg("no METADATA_ITEM for block %" G_GUINT64_FORMAT, block->bytenr);
-	return btree_path_item(&path)->size;
+	return btree_item_size(btree_path_item(&path));
 }
 
 static void test_refs_commit_writes_extent_items_sized_by_their_refs(void **state)
@@ -320,7 +320,7 @@ static void test_refs_commit_writes_extent_items_sized_by_their_refs(void **stat
 	struct btree_key key = BTRFS_KEY(extent->bytenr, BTRFS_EXTENT_ITEM_KEY, extent->num_bytes);
 	struct btree_path path;
 	assert_true(btree_lookup(&g->extent_tree, &key, &path));
-	assert_int_equal(btree_path_item(&path)->size, 82);
+	assert_int_equal(btree_item_size(btree_path_item(&path)), 82);
 	tree_fixture_assert_ok(g, "a shared leaf root, committed");
 	tree_fixture_free(g);
 	tree_fixture_free(f);
