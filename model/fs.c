@@ -80,6 +80,12 @@ static uint64_t held_by_queued_work(const struct fs *fs)
 	       fs->delalloc_reserved;
 }
 
+/* Would the reservation of `items` be granted now, beside the queued work? */
+static bool ticket_fits(const struct fs *fs, unsigned items)
+{
+	return blockstore_reserve_fits(fs->store, items, held_by_queued_work(fs));
+}
+
 /* A reservation the kernel would not grant at once waits on a ticket while
  * the flusher works through its states (space-info.c flush_space()); the
  * first two are the ones that free reservations without a commit:
@@ -91,30 +97,28 @@ static uint64_t held_by_queued_work(const struct fs *fs)
  * docs/btrfs-ground-truth.md section 11) and fills the fs tree's leaves. */
 static void flush_for_ticket(struct fs *fs, unsigned items)
 {
-	if (blockstore_reserve_fits(fs->store, items, held_by_queued_work(fs)))
+	if (ticket_fits(fs, items))
 		return;
 	fs->counters.reserve_tickets++;
 	delayed_items_run(fs);
-	if (!blockstore_reserve_fits(fs->store, items, held_by_queued_work(fs)))
+	if (!ticket_fits(fs, items))
 		fs->txn.ops->run_queued(&fs->txn);
 	/* FLUSH_DELALLOC: the pending writes go in, and their reservations
 	 * with them (the kernel writes back what it needs; the model all). */
-	if (!blockstore_reserve_fits(fs->store, items, held_by_queued_work(fs)))
+	if (!ticket_fits(fs, items))
 		fs_flush_writeback(fs, NULL);
 	/* ALLOC_CHUNK: a chunk the kernel would allocate unforced (80 % used). */
-	if (!blockstore_reserve_fits(fs->store, items, held_by_queued_work(fs)) &&
-	    blockstore_metadata_wants_chunk(fs->store))
+	if (!ticket_fits(fs, items) && blockstore_metadata_wants_chunk(fs->store))
 		blockstore_force_metadata_chunk(fs->store);
 	/* COMMIT_TRANS: the first cycle skips ALLOC_CHUNK_FORCE and commits
 	 * (btrfs_async_reclaim_metadata_space() forces only once commit_cycles
 	 * > 0), which returns the pinned blocks; a ticket that outlives that
 	 * gets ALLOC_CHUNK_FORCE. Traced: docs/btrfs-ground-truth.md section 13. */
-	if (!blockstore_reserve_fits(fs->store, items, held_by_queued_work(fs))) {
+	if (!ticket_fits(fs, items)) {
 		fs_commit(fs);
 		fs->counters.ticket_commits++;
 	}
-	if (!blockstore_reserve_fits(fs->store, items, held_by_queued_work(fs)) &&
-	    blockstore_force_metadata_chunk(fs->store))
+	if (!ticket_fits(fs, items) && blockstore_force_metadata_chunk(fs->store))
 		fs->counters.forced_chunks++;
 }
 

@@ -417,15 +417,16 @@ static bool write_looks_inline(const struct fs *fs, const struct pending_write *
 	return fits_inline(fs, w->offset, w->length, w->length);
 }
 
-/* The order the queued writes reach the trees: one inode's (fsync,
- * truncate) in submission order; a whole flush as fs_writeback_order(). */
+/* The order the queued writes reach the trees: a whole flush as
+ * fs_writeback_order(); one inode's (fsync, truncate: it waits for its
+ * ordered extents) in submission order, lag 0. */
 static unsigned *flush_order(const struct fs *fs, const GArray *queue, bool whole)
 {
 	unsigned *order = g_new(unsigned, queue->len);
 	g_autofree bool *is_inline = g_new(bool, queue->len);
 	for (unsigned i = 0; i < queue->len; i++)
-		is_inline[i] = !whole || write_looks_inline(fs, &g_array_index(queue, struct pending_write, i));
-	fs_writeback_order(is_inline, queue->len, FS_ORDERED_COMPLETION_LAG, order);
+		is_inline[i] = write_looks_inline(fs, &g_array_index(queue, struct pending_write, i));
+	fs_writeback_order(is_inline, queue->len, whole ? FS_ORDERED_COMPLETION_LAG : 0, order);
 	return order;
 }
 
