@@ -56,6 +56,37 @@ uint32_t btree_node_capacity(uint32_t nodesize)
 	return btrfs_nodeptrs_per_block(nodesize);
 }
 
+/* --- payloads by kind ------------------------------------------------- */
+
+/* The bytes of a payload of each kind; the rest of a union item_payload
+ * handed to an insert must be zero (payload_fits_kind). */
+static const uint8_t payload_kind_bytes[] = {
+	[BTREE_PAYLOAD_VALUE] = sizeof(uint64_t),
+	[BTREE_PAYLOAD_INODE] = sizeof(struct item_inode),
+	[BTREE_PAYLOAD_DIR] = sizeof(struct item_dir),
+	[BTREE_PAYLOAD_FILE_EXTENT] = sizeof(struct item_file_extent),
+};
+
+static bool payload_fits_kind(uint8_t type, const union item_payload *payload)
+{
+	const unsigned char *bytes = (const unsigned char *)payload;
+	for (size_t i = payload_kind_bytes[btree_payload_kind(type)]; i < sizeof(*payload); i++)
+		if (bytes[i])
+			return false;
+	return true;
+}
+
+void btree_item_wrong_kind(const struct btree_item *item, enum btree_payload_kind kind)
+{
+	g_error("btree: item (%" PRIu64 " %u %" PRIu64 ") has a payload of kind %d, not %d", item->key.objectid,
+		item->key.type, item->key.offset, btree_payload_kind(item->key.type), kind);
+}
+
+union item_payload btree_item_payload_copy(const struct btree_item *item)
+{
+	return item->payload;
+}
+
 static inline uint32_t item_bytes(const struct btree_item *item)
 {
 	return BTRFS_ITEM_HEADER_SIZE + item->size;
@@ -1634,9 +1665,12 @@ static void leaf_insert_at(struct btree_path *path, const struct btree_key *key,
 	item->key = *key;
 	item->size = (uint16_t)size; /* fits: BT4, checked by the caller */
 	item->whiteout = false;
-	if (payload)
+	if (payload) {
+		if (!payload_fits_kind(key->type, payload))
+			g_error("btree: item (%" PRIu64 " %u %" PRIu64 ") inserted with bytes beyond its payload's kind",
+				key->objectid, key->type, key->offset);
 		item->payload = *payload;
-	else
+	} else
 		memset(&item->payload, 0, sizeof(item->payload));
 	leaf->nritems++;
 	leaf->leaf_bytes += item_bytes(item);

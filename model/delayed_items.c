@@ -383,7 +383,7 @@ static bool check_indexes(const struct delayed_node *node, GError **error)
 		floor = d->index;
 		const struct btree_item *entry =
 			fs_dir_lookup(node->sv, node->inode, d->payload.dir.name, d->payload.dir.name_len);
-		if (!entry || btree_item_payload(entry)->dir.index != d->index)
+		if (!entry || btree_item_dir(entry)->index != d->index)
 			return corrupt(error, node, "DI3 an index without its DIR_ITEM");
 	}
 	return true;

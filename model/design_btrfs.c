@@ -102,7 +102,7 @@ static void btrfs_write_inode_atime_near(struct fs *fs, struct subvolume *sv, ui
 {
 	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
 	if (!btrfs_lookup_near(sv, &key, near)) {
-		btree_item_payload_for_write(btrfs_lookup_for_write(fs, sv, &key))->inode.atime = atime;
+		btree_item_inode_for_write(btrfs_lookup_for_write(fs, sv, &key))->atime = atime;
 		return;
 	}
 	btree_path_write_inode_atime(sv->tree, &fs->txn, near, atime);

@@ -21,7 +21,7 @@ static uint32_t leaf_capacity(uint32_t nodesize)
 static void insert(struct tree_fixture *f, uint64_t objectid, uint64_t offset, uint32_t size)
 {
 	struct btree_key key = fixture_key(objectid, offset);
-	union item_payload payload = { .value = objectid * 1000003u + offset };
+	union item_payload payload = { .inode = { .size = objectid * 1000003u + offset } };
 	struct btree_item *item = btree_insert_item(&f->tree, &f->txn, &key, size, &payload);
 	assert_non_null(item);
 	assert_int_equal(btree_item_size(item), size);
@@ -127,7 +127,7 @@ static void test_btree_insert_in_random_order_with_commits_keeps_b1_to_b5_after_
 		struct btree_key key = fixture_key(1 + i / 64, i % 64);
 		struct btree_path path;
 		assert_true(btree_lookup(&f->tree, &key, &path));
-		assert_int_equal(btree_item_payload(btree_path_item(&path))->value,
+		assert_int_equal(btree_item_inode(btree_path_item(&path))->size,
 				 key.objectid * 1000003u + key.offset);
 	}
 	tree_fixture_free(f);
@@ -342,14 +342,14 @@ static void test_btree_change_to_a_block_of_the_running_transaction_is_in_place(
 	uint64_t cowed = f->txn.stats.blocks_cowed, leaf_bytenr = before.nodes[0]->bytenr;
 	struct btree_item *item = btree_lookup_for_write(&f->tree, &f->txn, &key);
 	assert_non_null(item);
-	btree_item_payload_for_write(item)->value = 42;
+	btree_item_inode_for_write(item)->size = 42;
 	assert_int_equal(f->txn.stats.blocks_cowed, cowed);
 	assert_ptr_equal(f->tree.root, root);
 	struct btree_path after;
 	assert_true(btree_lookup(&f->tree, &key, &after));
 	assert_ptr_equal(after.nodes[0], before.nodes[0]);
 	assert_int_equal(after.nodes[0]->bytenr, leaf_bytenr);
-	assert_int_equal(btree_item_payload(btree_path_item(&after))->value, 42);
+	assert_int_equal(btree_item_inode(btree_path_item(&after))->size, 42);
 	tree_fixture_assert_ok(f, "an in-place change");
 	tree_fixture_free(f);
 }
@@ -476,13 +476,13 @@ static void test_btree_path_for_write_copies_the_path_a_lookup_found_once_per_tr
 	assert_true(btree_lookup(&f->tree, &key, &path));
 	struct btree_item *item = btree_path_for_write(&f->tree, &f->txn, &path);
 	assert_int_equal(btree_key_compare(btree_item_key(item), &key), 0);
-	btree_item_payload_for_write(item)->value = 77;
+	btree_item_inode_for_write(item)->size = 77;
 	assert_int_equal(f->txn.stats.blocks_cowed, cowed + height);
 	tree_fixture_assert_ok(f, "a path made writable after a lookup");
 	struct btree_path again;
 	assert_true(btree_lookup(&f->tree, &key, &again));
 	assert_same_path(&again, &path);
-	assert_int_equal(btree_item_payload(btree_path_item(&again))->value, 77);
+	assert_int_equal(btree_item_inode(btree_path_item(&again))->size, 77);
 	btree_path_for_write(&f->tree, &f->txn, &again);
 	assert_int_equal(f->txn.stats.blocks_cowed, cowed + height);
 	tree_fixture_free(f);
@@ -589,7 +589,7 @@ static void test_btree_other_change_to_a_leaf_with_overlay_gives_it_own_items_wi
 	write_atime(f, 500, 7);
 	struct btree_key key = inode_key(501);
 	struct btree_item *item = btree_lookup_for_write(&f->tree, &f->txn, &key);
-	btree_item_payload_for_write(item)->inode.mtime = 99;
+	btree_item_inode_for_write(item)->mtime = 99;
 
 	struct tree_block *leaf = leaf_of(&f->tree, 500);
 	assert_ptr_not_equal(leaf->items, leaf_of(snapshot, 500)->items);
@@ -597,7 +597,7 @@ static void test_btree_other_change_to_a_leaf_with_overlay_gives_it_own_items_wi
 	struct btree_path path;
 	key = inode_key(500);
 	assert_true(btree_lookup(&f->tree, &key, &path));
-	assert_int_equal(btree_item_payload(btree_path_item(&path))->inode.atime, 7);
+	assert_int_equal(btree_item_inode(btree_path_item(&path))->atime, 7);
 	assert_int_equal(atime_of(snapshot, 500), 1500);
 	tree_fixture_assert_ok(f, "a change after an atime write to a shared leaf");
 	tree_fixture_free(f);
@@ -623,7 +623,7 @@ static void test_btree_atime_write_without_a_snapshot_changes_the_copy_in_place(
 	struct btree_key key = inode_key(500);
 	struct btree_path path;
 	assert_true(btree_lookup(&f->tree, &key, &path));
-	assert_int_equal(btree_item_payload(btree_path_item(&path))->inode.atime, 7);
+	assert_int_equal(btree_item_inode(btree_path_item(&path))->atime, 7);
 	tree_fixture_assert_ok(f, "a commit after an atime write");
 	tree_fixture_free(f);
 }
@@ -647,7 +647,7 @@ static void overlay_rounds(uint32_t nodesize)
 	struct tree_fixture *f = inode_tree_of(nodesize);
 	for (uint64_t k = 1; k <= 2000; k++) {
 		struct btree_key key = inode_key(k);
-		btree_item_payload_for_write(btree_lookup_for_write(&f->tree, &f->txn, &key))->inode.atime = 1000;
+		btree_item_inode_for_write(btree_lookup_for_write(&f->tree, &f->txn, &key))->atime = 1000;
 	}
 	tree_fixture_commit(f);
 	struct btree *snapshot = tree_fixture_clone_root(f, 256);
@@ -808,7 +808,7 @@ static void test_btree_resize_grows_an_item_and_splits_its_full_leaf(void **stat
 	struct btree_path path;
 	assert_true(btree_lookup(&f->tree, &key, &path));
 	assert_int_equal(btree_item_size(btree_path_item(&path)), 1000);
-	assert_int_equal(btree_item_payload(btree_path_item(&path))->value, key.objectid * 1000003u + key.offset);
+	assert_int_equal(btree_item_inode(btree_path_item(&path))->size, key.objectid * 1000003u + key.offset);
 	tree_fixture_free(f);
 }
 
