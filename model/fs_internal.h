@@ -184,8 +184,10 @@ void fs_delete_inode_items(struct fs *fs, struct subvolume *subvolume, uint64_t 
  * design's item view: model/design.h. */
 
 /* atime_policy.c */
-/* An access (read, readdir) of an existing inode; *near as subvol_lookup_near. */
-int fs_access_inode(struct fs *fs, const struct inode_location *where, struct btree_path *near, bool *updated);
+/* An access (read, readdir) of an existing inode whose item `inode` the
+ * caller's lookup near *near (as subvol_lookup_near) has just found. */
+int fs_access_inode(struct fs *fs, const struct inode_location *where, const struct btree_item *inode,
+		    struct btree_path *near, bool *updated);
 /* The policy's per-subvolume storage (atime_policy.h): at mkfs, and
  * following a snapshot's creation and deletion. */
 void fs_atime_subvolume_init(struct fs *fs, struct subvolume *sv);
