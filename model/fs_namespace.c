@@ -144,28 +144,52 @@ struct dir_match {
 	const struct btree_item *found;
 };
 
+static bool entry_is_named(const struct btree_item *item, const char *name, uint16_t name_len)
+{
+	const union item_payload *entry = btree_item_payload(item);
+	return entry->dir.name_len == name_len && !memcmp(entry->dir.name, name, name_len);
+}
+
 static bool match_name(const struct btree_item *item, void *opaque)
 {
 	struct dir_match *m = opaque;
-	const union item_payload *entry = btree_item_payload(item);
-	if (entry->dir.name_len == m->name_len && !memcmp(entry->dir.name, m->name, m->name_len)) {
+	if (entry_is_named(item, m->name, m->name_len)) {
 		m->found = item;
 		return false;
 	}
 	return true;
 }
 
-/* The DIR_ITEM for `name` in `dir`: at its hash, or a few slots past it
- * when a collision moved it (see the top of the file). */
-static const struct btree_item *dir_lookup_near(const struct subvolume *subvolume, uint64_t dir,
-					       const char *name, uint16_t name_len, struct btree_path *near)
+/* The DIR_ITEM for `name` (whose hash is `hash`) in `dir`: at its hash, or
+ * a few slots past it when a collision moved it (see the top of the file). */
+static const struct btree_item *dir_lookup_hashed(const struct subvolume *subvolume, uint64_t dir, uint32_t hash,
+						  const char *name, uint16_t name_len, struct btree_path *near)
 {
-	uint32_t hash = fs_name_hash(name, name_len);
 	struct btree_key first = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, hash);
 	struct btree_key last = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, (uint64_t)hash + 8);
 	struct dir_match m = { name, name_len, NULL };
 	subvol_visit_range_near(subvolume, &first, &last, match_name, &m, near);
 	return m.found;
+}
+
+static const struct btree_item *dir_lookup_near(const struct subvolume *subvolume, uint64_t dir,
+					       const char *name, uint16_t name_len, struct btree_path *near)
+{
+	return dir_lookup_hashed(subvolume, dir, fs_name_hash(name, name_len), name, name_len, near);
+}
+
+/* dir_lookup_near() for a name a walk expects to find: the entry at its own
+ * hash, one lookup, is the common case; the visit of the hash's range finds
+ * the rest (a collision's, and none). Both leave *near at the entry. */
+static const struct btree_item *dir_find_near(const struct subvolume *subvolume, uint64_t dir, const char *name,
+					     uint16_t name_len, struct btree_path *near)
+{
+	uint32_t hash = fs_name_hash(name, name_len);
+	struct btree_key key = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, hash);
+	const struct btree_item *entry = subvol_lookup_near(subvolume, &key, near);
+	if (entry && entry_is_named(entry, name, name_len))
+		return entry;
+	return dir_lookup_hashed(subvolume, dir, hash, name, name_len, near);
 }
 
 const struct btree_item *fs_dir_lookup(const struct subvolume *subvolume, uint64_t dir, const char *name,
@@ -202,7 +226,7 @@ static int step_into(struct fs *fs, struct inode_location *at, const char *name,
 		if (!fs_mode_is_dir(btree_item_payload(inode)->inode.mode))
 			return -ENOTDIR;
 	}
-	const struct btree_item *entry = dir_lookup_near(at->subvolume, at->inode, name, (uint16_t)length, near);
+	const struct btree_item *entry = dir_find_near(at->subvolume, at->inode, name, (uint16_t)length, near);
 	if (!entry)
 		return -ENOENT;
 	if (btree_item_payload(entry)->dir.location_is_root) {
