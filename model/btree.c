@@ -1552,7 +1552,9 @@ static void cow_found_path(struct btree *tree, struct transaction *txn, struct b
 	/* btree_search(SEARCH_CHANGE) without the searching: a copy has its
 	 * source's keys, so every slot on the path stays what it was. */
 	for (int level = path->levels - 1; level >= 0; level--) {
-		struct tree_block *b = cow_path_block(tree, txn, path, (unsigned)level);
+		struct tree_block *b = path->nodes[level];
+		if (!level || should_cow_block(txn, b)) /* a node this transaction wrote stays */
+			b = cow_path_block(tree, txn, path, (unsigned)level);
 		if (level > 0)
 			path->nodes[level - 1] = b->children[path->slots[level]].block;
 	}
