@@ -87,7 +87,7 @@ static int64_t stored_atime(const struct btree_item *inode, const struct btree_p
 {
 	if (near && near->levels && btree_path_item(near) == inode)
 		return btree_path_inode_atime(near);
-	return btree_item_payload(inode)->inode.atime;
+	return btree_item_inode(inode)->atime;
 }
 
 /* Storage in the inode item, for the policies that keep it there. */
@@ -96,7 +96,7 @@ void atime_write_inline(struct fs *fs, const struct inode_location *where, int64
 {
 	struct subvolume *sv = where->subvolume;
 	if (inode) {
-		btree_item_payload_for_write(inode)->inode.atime = atime; /* riding along with another change */
+		btree_item_inode_for_write(inode)->atime = atime; /* riding along with another change */
 		return;
 	}
 	/* near: the path the access's own lookup left, so the write does not
@@ -107,7 +107,7 @@ void atime_write_inline(struct fs *fs, const struct inode_location *where, int64
 		return;
 	}
 	inode = near ? fs_inode_item_for_write_near(fs, where, near) : fs_inode_item_for_write(fs, where);
-	btree_item_payload_for_write(inode)->inode.atime = atime;
+	btree_item_inode_for_write(inode)->atime = atime;
 }
 
 /* --- lazytime as the VFS defines it (FS_LAZYTIME_VFS) ----------------------
@@ -308,9 +308,9 @@ static int reserve_after_flushing(struct fs *fs, unsigned items)
 static bool wants_update(const struct fs *fs, const struct subvolume *sv, const struct btree_item *inode,
 			 int64_t stored)
 {
-	struct atime_times times = { current_atime(sv, inode, stored), btree_item_payload(inode)->inode.mtime,
-				     btree_item_payload(inode)->inode.ctime };
-	return atime_needs_update(&fs->config.atime, fs_mode_is_dir(btree_item_payload(inode)->inode.mode), &times,
+	struct atime_times times = { current_atime(sv, inode, stored), btree_item_inode(inode)->mtime,
+				     btree_item_inode(inode)->ctime };
+	return atime_needs_update(&fs->config.atime, fs_mode_is_dir(btree_item_inode(inode)->mode), &times,
 				  fs->clock_ns);
 }
 
@@ -390,7 +390,7 @@ static bool count_wanted(const struct btree_item *item, void *opaque)
 {
 	struct inode_count *c = opaque;
 	if (btree_item_key(item)->type == BTRFS_INODE_ITEM_KEY &&
-	    c->wanted(c->fs, c->sv, item, btree_item_payload(item)->inode.atime))
+	    c->wanted(c->fs, c->sv, item, btree_item_inode(item)->atime))
 		c->count++;
 	return true;
 }

@@ -56,6 +56,37 @@ uint32_t btree_node_capacity(uint32_t nodesize)
 	return btrfs_nodeptrs_per_block(nodesize);
 }
 
+/* --- payloads by kind ------------------------------------------------- */
+
+/* The bytes of a payload of each kind; the rest of a union item_payload
+ * handed to an insert must be zero (payload_fits_kind). */
+static const uint8_t payload_kind_bytes[] = {
+	[BTREE_PAYLOAD_VALUE] = sizeof(uint64_t),
+	[BTREE_PAYLOAD_INODE] = sizeof(struct item_inode),
+	[BTREE_PAYLOAD_DIR] = sizeof(struct item_dir),
+	[BTREE_PAYLOAD_FILE_EXTENT] = sizeof(struct item_file_extent),
+};
+
+static bool payload_fits_kind(uint8_t type, const union item_payload *payload)
+{
+	const unsigned char *bytes = (const unsigned char *)payload;
+	for (size_t i = payload_kind_bytes[btree_payload_kind(type)]; i < sizeof(*payload); i++)
+		if (bytes[i])
+			return false;
+	return true;
+}
+
+void btree_item_wrong_kind(const struct btree_item *item, enum btree_payload_kind kind)
+{
+	g_error("btree: item (%" PRIu64 " %u %" PRIu64 ") has a payload of kind %d, not %d", item->key.objectid,
+		item->key.type, item->key.offset, btree_payload_kind(item->key.type), kind);
+}
+
+union item_payload btree_item_payload_copy(const struct btree_item *item)
+{
+	return item->payload;
+}
+
 static inline uint32_t item_bytes(const struct btree_item *item)
 {
 	return BTRFS_ITEM_HEADER_SIZE + item->size;
@@ -1636,9 +1667,12 @@ static void leaf_insert_at(struct btree_path *path, const struct btree_key *key,
 	item->key = *key;
 	item->size = (uint16_t)size; /* fits: BT4, checked by the caller */
 	item->whiteout = false;
-	if (payload)
+	if (payload) {
+		if (!payload_fits_kind(key->type, payload))
+			g_error("btree: item (%" PRIu64 " %u %" PRIu64 ") inserted with bytes beyond its payload's kind",
+				key->objectid, key->type, key->offset);
 		item->payload = *payload;
-	else
+	} else
 		memset(&item->payload, 0, sizeof(item->payload));
 	leaf->nritems++;
 	leaf->leaf_bytes += item_bytes(item);
@@ -1703,7 +1737,7 @@ struct btree_item *btree_resize_item(struct btree *tree, struct transaction *txn
  * was a third of the cost of the throttle's records (docs/performance.md,
  * round 9).
  */
-static bool search_insert_only_copies(const struct transaction *txn, const struct btree_path *path, uint32_t ins_len)
+static inline bool search_insert_only_copies(const struct transaction *txn, const struct btree_path *path, uint32_t ins_len)
 {
 	uint32_t node_capacity = btree_node_capacity(nodesize_of(txn));
 	for (unsigned level = 1; level < path->levels; level++)
@@ -1732,6 +1766,30 @@ struct btree_item *btree_resize_item_at(struct btree *tree, struct transaction *
 	path->nodes[0]->leaf_bytes = path->nodes[0]->leaf_bytes - item->size + new_size;
 	item->size = (uint16_t)new_size;
 	return item;
+}
+
+/*
+ * btree_insert_item() from a path a lookup in this tree left: the key is
+ * looked up near it (btree_lookup_near finds the path a descent from the
+ * root finds), and when search_insert_only_copies() says btree_search(
+ * SEARCH_INSERT) would only copy that path, it is copied as the search
+ * would. A writeback inserts a file's extent beside the inode item it just
+ * looked up; the second descent was a sixth of a create (docs/performance.md,
+ * round 11c).
+ */
+struct btree_item *btree_insert_item_near(struct btree *tree, struct transaction *txn, const struct btree_key *key,
+					  uint32_t size, const union item_payload *payload, struct btree_path *path)
+{
+	uint32_t need = BTRFS_ITEM_HEADER_SIZE + size;
+	g_assert(need <= btree_leaf_capacity(nodesize_of(txn)));
+	bool exists = btree_lookup_near(tree, key, path);
+	if (search_insert_only_copies(txn, path, need))
+		cow_found_path(tree, txn, path);
+	else
+		exists = btree_search(tree, txn, key, SEARCH_INSERT, need, path);
+	g_assert(!exists);
+	leaf_insert_at(path, key, size, payload);
+	return btree_path_item(path);
 }
 
 /* Remove the pointer at path->nodes[level] slot `slot`; a node left empty

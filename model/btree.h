@@ -39,6 +39,8 @@
 #include <stdio.h>
 #include <glib.h>
 
+#include "constants.h"
+
 struct transaction;
 struct data_extent;
 
@@ -81,27 +83,57 @@ static inline int btree_key_compare(const struct btree_key *a, const struct btre
 	return 0;
 }
 
-/* The fields of an item the model reads. Which member is live follows from
- * key.type. Times are simulated nanoseconds since the epoch. */
+/* The fields of an item the model reads, one struct per kind of item; which
+ * one an item has follows from its key type (btree_payload_kind()). Times
+ * are simulated nanoseconds since the epoch. */
+struct item_inode {                       /* INODE_ITEM */
+	int64_t atime, mtime, ctime;
+	uint64_t size;                    /* i_size, bytes */
+	uint32_t nlink;
+	uint32_t mode;
+};
+struct item_dir {                         /* DIR_ITEM, DIR_INDEX */
+	uint64_t location;                /* inode number, or subvolume id */
+	uint64_t index;                   /* the entry's DIR_INDEX offset */
+	const char *name;                 /* interned by the filesystem, not owned */
+	uint16_t name_len;
+	uint8_t file_type;                /* BTRFS_FT_*: 1 file, 2 dir, 7 symlink */
+	bool location_is_root;            /* the entry is a subvolume */
+};
+struct item_file_extent {                 /* EXTENT_DATA */
+	struct data_extent *extent;       /* NULL for inline data */
+	uint64_t num_bytes;               /* bytes of the file this item maps */
+};
+
+/* Every other item has at most one number: an INODE_REF's count of names, a
+ * block group's used bytes, a keyed backref run's length (BT9) ... */
+enum btree_payload_kind {
+	BTREE_PAYLOAD_VALUE,              /* one uint64_t: btree_item_value() */
+	BTREE_PAYLOAD_INODE,
+	BTREE_PAYLOAD_DIR,
+	BTREE_PAYLOAD_FILE_EXTENT,
+};
+static inline enum btree_payload_kind btree_payload_kind(uint8_t type)
+{
+	switch (type) {
+	case BTRFS_INODE_ITEM_KEY:
+		return BTREE_PAYLOAD_INODE;
+	case BTRFS_DIR_ITEM_KEY:
+	case BTRFS_DIR_INDEX_KEY:
+		return BTREE_PAYLOAD_DIR;
+	case BTRFS_EXTENT_DATA_KEY:
+		return BTREE_PAYLOAD_FILE_EXTENT;
+	default:
+		return BTREE_PAYLOAD_VALUE;
+	}
+}
+
+/* A payload as callers hand it to an insert: the member the key's type
+ * names is stored, the rest must be zero. */
 union item_payload {
-	struct {
-		int64_t atime, mtime, ctime;
-		uint64_t size;            /* i_size, bytes */
-		uint32_t nlink;
-		uint32_t mode;
-	} inode;
-	struct {
-		uint64_t location;        /* inode number, or subvolume id */
-		uint64_t index;           /* the entry's DIR_INDEX offset */
-		const char *name;         /* interned by the filesystem, not owned */
-		uint16_t name_len;
-		uint8_t file_type;        /* BTRFS_FT_*: 1 file, 2 dir, 7 symlink */
-		bool location_is_root;    /* the entry is a subvolume */
-	} dir;
-	struct {
-		struct data_extent *extent; /* NULL for inline data */
-		uint64_t num_bytes;       /* bytes of the file this item maps */
-	} file_extent;
+	struct item_inode inode;
+	struct item_dir dir;
+	struct item_file_extent file_extent;
 	struct {
 		uint64_t count;           /* names held by an INODE_REF item */
 	} ref;
@@ -160,16 +192,58 @@ static inline void btree_item_set_whiteout(struct btree_item *item, bool whiteou
 {
 	item->whiteout = whiteout;
 }
-static inline const union item_payload *btree_item_payload(const struct btree_item *item)
+/* The payload of an item of its kind (btree_payload_kind() of its key's
+ * type; asked of another kind, the accessor stops the program). Pointers
+ * are valid as long as the item pointer they came from. The _for_write
+ * forms are for an item a writable lookup, insert or resize returned; an
+ * inode's atime goes through btree_path_write_inode_atime() instead (see
+ * the overlay). */
+#define BTREE_ITEM_OF_KIND(item, kind) \
+	(__builtin_expect(btree_payload_kind((item)->key.type) == (kind), 1) ? (void)0 : btree_item_wrong_kind(item, kind))
+G_NORETURN void btree_item_wrong_kind(const struct btree_item *item, enum btree_payload_kind kind);
+
+static inline const struct item_inode *btree_item_inode(const struct btree_item *item)
 {
-	return &item->payload;
+	BTREE_ITEM_OF_KIND(item, BTREE_PAYLOAD_INODE);
+	return &item->payload.inode;
 }
-/* For an item a writable lookup, insert or resize returned; an inode's atime
- * goes through btree_path_write_inode_atime() instead (see the overlay). */
-static inline union item_payload *btree_item_payload_for_write(struct btree_item *item)
+static inline struct item_inode *btree_item_inode_for_write(struct btree_item *item)
 {
-	return &item->payload;
+	BTREE_ITEM_OF_KIND(item, BTREE_PAYLOAD_INODE);
+	return &item->payload.inode;
 }
+static inline const struct item_dir *btree_item_dir(const struct btree_item *item)
+{
+	BTREE_ITEM_OF_KIND(item, BTREE_PAYLOAD_DIR);
+	return &item->payload.dir;
+}
+static inline struct item_dir *btree_item_dir_for_write(struct btree_item *item)
+{
+	BTREE_ITEM_OF_KIND(item, BTREE_PAYLOAD_DIR);
+	return &item->payload.dir;
+}
+static inline const struct item_file_extent *btree_item_file_extent(const struct btree_item *item)
+{
+	BTREE_ITEM_OF_KIND(item, BTREE_PAYLOAD_FILE_EXTENT);
+	return &item->payload.file_extent;
+}
+static inline struct item_file_extent *btree_item_file_extent_for_write(struct btree_item *item)
+{
+	BTREE_ITEM_OF_KIND(item, BTREE_PAYLOAD_FILE_EXTENT);
+	return &item->payload.file_extent;
+}
+static inline uint64_t btree_item_value(const struct btree_item *item)
+{
+	BTREE_ITEM_OF_KIND(item, BTREE_PAYLOAD_VALUE);
+	return item->payload.value;
+}
+static inline uint64_t *btree_item_value_for_write(struct btree_item *item)
+{
+	BTREE_ITEM_OF_KIND(item, BTREE_PAYLOAD_VALUE);
+	return &item->payload.value;
+}
+/* The whole payload, as an insert takes it (the keyed design's copy-up). */
+union item_payload btree_item_payload_copy(const struct btree_item *item);
 #pragma GCC diagnostic pop
 
 struct btree_child {
@@ -351,6 +425,11 @@ struct btree_item *btree_insert_item(struct btree *tree, struct transaction *txn
  * room in one leaf. payloads may be NULL. */
 void btree_insert_items(struct btree *tree, struct transaction *txn, const struct btree_key *keys,
 			const uint32_t *sizes, const union item_payload *payloads, uint32_t count);
+/* btree_insert_item() near *path: a path a lookup in this tree left with no
+ * change since, or levels 0. The tree afterwards is the one
+ * btree_insert_item() leaves; *path is the path to the new item. */
+struct btree_item *btree_insert_item_near(struct btree *tree, struct transaction *txn, const struct btree_key *key,
+					  uint32_t size, const union item_payload *payload, struct btree_path *path);
 
 /* Change an existing item's size in place (btrfs_extend_item /
  * btrfs_truncate_item); grows by splitting the leaf when it must. */

@@ -37,9 +37,8 @@ GHashTable *derived_live_data(GHashTable *live)
 		struct btree_leaf_cursor cursor;
 		btree_leaf_cursor_init(&cursor, block, 0);
 		for (const struct btree_item *item; !block->level && (item = btree_leaf_cursor_next(&cursor));) {
-			struct data_extent *extent = btree_item_payload(item)->file_extent.extent;
-			if (btree_item_key(item)->type == BTRFS_EXTENT_DATA_KEY && extent)
-				g_hash_table_add(data, extent);
+			if (btree_item_key(item)->type == BTRFS_EXTENT_DATA_KEY && btree_item_file_extent(item)->extent)
+				g_hash_table_add(data, btree_item_file_extent(item)->extent);
 		}
 	}
 	return data;

@@ -102,7 +102,7 @@ static void btrfs_write_inode_atime_near(struct fs *fs, struct subvolume *sv, ui
 {
 	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
 	if (!btrfs_lookup_near(sv, &key, near)) {
-		btree_item_payload_for_write(btrfs_lookup_for_write(fs, sv, &key))->inode.atime = atime;
+		btree_item_inode_for_write(btrfs_lookup_for_write(fs, sv, &key))->atime = atime;
 		return;
 	}
 	btree_path_write_inode_atime(sv->tree, &fs->txn, near, atime);
@@ -113,6 +113,13 @@ static struct btree_item *btrfs_insert(struct fs *fs, struct subvolume *sv, cons
 {
 	struct btree_key k = plain(key);
 	return btree_insert_item(sv->tree, &fs->txn, &k, size, payload);
+}
+
+static struct btree_item *btrfs_insert_near(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
+					    uint32_t size, const union item_payload *payload, struct btree_path *near)
+{
+	struct btree_key k = plain(key);
+	return btree_insert_item_near(sv->tree, &fs->txn, &k, size, payload, near);
 }
 
 static void btrfs_insert_batch(struct fs *fs, struct subvolume *sv, const struct btree_key *keys,
@@ -248,6 +255,7 @@ const struct fs_design_ops fs_design_btrfs = {
 	.lookup_for_write_near = btrfs_lookup_for_write_near,
 	.write_inode_atime_near = btrfs_write_inode_atime_near,
 	.insert = btrfs_insert,
+	.insert_near = btrfs_insert_near,
 	.insert_batch = btrfs_insert_batch,
 	.resize = btrfs_resize,
 	.delete = btrfs_delete,

@@ -247,7 +247,7 @@ static uint64_t keyed_visit_range_near(const struct subvolume *sv, const struct 
 static struct btree_item *copy_up(struct fs *fs, struct subvolume *sv, const struct btree_item *from)
 {
 	struct btree_key key = with_snapshot(btree_item_key(from), snapshot_of(sv));
-	union item_payload payload = *btree_item_payload(from);
+	union item_payload payload = btree_item_payload_copy(from);
 	uint32_t size = btree_item_size(from);
 	struct btree_item *item = btree_insert_item(sv->tree, &fs->txn, &key, size, &payload);
 	if (key.type == BTRFS_EXTENT_DATA_KEY && payload.file_extent.extent)
@@ -279,7 +279,7 @@ static void keyed_write_inode_atime_near(struct fs *fs, struct subvolume *sv, ui
 {
 	(void)near;
 	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
-	btree_item_payload_for_write(keyed_lookup_for_write(fs, sv, &key))->inode.atime = atime;
+	btree_item_inode_for_write(keyed_lookup_for_write(fs, sv, &key))->atime = atime;
 }
 
 static struct btree_item *keyed_insert(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
@@ -324,9 +324,9 @@ static enum subvol_delete_result keyed_delete(struct fs *fs, struct subvolume *s
 static void drop_version(struct fs *fs, struct btree *tree, const struct btree_item *item)
 {
 	struct btree_key key = *btree_item_key(item);
-	if (key.type == BTRFS_EXTENT_DATA_KEY && btree_item_payload(item)->file_extent.extent &&
+	if (key.type == BTRFS_EXTENT_DATA_KEY && btree_item_file_extent(item)->extent &&
 	    !btree_item_is_whiteout(item))
-		refs_data_drop(&fs->txn, btree_item_payload(item)->file_extent.extent, false);
+		refs_data_drop(&fs->txn, btree_item_file_extent(item)->extent, false);
 	btree_delete_item(tree, &fs->txn, &key);
 }
 

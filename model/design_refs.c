@@ -68,9 +68,10 @@ static void walk_usage(struct usage_walk *w, const struct tree_block *block)
 			continue;
 		}
 		const struct btree_item *item = btree_leaf_cursor_next(&cursor);
-		const struct data_extent *extent = btree_item_payload(item)->file_extent.extent;
-		if (btree_item_key(item)->type == BTRFS_EXTENT_DATA_KEY && extent)
-			visit_thing(w, extent, extent->num_bytes);
+		if (btree_item_key(item)->type != BTRFS_EXTENT_DATA_KEY || !btree_item_file_extent(item)->extent)
+			continue;
+		const struct data_extent *extent = btree_item_file_extent(item)->extent;
+		visit_thing(w, extent, extent->num_bytes);
 	}
 }
 
@@ -139,9 +140,10 @@ static void reclaim_walk_tree(struct reclaim_walk *w, const struct tree_block *b
 			continue;
 		}
 		const struct btree_item *item = btree_leaf_cursor_next(&cursor);
-		const struct data_extent *extent = btree_item_payload(item)->file_extent.extent;
-		if (btree_item_key(item)->type == BTRFS_EXTENT_DATA_KEY && extent && reclaim_first_visit(w, extent) &&
-		    w->out)
+		if (btree_item_key(item)->type != BTRFS_EXTENT_DATA_KEY)
+			continue;
+		const struct data_extent *extent = btree_item_file_extent(item)->extent;
+		if (extent && reclaim_first_visit(w, extent) && w->out)
 			w->out->data_bytes += extent->num_bytes;
 	}
 }

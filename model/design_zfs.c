@@ -188,9 +188,9 @@ static void settle_sizes(struct fs *fs)
 			continue;
 		struct btree_key key = BTRFS_KEY(w->inode, BTRFS_INODE_ITEM_KEY, 0);
 		const struct btree_item *inode = ITEMS->lookup(w->sv, &key);
-		const union item_payload *payload = inode ? btree_item_payload(inode) : NULL;
-		if (payload && S_ISREG(payload->inode.mode))
-			mirrored(fs, zfs_object_truncate(labelled_pool(fs), dataset_of(w->sv), w->inode, payload->inode.size),
+		const struct item_inode *payload = inode ? btree_item_inode(inode) : NULL;
+		if (payload && S_ISREG(payload->mode))
+			mirrored(fs, zfs_object_truncate(labelled_pool(fs), dataset_of(w->sv), w->inode, payload->size),
 				 "truncate", w->sv, w->inode);
 	}
 	g_array_set_size(z->written_inodes, 0);
@@ -200,7 +200,7 @@ static bool is_regular_file(const struct subvolume *sv, uint64_t inode)
 {
 	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
 	const struct btree_item *item = ITEMS->lookup(sv, &key);
-	return item && S_ISREG(btree_item_payload(item)->inode.mode);
+	return item && S_ISREG(btree_item_inode(item)->mode);
 }
 
 static void item_inserted(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size,
@@ -317,10 +317,10 @@ static struct btree_item *dz_resize(struct fs *fs, struct subvolume *sv, const s
 				     uint32_t size)
 {
 	struct btree_item *item = ITEMS->resize(fs, sv, key, size);
-	if (item && key->type == BTRFS_EXTENT_DATA_KEY && btree_item_payload(item)->file_extent.num_bytes &&
+	if (item && key->type == BTRFS_EXTENT_DATA_KEY && btree_item_file_extent(item)->num_bytes &&
 	    is_regular_file(sv, key->objectid))
 		mirrored(fs, zfs_object_write(labelled_pool(fs), dataset_of(sv), key->objectid, key->offset,
-					      btree_item_payload(item)->file_extent.num_bytes),
+					      btree_item_file_extent(item)->num_bytes),
 			 "write", sv, key->objectid);
 	else
 		item_written(fs, sv, item);
@@ -331,8 +331,8 @@ static enum subvol_delete_result dz_delete(struct fs *fs, struct subvolume *sv, 
 {
 	struct zfs_pool *pool = labelled_pool(fs);
 	const struct btree_item *item = ITEMS->lookup(sv, key);
-	bool zap_entry = item && key->type == BTRFS_DIR_ITEM_KEY && !btree_item_payload(item)->dir.location_is_root;
-	uint16_t name_len = zap_entry ? btree_item_payload(item)->dir.name_len : 0;
+	bool zap_entry = item && key->type == BTRFS_DIR_ITEM_KEY && !btree_item_dir(item)->location_is_root;
+	uint16_t name_len = zap_entry ? btree_item_dir(item)->name_len : 0;
 	enum subvol_delete_result ret = ITEMS->delete(fs, sv, key);
 	if (ret != SUBVOL_DELETED)
 		return ret;

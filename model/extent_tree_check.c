@@ -133,9 +133,9 @@ static bool check_block_group_item(struct extent_walk *w, const struct btree_ite
 		return derived_corrupt(w->error, "block group item", chunk->start, "ET4 length, %" G_GUINT64_FORMAT
 				       " (the chunk's is %" G_GUINT64_FORMAT ")", btree_item_key(item)->offset,
 				       chunk->length);
-	if (!chunk->changed && btree_item_payload(item)->value != chunk->used)
+	if (!chunk->changed && btree_item_value(item) != chunk->used)
 		return derived_corrupt(w->error, "block group item", chunk->start, "ET4 used, %" G_GUINT64_FORMAT
-				       " (the chunk's is %" G_GUINT64_FORMAT ")", btree_item_payload(item)->value,
+				       " (the chunk's is %" G_GUINT64_FORMAT ")", btree_item_value(item),
 				       chunk->used);
 	g_array_index(w->chunk_seen, bool, index - 1) = true;
 	return true;

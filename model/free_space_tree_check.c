@@ -49,10 +49,10 @@ static bool free_space_item(const struct btree_item *item, void *opaque)
 		w->info_seen = true;
 		return true;
 	}
-	if (!c->changed && btree_item_payload(item)->value != c->length - c->used)
+	if (!c->changed && btree_item_value(item) != c->length - c->used)
 		return w->ok = derived_corrupt(w->error, "free space extent", c->start,
 					       "FS2 free bytes, %" G_GUINT64_FORMAT " (the chunk has %" G_GUINT64_FORMAT ")",
-					       btree_item_payload(item)->value, c->length - c->used);
+					       btree_item_value(item), c->length - c->used);
 	w->info_seen = false;
 	w->next++;
 	return true;

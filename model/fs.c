@@ -416,7 +416,7 @@ static bool update_chunk_trees(void *opaque)
 		if (*written != c->used) {
 			btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &info);
 			struct btree_item *info = btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &extent);
-			*btree_item_payload_for_write(info) = free_bytes;
+			*btree_item_value_for_write(info) = free_bytes.value;
 			*written = c->used;
 			changed = true;
 		}
@@ -510,7 +510,7 @@ int fs_read(struct fs *fs, const char *path, bool *atime_updated)
 	if (cursor->subvolume != where.subvolume || !btree_path_is_current(where.subvolume->tree, &cursor->inode_near))
 		*cursor = (struct read_cursor){ .subvolume = where.subvolume, .inode_near = near };
 	const struct btree_item *item = fs_inode_item_near(where.subvolume, where.inode, &cursor->inode_near);
-	if (fs_mode_is_dir(btree_item_payload(item)->inode.mode))
+	if (fs_mode_is_dir(btree_item_inode(item)->mode))
 		return -EISDIR;
 	return fs_access_inode(fs, &where, item, &cursor->inode_near, atime_updated);
 }
@@ -529,7 +529,7 @@ int fs_readdir(struct fs *fs, const char *path, bool *atime_updated)
 		return 0;
 	}
 	const struct btree_item *item = fs_inode_item_near(where.subvolume, where.inode, &near);
-	if (!fs_mode_is_dir(btree_item_payload(item)->inode.mode))
+	if (!fs_mode_is_dir(btree_item_inode(item)->mode))
 		return -ENOTDIR;
 	return fs_access_inode(fs, &where, item, &near, atime_updated);
 }

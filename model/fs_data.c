@@ -199,8 +199,8 @@ static struct extent_span *span_at(struct extent_spans *spans, unsigned i)
 static bool collect_extent(const struct btree_item *item, void *opaque)
 {
 	struct extent_spans *spans = opaque;
-	const union item_payload *payload = btree_item_payload(item);
-	struct extent_span span = { *btree_item_key(item), payload->file_extent.extent, payload->file_extent.num_bytes,
+	const struct item_file_extent *payload = btree_item_file_extent(item);
+	struct extent_span span = { *btree_item_key(item), payload->extent, payload->num_bytes,
 				    btree_item_size(item) };
 	if (!spans->more && spans->len < FEW_EXTENT_SPANS) {
 		spans->few[spans->len++] = span;
@@ -244,12 +244,14 @@ static bool spans_inline(struct extent_spans *spans)
 	return spans->len && span_at(spans, 0)->key.offset == 0 && !span_at(spans, 0)->extent;
 }
 
+/* Inserts near *near (subvol_insert_near: a lookup's path with no change
+ * since, or levels 0), and leaves it at the new item. */
 static void insert_file_extent(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t offset,
-			       struct data_extent *extent, uint64_t num_bytes, uint32_t size)
+			       struct data_extent *extent, uint64_t num_bytes, uint32_t size, struct btree_path *near)
 {
 	struct btree_key key = BTRFS_KEY(inode, BTRFS_EXTENT_DATA_KEY, offset);
 	union item_payload payload = { .file_extent = { .extent = extent, .num_bytes = num_bytes } };
-	subvol_insert(fs, sv, &key, size, &payload);
+	subvol_insert_near(fs, sv, &key, size, &payload, near);
 }
 
 /* btrfs_drop_extents(): no file extent item maps [start, end) afterwards.
@@ -266,12 +268,13 @@ static void drop_spans(struct fs *fs, struct subvolume *sv, uint64_t inode, uint
 			continue;
 		bool keep_head = s_start < start && s->extent, keep_tail = s_end > end && s->extent;
 		if (keep_tail) {
-			insert_file_extent(fs, sv, inode, end, s->extent, s_end - end, s->size);
+			struct btree_path fresh = { .levels = 0 };
+			insert_file_extent(fs, sv, inode, end, s->extent, s_end - end, s->size, &fresh);
 			refs_data_add(&fs->txn, s->extent, false);
 		}
 		if (keep_head) {
 			struct btree_item *item = subvol_lookup_for_write(fs, sv, &s->key);
-			btree_item_payload_for_write(item)->file_extent.num_bytes = start - s_start;
+			btree_item_file_extent_for_write(item)->num_bytes = start - s_start;
 			continue;
 		}
 		/* A whiteout hides an ancestor's item, whose reference stays. */
@@ -309,7 +312,7 @@ static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inod
 	const struct btree_item *item = fs_inode_item_near(sv, inode, &near);
 	if (!item)
 		return 0; /* unlinked before writeback */
-	uint64_t file_size = btree_item_payload(item)->inode.size;
+	uint64_t file_size = btree_item_inode(item)->size;
 	if (offset >= file_size)
 		return 0;
 	length = MIN(length, file_size - offset);
@@ -321,6 +324,10 @@ static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inod
 	uint64_t end = round_up_sector(offset + length);
 	struct extent_spans spans;
 	file_extents(sv, inode, may_go_inline ? UINT64_MAX : end, &near, &spans);
+	/* The new extents go in beside what the lookup found, unless the drop
+	 * below changes the tree first (a new file has nothing to drop). */
+	if (spans.len)
+		near.levels = 0;
 	if (spans_inline(&spans)) {
 		/* An inline file that changes is rewritten whole. */
 		length = offset + length;
@@ -330,7 +337,7 @@ static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inod
 		drop_spans(fs, sv, inode, 0, UINT64_MAX, &spans);
 		spans_clear(&spans);
 		insert_file_extent(fs, sv, inode, 0, NULL, file_size,
-				   BTRFS_FILE_EXTENT_INLINE_HEADER + (uint32_t)file_size);
+				   BTRFS_FILE_EXTENT_INLINE_HEADER + (uint32_t)file_size, &near);
 		fs->counters.data_bytes_written += file_size;
 		return 0;
 	}
@@ -346,7 +353,7 @@ static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inod
 		if (blockstore_alloc_data(fs->store, MIN(end - at, BTRFS_MAX_EXTENT_SIZE), &bytenr, &bytes))
 			return -ENOSPC;
 		struct data_extent *extent = refs_data_extent_new(&fs->txn, bytenr, bytes);
-		insert_file_extent(fs, sv, inode, at, extent, bytes, BTRFS_FILE_EXTENT_REGULAR_SIZE);
+		insert_file_extent(fs, sv, inode, at, extent, bytes, BTRFS_FILE_EXTENT_REGULAR_SIZE, &near);
 		csum_add(fs, bytenr, bytes);
 		fs->counters.data_bytes_written += bytes;
 		at += bytes;
@@ -541,9 +548,9 @@ static int resolve_regular(struct fs *fs, const char *path, struct inode_locatio
 	if (fs_is_placeholder(where))
 		return -EISDIR;
 	const struct btree_item *item = fs_inode_item(where->subvolume, where->inode);
-	if (fs_mode_is_dir(btree_item_payload(item)->inode.mode))
+	if (fs_mode_is_dir(btree_item_inode(item)->mode))
 		return -EISDIR;
-	if (!S_ISREG(btree_item_payload(item)->inode.mode))
+	if (!S_ISREG(btree_item_inode(item)->mode))
 		return -EINVAL;
 	return where->subvolume->readonly ? -EROFS : 0;
 }
@@ -560,9 +567,9 @@ int fs_write(struct fs *fs, const char *path, uint64_t offset, uint64_t length)
 		return 0;
 	if ((ret = fs_reserve(fs, COWSIM_RESERVE_WRITE)))
 		return ret;
-	union item_payload *inode = btree_item_payload_for_write(fs_inode_item_for_write(fs, &where));
-	inode->inode.size = MAX(inode->inode.size, offset + length);
-	inode->inode.mtime = inode->inode.ctime = fs->clock_ns;
+	struct item_inode *inode = btree_item_inode_for_write(fs_inode_item_for_write(fs, &where));
+	inode->size = MAX(inode->size, offset + length);
+	inode->mtime = inode->ctime = fs->clock_ns;
 	ret = fs_write_range(fs, where.subvolume, where.inode, offset, length);
 	fs_release(fs);
 	return ret;
@@ -579,10 +586,10 @@ int fs_truncate(struct fs *fs, const char *path, uint64_t size)
 	if ((ret = fs_reserve(fs, COWSIM_RESERVE_WRITE)))
 		return ret;
 	fs_flush_writeback(fs, &where);
-	union item_payload *inode = btree_item_payload_for_write(fs_inode_item_for_write(fs, &where));
-	uint64_t old_size = inode->inode.size;
-	inode->inode.size = size;
-	inode->inode.mtime = inode->inode.ctime = fs->clock_ns;
+	struct item_inode *inode = btree_item_inode_for_write(fs_inode_item_for_write(fs, &where));
+	uint64_t old_size = inode->size;
+	inode->size = size;
+	inode->mtime = inode->ctime = fs->clock_ns;
 	if (size < old_size) {
 		struct btree_path near = { .levels = 0 };
 		struct extent_spans spans;
@@ -596,7 +603,7 @@ int fs_truncate(struct fs *fs, const char *path, uint64_t size)
 			if (size < s->num_bytes) {
 				uint32_t bytes = BTRFS_FILE_EXTENT_INLINE_HEADER + (uint32_t)size;
 				struct btree_item *item = subvol_resize(fs, where.subvolume, &s->key, bytes);
-				btree_item_payload_for_write(item)->file_extent.num_bytes = size;
+				btree_item_file_extent_for_write(item)->num_bytes = size;
 			}
 		} else {
 			fs_drop_extents(fs, where.subvolume, where.inode, round_up_sector(size), UINT64_MAX);

@@ -146,8 +146,8 @@ struct dir_match {
 
 static bool entry_is_named(const struct btree_item *item, const char *name, uint16_t name_len)
 {
-	const union item_payload *entry = btree_item_payload(item);
-	return entry->dir.name_len == name_len && !memcmp(entry->dir.name, name, name_len);
+	const struct item_dir *entry = btree_item_dir(item);
+	return entry->name_len == name_len && !memcmp(entry->name, name, name_len);
 }
 
 static bool match_name(const struct btree_item *item, void *opaque)
@@ -205,9 +205,9 @@ const struct btree_item *fs_dir_lookup(const struct subvolume *subvolume, uint64
 static struct subvolume *linked_subvolume(struct fs *fs, const struct subvolume *dir_sv,
 					  const struct btree_item *entry)
 {
-	if (!btree_item_payload(entry)->dir.location_is_root)
+	if (!btree_item_dir(entry)->location_is_root)
 		return NULL;
-	struct subvolume *sv = fs_subvolume(fs, btree_item_payload(entry)->dir.location);
+	struct subvolume *sv = fs_subvolume(fs, btree_item_dir(entry)->location);
 	return sv && !sv->deleted && fs_is_subvolume_link(fs, dir_sv, sv) ? sv : NULL;
 }
 
@@ -223,13 +223,13 @@ static int step_into(struct fs *fs, struct inode_location *at, const char *name,
 		const struct btree_item *inode = fs_inode_item_near(at->subvolume, at->inode, near);
 		if (!inode)
 			return -ENOENT;
-		if (!fs_mode_is_dir(btree_item_payload(inode)->inode.mode))
+		if (!fs_mode_is_dir(btree_item_inode(inode)->mode))
 			return -ENOTDIR;
 	}
 	const struct btree_item *entry = dir_find_near(at->subvolume, at->inode, name, (uint16_t)length, near);
 	if (!entry)
 		return -ENOENT;
-	if (btree_item_payload(entry)->dir.location_is_root) {
+	if (btree_item_dir(entry)->location_is_root) {
 		struct subvolume *next = linked_subvolume(fs, at->subvolume, entry);
 		if (!next) {
 			at->inode = FS_PLACEHOLDER_INODE;
@@ -238,7 +238,7 @@ static int step_into(struct fs *fs, struct inode_location *at, const char *name,
 		at->subvolume = next;
 		at->inode = FS_ROOT_DIR_INODE;
 	} else {
-		at->inode = btree_item_payload(entry)->dir.location;
+		at->inode = btree_item_dir(entry)->location;
 	}
 	return 0;
 }
@@ -391,7 +391,7 @@ static bool memo_level_check(struct fs *fs, const struct walk_memo *memo, unsign
 	if (!l->checked || fs_is_placeholder(&l->dir))
 		return true;
 	const struct btree_item *inode = fs_inode_item_near(l->dir.subvolume, l->dir.inode, &near);
-	if (!inode || !fs_mode_is_dir(btree_item_payload(inode)->inode.mode)) {
+	if (!inode || !fs_mode_is_dir(btree_item_inode(inode)->mode)) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
 			    "corrupt walk memo: %" G_GUINT64_FORMAT ", NS2 marked checked but not a directory",
 			    l->dir.inode);
@@ -451,7 +451,7 @@ int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out
 		const struct btree_item *dir = fs_inode_item_near(out->dir.subvolume, out->dir.inode, &near);
 		if (!dir)
 			return -ENOENT;
-		if (!fs_mode_is_dir(btree_item_payload(dir)->inode.mode))
+		if (!fs_mode_is_dir(btree_item_inode(dir)->mode))
 			return -ENOTDIR;
 	}
 	out->name = path + slash;
@@ -484,9 +484,9 @@ static uint64_t free_hash_slot(const struct subvolume *subvolume, uint64_t dir, 
 
 static void touch_dir(struct fs *fs, const struct inode_location *dir, int64_t size_change)
 {
-	union item_payload *inode = btree_item_payload_for_write(fs_inode_item_for_write(fs, dir));
-	inode->inode.size = (uint64_t)((int64_t)inode->inode.size + size_change);
-	inode->inode.mtime = inode->inode.ctime = fs->clock_ns;
+	struct item_inode *inode = btree_item_inode_for_write(fs_inode_item_for_write(fs, dir));
+	inode->size = (uint64_t)((int64_t)inode->size + size_change);
+	inode->mtime = inode->ctime = fs->clock_ns;
 }
 
 int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t location, bool location_is_root,
@@ -519,7 +519,7 @@ void fs_remove_dir_entry(struct fs *fs, const struct name_location *at)
 	g_assert(entry);
 	struct btree_key item_key = *btree_item_key(entry);
 	struct btree_key index_key =
-		BTRFS_KEY(at->dir.inode, BTRFS_DIR_INDEX_KEY, btree_item_payload(entry)->dir.index);
+		BTRFS_KEY(at->dir.inode, BTRFS_DIR_INDEX_KEY, btree_item_dir(entry)->index);
 	subvol_delete(fs, sv, &item_key);
 	if (!delayed_items_cancel_index(fs, sv, at->dir.inode, index_key.offset))
 		subvol_delete(fs, sv, &index_key);
@@ -534,7 +534,7 @@ static void add_inode_ref(struct fs *fs, struct subvolume *sv, uint64_t inode, u
 	const struct btree_item *ref = subvol_lookup(sv, &key);
 	if (ref) {
 		uint32_t size = btree_item_size(ref) + bytes;
-		btree_item_payload_for_write(subvol_resize(fs, sv, &key, size))->ref.count++;
+		(*btree_item_value_for_write(subvol_resize(fs, sv, &key, size)))++;
 		return;
 	}
 	union item_payload payload = { .ref = { .count = 1 } };
@@ -568,12 +568,12 @@ static void remove_inode_ref(struct fs *fs, struct subvolume *sv, uint64_t inode
 	const struct btree_item *ref = subvol_lookup(sv, &key);
 	if (!ref)
 		return;
-	if (btree_item_payload(ref)->ref.count <= 1) {
+	if (btree_item_value(ref) <= 1) {
 		subvol_delete(fs, sv, &key);
 		return;
 	}
 	uint32_t size = btree_item_size(ref) - (BTRFS_INODE_REF_SIZE + name_len);
-	btree_item_payload_for_write(subvol_resize(fs, sv, &key, size))->ref.count--;
+	(*btree_item_value_for_write(subvol_resize(fs, sv, &key, size)))--;
 }
 
 static int64_t time_or_now(int64_t t, int64_t now)
@@ -694,21 +694,21 @@ int fs_link(struct fs *fs, const char *existing, const char *path)
 	if (fs_is_placeholder(&target))
 		return -EPERM; /* a directory */
 	const struct btree_item *inode = fs_inode_item(target.subvolume, target.inode);
-	if (fs_mode_is_dir(btree_item_payload(inode)->inode.mode))
+	if (fs_mode_is_dir(btree_item_inode(inode)->mode))
 		return -EPERM;
 	if (target.subvolume != at.dir.subvolume)
 		return -EXDEV;
-	if (btree_item_payload(inode)->inode.nlink >= 65535 ||
+	if (btree_item_inode(inode)->nlink >= 65535 ||
 	    !inode_ref_has_room(fs, at.dir.subvolume, target.inode, at.dir.inode, at.name_len, 0))
 		return -EMLINK;
-	uint8_t type = S_ISLNK(btree_item_payload(inode)->inode.mode) ? FT_SYMLINK : FT_REG_FILE;
+	uint8_t type = S_ISLNK(btree_item_inode(inode)->mode) ? FT_SYMLINK : FT_REG_FILE;
 	if ((ret = fs_reserve(fs, COWSIM_RESERVE_LINK)))
 		return ret;
 	add_inode_ref(fs, at.dir.subvolume, target.inode, at.dir.inode, at.name_len);
 	fs_add_dir_entry(fs, &at, target.inode, false, type);
 	struct btree_item *item = fs_inode_item_for_write(fs, &target);
-	btree_item_payload_for_write(item)->inode.nlink++;
-	btree_item_payload_for_write(item)->inode.ctime = fs->clock_ns;
+	btree_item_inode_for_write(item)->nlink++;
+	btree_item_inode_for_write(item)->ctime = fs->clock_ns;
 	fs_release(fs);
 	return 0;
 }
@@ -736,8 +736,8 @@ static void unlink_name(struct fs *fs, const struct name_location *at, uint64_t 
 	remove_inode_ref(fs, sv, inode, at->dir.inode, at->name_len);
 	struct inode_location where = { sv, inode };
 	struct btree_item *item = fs_inode_item_for_write(fs, &where);
-	btree_item_payload_for_write(item)->inode.ctime = fs->clock_ns;
-	if (--btree_item_payload_for_write(item)->inode.nlink == 0)
+	btree_item_inode_for_write(item)->ctime = fs->clock_ns;
+	if (--btree_item_inode_for_write(item)->nlink == 0)
 		fs_delete_inode_items(fs, sv, inode);
 }
 
@@ -748,11 +748,11 @@ int fs_unlink(struct fs *fs, const char *path)
 	int ret = resolve_existing(fs, path, &at, &entry);
 	if (ret)
 		return ret;
-	if (btree_item_payload(entry)->dir.file_type == FT_DIR || btree_item_payload(entry)->dir.location_is_root)
+	if (btree_item_dir(entry)->file_type == FT_DIR || btree_item_dir(entry)->location_is_root)
 		return -EISDIR;
 	if ((ret = fs_reserve_delete(fs, COWSIM_RESERVE_UNLINK)))
 		return ret;
-	unlink_name(fs, &at, btree_item_payload(entry)->dir.location);
+	unlink_name(fs, &at, btree_item_dir(entry)->location);
 	fs_release(fs);
 	return 0;
 }
@@ -798,11 +798,11 @@ int fs_rmdir(struct fs *fs, const char *path)
 	int ret = resolve_existing(fs, path, &at, &entry);
 	if (ret)
 		return ret;
-	if (btree_item_payload(entry)->dir.location_is_root)
+	if (btree_item_dir(entry)->location_is_root)
 		return rmdir_subvolume(fs, path, &at, entry);
-	if (btree_item_payload(entry)->dir.file_type != FT_DIR)
+	if (btree_item_dir(entry)->file_type != FT_DIR)
 		return -ENOTDIR;
-	uint64_t inode = btree_item_payload(entry)->dir.location;
+	uint64_t inode = btree_item_dir(entry)->location;
 	if (!dir_is_empty(at.dir.subvolume, inode))
 		return -ENOTEMPTY;
 	if ((ret = fs_reserve_delete(fs, COWSIM_RESERVE_RMDIR)))
@@ -841,7 +841,7 @@ static bool is_inside(const struct subvolume *sv, uint64_t dir, uint64_t ancesto
 
 static bool entry_is_dir(const struct btree_item *entry)
 {
-	return btree_item_payload(entry)->dir.file_type == FT_DIR || btree_item_payload(entry)->dir.location_is_root;
+	return btree_item_dir(entry)->file_type == FT_DIR || btree_item_dir(entry)->location_is_root;
 }
 
 /* rename(2)'s refusals, in the order the VFS and btrfs_rename() make them:
@@ -860,15 +860,15 @@ static int rename_refused(struct fs *fs, const struct name_location *src, const 
 	if (src->dir.subvolume != dst->dir.subvolume)
 		return -EXDEV;
 	bool is_link = linked_subvolume(fs, src->dir.subvolume, entry) != NULL;
-	if (btree_item_payload(entry)->dir.location_is_root && !is_link)
+	if (btree_item_dir(entry)->location_is_root && !is_link)
 		return -ENOTEMPTY; /* the placeholder itself */
-	if (existing && btree_item_payload(existing)->dir.location_is_root)
+	if (existing && btree_item_dir(existing)->location_is_root)
 		return linked_subvolume(fs, dst->dir.subvolume, existing) ? -ENOTEMPTY : 0;
-	if (existing && btree_item_payload(existing)->dir.file_type == FT_DIR &&
-	    !dir_is_empty(dst->dir.subvolume, btree_item_payload(existing)->dir.location))
+	if (existing && btree_item_dir(existing)->file_type == FT_DIR &&
+	    !dir_is_empty(dst->dir.subvolume, btree_item_dir(existing)->location))
 		return -ENOTEMPTY; /* rename(2) replaces an empty directory only */
 	if (!is_link && is_dir &&
-	    is_inside(dst->dir.subvolume, dst->dir.inode, btree_item_payload(entry)->dir.location))
+	    is_inside(dst->dir.subvolume, dst->dir.inode, btree_item_dir(entry)->location))
 		return -EINVAL; /* a directory cannot move below itself */
 	return 0;
 }
@@ -877,10 +877,10 @@ static int rename_refused(struct fs *fs, const struct name_location *src, const 
  * directory with its inode, a file's name as unlink(2) drops it. */
 static void drop_replaced(struct fs *fs, const struct name_location *dst, const struct btree_item *existing)
 {
-	uint64_t replaced = btree_item_payload(existing)->dir.location;
-	if (btree_item_payload(existing)->dir.location_is_root) {
+	uint64_t replaced = btree_item_dir(existing)->location;
+	if (btree_item_dir(existing)->location_is_root) {
 		fs_remove_dir_entry(fs, dst);
-	} else if (btree_item_payload(existing)->dir.file_type == FT_DIR) {
+	} else if (btree_item_dir(existing)->file_type == FT_DIR) {
 		fs_remove_dir_entry(fs, dst);
 		fs_delete_inode_items(fs, dst->dir.subvolume, replaced);
 	} else {
@@ -895,7 +895,7 @@ static void drop_replaced(struct fs *fs, const struct name_location *dst, const 
 static int rename_subvolume(struct fs *fs, const struct name_location *src, const struct name_location *dst,
 			    const struct btree_item *entry, const struct btree_item *existing)
 {
-	struct subvolume *sv = fs_subvolume(fs, btree_item_payload(entry)->dir.location);
+	struct subvolume *sv = fs_subvolume(fs, btree_item_dir(entry)->location);
 	int ret = fs_reserve(fs, COWSIM_RESERVE_RENAME_SUBVOLUME);
 	if (ret)
 		return ret;
@@ -917,15 +917,15 @@ int fs_rename(struct fs *fs, const char *from, const char *to)
 		return ret;
 	const struct btree_item *existing =
 		fs_is_placeholder(&dst.dir) ? NULL : fs_dir_lookup(dst.dir.subvolume, dst.dir.inode, dst.name, dst.name_len);
-	if (existing && btree_item_payload(existing)->dir.location == btree_item_payload(entry)->dir.location &&
-	    btree_item_payload(existing)->dir.location_is_root == btree_item_payload(entry)->dir.location_is_root)
+	if (existing && btree_item_dir(existing)->location == btree_item_dir(entry)->location &&
+	    btree_item_dir(existing)->location_is_root == btree_item_dir(entry)->location_is_root)
 		return 0; /* two names of one inode: rename(2) does nothing */
 	if ((ret = rename_refused(fs, &src, &dst, entry, existing)))
 		return ret;
-	if (btree_item_payload(entry)->dir.location_is_root)
+	if (btree_item_dir(entry)->location_is_root)
 		return rename_subvolume(fs, &src, &dst, entry, existing);
-	uint64_t inode = btree_item_payload(entry)->dir.location;
-	uint8_t type = btree_item_payload(entry)->dir.file_type;
+	uint64_t inode = btree_item_dir(entry)->location;
+	uint8_t type = btree_item_dir(entry)->file_type;
 	if (!inode_ref_has_room(fs, dst.dir.subvolume, inode, dst.dir.inode, dst.name_len,
 				src.dir.inode == dst.dir.inode ? src.name_len : 0))
 		return -EMLINK;
@@ -938,7 +938,7 @@ int fs_rename(struct fs *fs, const char *from, const char *to)
 	add_inode_ref(fs, dst.dir.subvolume, inode, dst.dir.inode, dst.name_len);
 	fs_add_dir_entry(fs, &dst, inode, false, type);
 	struct inode_location where = { src.dir.subvolume, inode };
-	btree_item_payload_for_write(fs_inode_item_for_write(fs, &where))->inode.ctime = fs->clock_ns;
+	btree_item_inode_for_write(fs_inode_item_for_write(fs, &where))->ctime = fs->clock_ns;
 	fs_release(fs);
 	return 0;
 }
@@ -963,10 +963,10 @@ int fs_settime(struct fs *fs, const char *path, int64_t atime, int64_t mtime)
 		return ret;
 	struct btree_item *inode = fs_inode_item_for_write(fs, &where);
 	if (atime != INT64_MIN)
-		btree_item_payload_for_write(inode)->inode.atime = atime;
+		btree_item_inode_for_write(inode)->atime = atime;
 	if (mtime != INT64_MIN)
-		btree_item_payload_for_write(inode)->inode.mtime = mtime;
-	btree_item_payload_for_write(inode)->inode.ctime = fs->clock_ns;
+		btree_item_inode_for_write(inode)->mtime = mtime;
+	btree_item_inode_for_write(inode)->ctime = fs->clock_ns;
 	fs_release(fs);
 	return 0;
 }

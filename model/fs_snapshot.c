@@ -119,11 +119,11 @@ static int resolve_subvolume_link(struct fs *fs, const char *path, struct name_l
 	const struct btree_item *entry = fs_dir_lookup(at->dir.subvolume, at->dir.inode, at->name, at->name_len);
 	if (!entry)
 		return -ENOENT;
-	if (!btree_item_payload(entry)->dir.location_is_root)
+	if (!btree_item_dir(entry)->location_is_root)
 		return -EINVAL;
 	if (at->dir.subvolume->readonly)
 		return -EROFS;
-	struct subvolume *snap = fs_subvolume(fs, btree_item_payload(entry)->dir.location);
+	struct subvolume *snap = fs_subvolume(fs, btree_item_dir(entry)->location);
 	if (!snap || snap->deleted)
 		return -ENOENT;
 	/* A snapshot's placeholder where a nested subvolume was is no link to

@@ -20,6 +20,7 @@ uint64_t fs_atime_tree_id(uint64_t subvolume_id)
 	return COWSIM_ATIME_TREE_BASE + subvolume_id;
 }
 
+/* Keyed as the inode item is: the atime is the item's inode payload's. */
 static struct btree_key side_key(uint64_t inode)
 {
 	return BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
@@ -65,7 +66,7 @@ bool atime_side_table_read(const struct subvolume *sv, uint64_t inode, int64_t *
 	struct btree_path path;
 	if (!btree_lookup(&sv->atime_tree, &key, &path))
 		return false;
-	*atime = (int64_t)btree_item_payload(btree_path_item(&path))->value;
+	*atime = btree_item_inode(btree_path_item(&path))->atime;
 	return true;
 }
 
@@ -75,7 +76,7 @@ void atime_side_table_write(struct fs *fs, struct subvolume *sv, uint64_t inode,
 	struct btree_item *item = btree_lookup_for_write(&sv->atime_tree, &fs->txn, &key);
 	if (!item)
 		item = btree_insert_item(&sv->atime_tree, &fs->txn, &key, COWSIM_ATIME_ITEM_SIZE, NULL);
-	btree_item_payload_for_write(item)->value = (uint64_t)atime;
+	btree_item_inode_for_write(item)->atime = atime;
 }
 
 void atime_side_table_forget(struct fs *fs, struct subvolume *sv, uint64_t inode)

@@ -297,12 +297,12 @@ static void change_children(struct transaction *txn, struct tree_block *block, b
 	btree_leaf_cursor_init(&cursor, block, 0);
 	for (const struct btree_item *item; (item = btree_leaf_cursor_next(&cursor));) {
 		if (btree_item_key(item)->type != BTRFS_EXTENT_DATA_KEY ||
-		    !btree_item_payload(item)->file_extent.extent)
+		    !btree_item_file_extent(item)->extent)
 			continue;
 		if (add)
-			refs_data_add(txn, btree_item_payload(item)->file_extent.extent, full_backref);
+			refs_data_add(txn, btree_item_file_extent(item)->extent, full_backref);
 		else
-			refs_data_drop(txn, btree_item_payload(item)->file_extent.extent, full_backref);
+			refs_data_drop(txn, btree_item_file_extent(item)->extent, full_backref);
 	}
 }
 
@@ -553,7 +553,7 @@ static bool write_block_group_items(struct refs *refs, struct transaction *txn)
 		uint64_t *written = &g_array_index(refs->chunk_used_written, uint64_t, i);
 		if (*written == chunks[i].used)
 			continue;
-		*btree_item_payload_for_write(btree_lookup_for_write(refs->extent_tree, txn, &key)) = used_payload;
+		*btree_item_value_for_write(btree_lookup_for_write(refs->extent_tree, txn, &key)) = used_payload.value;
 		*written = chunks[i].used;
 		wrote = true;
 	}
@@ -835,9 +835,9 @@ static void count_children(struct tree_block *block, uint32_t from, GHashTable *
 		}
 		const struct btree_item *item = btree_leaf_item(block, i);
 		if (btree_item_key(item)->type != BTRFS_EXTENT_DATA_KEY ||
-		    !btree_item_payload(item)->file_extent.extent)
+		    !btree_item_file_extent(item)->extent)
 			continue;
-		struct expected_refs *e = expected_for(expected_data, btree_item_payload(item)->file_extent.extent);
+		struct expected_refs *e = expected_for(expected_data, btree_item_file_extent(item)->extent);
 		if (full)
 			e->shared_refs++;
 		else

@@ -222,18 +222,18 @@ static void test_tree_check_fails_on_a_run_that_does_not_add_up_to_the_leaf(void
 			struct btree_item *entry = &leaf->items[e];
 			bool keyed = btree_item_key(entry)->type == BTRFS_EXTENT_DATA_REF_KEY ||
 				     btree_item_key(entry)->type == BTRFS_TREE_BLOCK_REF_KEY;
-			bool is_run = keyed && btree_item_payload(entry)->value > 1;
-			items += is_run ? (uint32_t)btree_item_payload(entry)->value : 1;
+			bool is_run = keyed && btree_item_value(entry) > 1;
+			items += is_run ? (uint32_t)btree_item_value(entry) : 1;
 			if (is_run && btree_item_key(entry)->type == BTRFS_EXTENT_DATA_REF_KEY)
 				run = entry;
 		}
 	}
 	assert_non_null(run);
-	btree_item_payload_for_write(run)->value++;
+	(*btree_item_value_for_write(run))++;
 	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT ", BT9 runs that do not add up",
 						leaf->bytenr);
 	fixture_assert_fs_corrupt(fs, want);
-	btree_item_payload_for_write(run)->value--;
+	(*btree_item_value_for_write(run))--;
 	fixture_assert_fs_ok(fs, "after the repair");
 	fs_free(fs);
 }

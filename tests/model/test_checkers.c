@@ -55,8 +55,8 @@ struct first_extent {
 static bool find_extent(const struct btree_item *item, void *opaque)
 {
 	struct first_extent *f = opaque;
-	if (btree_item_key(item)->type == BTRFS_EXTENT_DATA_KEY && btree_item_payload(item)->file_extent.extent)
-		f->extent = btree_item_payload(item)->file_extent.extent;
+	if (btree_item_key(item)->type == BTRFS_EXTENT_DATA_KEY && btree_item_file_extent(item)->extent)
+		f->extent = btree_item_file_extent(item)->extent;
 	return !f->extent;
 }
 
@@ -772,7 +772,7 @@ static void test_extent_tree_check_fails_when_a_block_group_item_says_other_used
 	const struct chunk *chunk = &blockstore_chunks(fs->store, &count)[1];
 	assert_true(chunk->data);
 	struct btree_key key = BTRFS_KEY(chunk->start, BTRFS_BLOCK_GROUP_ITEM_KEY, chunk->length);
-	btree_item_payload_for_write(btree_lookup_for_write(&fs->extent_tree, &fs->txn, &key))->value += 4096;
+	*btree_item_value_for_write(btree_lookup_for_write(&fs->extent_tree, &fs->txn, &key)) += 4096;
 	g_autofree char *want = expected("block group item", chunk->start, "ET4 used");
 	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);
@@ -893,7 +893,7 @@ static void test_free_space_tree_check_fails_when_a_group_says_other_free_bytes(
 	const struct chunk *chunk = &blockstore_chunks(fs->store, &count)[1];
 	assert_true(chunk->data); /* unchanged by the change to the free-space tree (FS2) */
 	struct btree_key key = BTRFS_KEY(chunk->start, BTRFS_FREE_SPACE_EXTENT_KEY, chunk->length);
-	btree_item_payload_for_write(btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &key))->value -= 4096;
+	*btree_item_value_for_write(btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &key)) -= 4096;
 	g_autofree char *want = expected("free space extent", chunk->start, "FS2 free bytes");
 	fixture_assert_fs_corrupt(fs, want);
 	fs_free(fs);

@@ -22,9 +22,9 @@ cat >"$work/accessors.c" <<'C'
 uint64_t f(struct btree_item *item);
 uint64_t f(struct btree_item *item)
 {
-	btree_item_payload_for_write(item)->value++;
+	(*btree_item_value_for_write(item))++;
 	btree_item_set_whiteout(item, !btree_item_is_whiteout(item));
-	return btree_item_key(item)->objectid + btree_item_size(item) + btree_item_payload(item)->value;
+	return btree_item_key(item)->objectid + btree_item_size(item) + btree_item_value(item);
 }
 C
 file=$work/accessors.c

@@ -34,7 +34,7 @@ static void add_files(struct tree_fixture *f, uint64_t n)
 static struct data_extent *extent_of(const struct tree_block *leaf, uint32_t slot)
 {
 	assert_int_equal(btree_item_key(btree_leaf_item(leaf, slot))->type, BTRFS_EXTENT_DATA_KEY);
-	return btree_item_payload(btree_leaf_item(leaf, slot))->file_extent.extent;
+	return btree_item_file_extent(btree_leaf_item(leaf, slot))->extent;
 }
 
 /* The data extent of the leaf's first EXTENT_DATA item. */
