@@ -58,20 +58,31 @@ uint32_t btree_node_capacity(uint32_t nodesize)
 
 /* --- payloads by kind ------------------------------------------------- */
 
-/* The bytes of a payload of each kind: a value is kept in its item, the
- * others in the leaf's payload heap (BT10). The rest of a union
- * item_payload handed to an insert must be zero (payload_fits_kind). */
+/* The bytes of a payload of each kind, of a union item_payload handed to an
+ * insert (the rest must be zero, payload_fits_kind; a DIR_INDEX's is
+ * dropped whole) ... */
 static const uint8_t payload_kind_bytes[] = {
 	[BTREE_PAYLOAD_VALUE] = sizeof(uint64_t),
 	[BTREE_PAYLOAD_INODE] = sizeof(struct item_inode),
 	[BTREE_PAYLOAD_DIR] = sizeof(struct item_dir),
 	[BTREE_PAYLOAD_FILE_EXTENT] = sizeof(struct item_file_extent),
+	[BTREE_PAYLOAD_NONE] = 0,
+};
+/* ... and of the leaf's payload heap (BT10): a value is kept in its item. */
+static const uint8_t heap_kind_bytes[] = {
+	[BTREE_PAYLOAD_VALUE] = 0,
+	[BTREE_PAYLOAD_INODE] = sizeof(struct item_inode),
+	[BTREE_PAYLOAD_DIR] = sizeof(struct item_dir),
+	[BTREE_PAYLOAD_FILE_EXTENT] = sizeof(struct item_file_extent),
+	[BTREE_PAYLOAD_NONE] = 0,
 };
 _Static_assert(sizeof(struct item_inode) % 8 == 0 && sizeof(struct item_dir) % 8 == 0 &&
 	       sizeof(struct item_file_extent) % 8 == 0, "payloads in the heap stay 8-aligned");
 
 static bool payload_fits_kind(uint8_t type, const union item_payload *payload)
 {
+	if (btree_payload_kind(type) == BTREE_PAYLOAD_NONE)
+		return true; /* dropped whole */
 	uint64_t words[sizeof(*payload) / sizeof(uint64_t)], any = 0;
 	_Static_assert(sizeof(words) == sizeof(*payload), "the payload is whole words");
 	memcpy(words, payload, sizeof(words));
@@ -83,8 +94,7 @@ static bool payload_fits_kind(uint8_t type, const union item_payload *payload)
 /* The bytes an item's payload takes in the heap: 0 for a value. */
 static inline uint32_t heap_bytes_of(const struct btree_item *item)
 {
-	enum btree_payload_kind kind = btree_payload_kind(item->key.type);
-	return kind == BTREE_PAYLOAD_VALUE ? 0 : payload_kind_bytes[kind];
+	return heap_kind_bytes[btree_payload_kind(item->key.type)];
 }
 
 void btree_item_wrong_kind(const struct btree_item *item, enum btree_payload_kind kind)
@@ -106,7 +116,7 @@ union item_payload btree_item_payload_copy(const struct btree_item *item)
 	uint32_t bytes = heap_bytes_of(item);
 	if (bytes)
 		memcpy(&payload, item->payload.at, bytes);
-	else
+	else if (btree_payload_kind(item->key.type) == BTREE_PAYLOAD_VALUE)
 		payload.value = item->payload.value;
 	return payload;
 }
@@ -1906,7 +1916,7 @@ static void leaf_insert_at(struct btree_path *path, const struct btree_key *key,
 			memcpy(new_item.payload.at, payload, heap_bytes);
 		else
 			memset(new_item.payload.at, 0, heap_bytes);
-	} else {
+	} else if (btree_payload_kind(key->type) == BTREE_PAYLOAD_VALUE) {
 		new_item.payload.value = payload ? payload->value : 0;
 	}
 	memmove(&leaf->items[slot + 1], &leaf->items[slot], (leaf->nritems - slot) * sizeof(struct btree_item));

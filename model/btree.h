@@ -93,7 +93,7 @@ struct item_inode {                       /* INODE_ITEM */
 	uint32_t nlink;
 	uint32_t mode;
 };
-struct item_dir {                         /* DIR_ITEM, DIR_INDEX */
+struct item_dir {                         /* DIR_ITEM (a DIR_INDEX's is not kept) */
 	uint64_t location;                /* inode number, or subvolume id */
 	uint64_t index;                   /* the entry's DIR_INDEX offset */
 	const char *name;                 /* interned by the filesystem, not owned */
@@ -113,6 +113,10 @@ enum btree_payload_kind {
 	BTREE_PAYLOAD_INODE,
 	BTREE_PAYLOAD_DIR,
 	BTREE_PAYLOAD_FILE_EXTENT,
+	/* A DIR_INDEX: its entry (name, location, type) is its DIR_ITEM's, which
+	 * the model finds by name; an insert's payload is dropped and no
+	 * accessor reads one (issue 20: not repeating DIR_ITEM's payload). */
+	BTREE_PAYLOAD_NONE,
 };
 static inline enum btree_payload_kind btree_payload_kind(uint8_t type)
 {
@@ -120,8 +124,9 @@ static inline enum btree_payload_kind btree_payload_kind(uint8_t type)
 	case BTRFS_INODE_ITEM_KEY:
 		return BTREE_PAYLOAD_INODE;
 	case BTRFS_DIR_ITEM_KEY:
-	case BTRFS_DIR_INDEX_KEY:
 		return BTREE_PAYLOAD_DIR;
+	case BTRFS_DIR_INDEX_KEY:
+		return BTREE_PAYLOAD_NONE;
 	case BTRFS_EXTENT_DATA_KEY:
 		return BTREE_PAYLOAD_FILE_EXTENT;
 	default:
@@ -154,7 +159,8 @@ union item_payload {
  * An item is 32 bytes, two to a cache line: its key, size and whiteout
  * flag, and one word that is the payload itself when the payload is a
  * value, or points at it in its leaf's payload heap (btree.c, BT10), where
- * it takes its kind's size (inode 40, dir 32, file extent 16 bytes):
+ * it takes its kind's size (inode 40, dir 32, file extent 16 bytes; a
+ * DIR_INDEX keeps none):
  *
  *   0            8            16       20   21  22   24           32
  *   +------------+------------+--------+----+---+----+------------+
