@@ -68,13 +68,12 @@ static const uint8_t payload_kind_bytes[] = {
 	[BTREE_PAYLOAD_FILE_EXTENT] = sizeof(struct item_file_extent),
 	[BTREE_PAYLOAD_NONE] = 0,
 };
-/* ... and of the leaf's payload heap (BT10): a value is kept in its item. */
-static const uint8_t heap_kind_bytes[] = {
-	[BTREE_PAYLOAD_VALUE] = 0,
-	[BTREE_PAYLOAD_INODE] = sizeof(struct item_inode),
-	[BTREE_PAYLOAD_DIR] = sizeof(struct item_dir),
-	[BTREE_PAYLOAD_FILE_EXTENT] = sizeof(struct item_file_extent),
-	[BTREE_PAYLOAD_NONE] = 0,
+/* ... and of the leaf's payload heap (BT10), by key type (one load: the
+ * heap's loops ask it of every item): a value is kept in its item. */
+static const uint8_t heap_bytes_by_type[UINT8_MAX + 1] = {
+	[BTRFS_INODE_ITEM_KEY] = sizeof(struct item_inode),
+	[BTRFS_DIR_ITEM_KEY] = sizeof(struct item_dir),
+	[BTRFS_EXTENT_DATA_KEY] = sizeof(struct item_file_extent),
 };
 _Static_assert(sizeof(struct item_inode) % 8 == 0 && sizeof(struct item_dir) % 8 == 0 &&
 	       sizeof(struct item_file_extent) % 8 == 0, "payloads in the heap stay 8-aligned");
@@ -94,8 +93,27 @@ static bool payload_fits_kind(uint8_t type, const union item_payload *payload)
 /* The bytes an item's payload takes in the heap: 0 for a value. */
 static inline uint32_t heap_bytes_of(const struct btree_item *item)
 {
-	return heap_kind_bytes[btree_payload_kind(item->key.type)];
+	return heap_bytes_by_type[item->key.type];
 }
+
+/* A payload's bytes: memcpy of a constant size, which the compiler makes a
+ * few moves (a call to memcpy costs more than the copy). */
+static inline void copy_payload(void *to, const void *from, uint32_t bytes)
+{
+	switch (bytes) {
+	case sizeof(struct item_inode):
+		memcpy(to, from, sizeof(struct item_inode));
+		break;
+	case sizeof(struct item_dir):
+		memcpy(to, from, sizeof(struct item_dir));
+		break;
+	default:
+		memcpy(to, from, sizeof(struct item_file_extent));
+		break;
+	}
+}
+_Static_assert(sizeof(struct item_file_extent) == 16 && sizeof(struct item_dir) == 32 &&
+	       sizeof(struct item_inode) == 40, "copy_payload knows three sizes");
 
 void btree_item_wrong_kind(const struct btree_item *item, enum btree_payload_kind kind)
 {
@@ -498,7 +516,7 @@ static struct payload_heap *heap_rebuild(struct leaf_items *array, uint32_t coun
 			if (!bytes)
 				continue;
 			void *at = (char *)heap->bytes + heap->used;
-			memcpy(at, item->payload.at, bytes);
+			copy_payload(at, item->payload.at, bytes);
 			item->payload.at = at;
 			heap->used += bytes;
 		}
@@ -519,15 +537,18 @@ static void heap_resize(struct leaf_items *array, uint32_t count, uint32_t capac
 		g_free(heap_rebuild(array, count, capacity));
 		return;
 	}
-	for (uint32_t i = 0; i < count; i++)
-		if (heap_bytes_of(&array->item[i]))
-			array->item[i].payload.value = (uint64_t)((char *)array->item[i].payload.at - (char *)heap->bytes);
+	/* The items' pointers are moved as numbers (payload.value): once the
+	 * old heap is freed, they are no pointers to follow. */
+	uint64_t old_bytes = (uintptr_t)heap->bytes;
 	heap = g_realloc(heap, heap_size(capacity));
 	heap->capacity = capacity;
+	array->heap = heap;
+	uint64_t new_bytes = (uintptr_t)heap->bytes;
+	if (new_bytes == old_bytes)
+		return;
 	for (uint32_t i = 0; i < count; i++)
 		if (heap_bytes_of(&array->item[i]))
-			array->item[i].payload.at = (char *)heap->bytes + array->item[i].payload.value;
-	array->heap = heap;
+			array->item[i].payload.value = array->item[i].payload.value - old_bytes + new_bytes;
 }
 
 /* Room for `bytes` more in the private leaf's heap. */
@@ -930,6 +951,11 @@ bool btree_check_payloads(const struct tree_block *leaf, GError **error)
 	for (uint32_t i = 0; !broken && i < count; i++) {
 		const struct btree_item *item = &array->item[i];
 		uint32_t bytes = heap_bytes_of(item);
+		enum btree_payload_kind kind = btree_payload_kind(item->key.type);
+		if ((bytes != 0) != (kind != BTREE_PAYLOAD_VALUE && kind != BTREE_PAYLOAD_NONE)) {
+			broken = "a payload in the heap, or not, against its kind";
+			break;
+		}
 		if (!bytes)
 			continue;
 		uintptr_t offset = (uintptr_t)item->payload.at - (uintptr_t)(heap ? heap->bytes : NULL);
@@ -1402,7 +1428,7 @@ static void leaf_move_items(struct tree_block *dst, uint32_t at, struct tree_blo
 		if (!item_heap_bytes)
 			continue;
 		void *payload = heap_take(dst, item_heap_bytes);
-		memcpy(payload, item->payload.at, item_heap_bytes);
+		copy_payload(payload, item->payload.at, item_heap_bytes);
 		item->payload.at = payload;
 		heap_forget(src, item);
 	}
@@ -1913,7 +1939,7 @@ static void leaf_insert_at(struct btree_path *path, const struct btree_key *key,
 		heap_reserve(leaf, heap_bytes);
 		new_item.payload.at = heap_take(leaf, heap_bytes);
 		if (payload)
-			memcpy(new_item.payload.at, payload, heap_bytes);
+			copy_payload(new_item.payload.at, payload, heap_bytes);
 		else
 			memset(new_item.payload.at, 0, heap_bytes);
 	} else if (btree_payload_kind(key->type) == BTREE_PAYLOAD_VALUE) {
