@@ -2011,7 +2011,7 @@ struct btree_item *btree_resize_item(struct btree *tree, struct transaction *txn
  * was a third of the cost of the throttle's records (docs/performance.md,
  * round 9).
  */
-static bool search_insert_only_copies(const struct transaction *txn, const struct btree_path *path, uint32_t ins_len)
+static inline bool search_insert_only_copies(const struct transaction *txn, const struct btree_path *path, uint32_t ins_len)
 {
 	uint32_t node_capacity = btree_node_capacity(nodesize_of(txn));
 	for (unsigned level = 1; level < path->levels; level++)
@@ -2040,6 +2040,30 @@ struct btree_item *btree_resize_item_at(struct btree *tree, struct transaction *
 	path->nodes[0]->leaf_bytes = path->nodes[0]->leaf_bytes - item->size + new_size;
 	item->size = (uint16_t)new_size;
 	return item;
+}
+
+/*
+ * btree_insert_item() from a path a lookup in this tree left: the key is
+ * looked up near it (btree_lookup_near finds the path a descent from the
+ * root finds), and when search_insert_only_copies() says btree_search(
+ * SEARCH_INSERT) would only copy that path, it is copied as the search
+ * would. A writeback inserts a file's extent beside the inode item it just
+ * looked up; the second descent was a sixth of a create (docs/performance.md,
+ * round 11c).
+ */
+struct btree_item *btree_insert_item_near(struct btree *tree, struct transaction *txn, const struct btree_key *key,
+					  uint32_t size, const union item_payload *payload, struct btree_path *path)
+{
+	uint32_t need = BTRFS_ITEM_HEADER_SIZE + size;
+	g_assert(need <= btree_leaf_capacity(nodesize_of(txn)));
+	bool exists = btree_lookup_near(tree, key, path);
+	if (search_insert_only_copies(txn, path, need))
+		cow_found_path(tree, txn, path);
+	else
+		exists = btree_search(tree, txn, key, SEARCH_INSERT, need, path);
+	g_assert(!exists);
+	leaf_insert_at(path, key, size, payload);
+	return btree_path_item(path);
 }
 
 /* Remove the pointer at path->nodes[level] slot `slot`; a node left empty

@@ -443,6 +443,11 @@ struct btree_item *btree_insert_item(struct btree *tree, struct transaction *txn
  * room in one leaf. payloads may be NULL. */
 void btree_insert_items(struct btree *tree, struct transaction *txn, const struct btree_key *keys,
 			const uint32_t *sizes, const union item_payload *payloads, uint32_t count);
+/* btree_insert_item() near *path: a path a lookup in this tree left with no
+ * change since, or levels 0. The tree afterwards is the one
+ * btree_insert_item() leaves; *path is the path to the new item. */
+struct btree_item *btree_insert_item_near(struct btree *tree, struct transaction *txn, const struct btree_key *key,
+					  uint32_t size, const union item_payload *payload, struct btree_path *path);
 
 /* Change an existing item's size in place (btrfs_extend_item /
  * btrfs_truncate_item); grows by splitting the leaf when it must. */

@@ -49,6 +49,8 @@ struct delayed_node {
 
 struct delayed_items {
 	GHashTable *nodes;            /* struct delayed_node * (its own key) */
+	struct delayed_node *last;    /* the node last found or made, or NULL (DI4) */
+	struct delayed_node *stray;   /* delayed_items_break_memo_for_test()'s node, owned */
 	GQueue queue;                 /* the nodes, least recently touched first */
 	uint64_t items;               /* waiting indexes + dirty inodes (DI1) */
 	uint64_t dirty_inodes;        /* nodes whose inode is dirty (DI1) */
@@ -97,6 +99,7 @@ void delayed_items_free(struct delayed_items *delayed)
 	while ((l = g_queue_pop_head_link(&delayed->queue)))
 		node_free(l->data);
 	g_hash_table_destroy(delayed->nodes);
+	g_free(delayed->stray);
 	g_free(delayed);
 }
 
@@ -106,10 +109,19 @@ static bool enabled(const struct fs *fs)
 	return fs->design->insert_batch != NULL;
 }
 
+/* A create asks for its directory's node three times in a row (the next
+ * index, the index, the directory's inode): the memo answers the second
+ * and third without the table. */
 static struct delayed_node *find_node(const struct fs *fs, const struct subvolume *sv, uint64_t inode)
 {
+	struct delayed_items *delayed = fs->delayed;
+	if (delayed->last && delayed->last->inode == inode && delayed->last->sv == sv)
+		return delayed->last;
 	struct delayed_node probe = { .sv = (struct subvolume *)sv, .inode = inode };
-	return g_hash_table_lookup(fs->delayed->nodes, &probe);
+	struct delayed_node *node = g_hash_table_lookup(delayed->nodes, &probe);
+	if (node)
+		delayed->last = node;
+	return node;
 }
 
 /* The node of (sv, inode), made if there is none, moved to the queue's
@@ -119,6 +131,8 @@ static struct delayed_node *touch_node(struct fs *fs, struct subvolume *sv, uint
 	struct delayed_items *delayed = fs->delayed;
 	struct delayed_node *node = find_node(fs, sv, inode);
 	if (node) {
+		if (delayed->queue.tail == &node->link)
+			return node; /* at the tail already */
 		g_queue_unlink(&delayed->queue, &node->link);
 	} else {
 		node = g_new0(struct delayed_node, 1);
@@ -126,6 +140,7 @@ static struct delayed_node *touch_node(struct fs *fs, struct subvolume *sv, uint
 		node->inode = inode;
 		node->link.data = node;
 		g_hash_table_add(delayed->nodes, node);
+		delayed->last = node;
 	}
 	g_queue_push_tail_link(&delayed->queue, &node->link);
 	return node;
@@ -139,6 +154,8 @@ static void drop_node(struct fs *fs, struct delayed_node *node)
 	delayed->index_dirs -= index_count(node) ? 1u : 0u;
 	g_queue_unlink(&delayed->queue, &node->link);
 	g_hash_table_remove(delayed->nodes, node);
+	if (delayed->last == node)
+		delayed->last = NULL;
 	node_free(node);
 }
 
@@ -329,6 +346,19 @@ void delayed_items_miscount_dirty_for_test(struct fs *fs, int64_t delta)
 	fs->delayed->dirty_inodes = (uint64_t)((int64_t)fs->delayed->dirty_inodes + delta);
 }
 
+uint64_t delayed_items_break_memo_for_test(struct fs *fs)
+{
+	struct delayed_items *delayed = fs->delayed;
+	const struct delayed_node *head = g_queue_peek_head(&delayed->queue);
+	g_assert(head && !delayed->stray);
+	delayed->stray = g_new0(struct delayed_node, 1);
+	delayed->stray->sv = head->sv;
+	delayed->stray->inode = head->inode;
+	delayed->stray->inode_dirty = head->inode_dirty;
+	delayed->last = delayed->stray;
+	return head->inode;
+}
+
 static bool corrupt(GError **error, const struct delayed_node *node, const char *what)
 {
 	g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
@@ -369,6 +399,8 @@ bool delayed_items_check(const struct fs *fs, GError **error)
 			    g_hash_table_size(delayed->nodes));
 		return false;
 	}
+	if (delayed->last && g_hash_table_lookup(delayed->nodes, delayed->last) != delayed->last)
+		return corrupt(error, delayed->last, "DI4 the memo names a node the table does not hold");
 	for (const GList *l = delayed->queue.head; l; l = l->next) {
 		const struct delayed_node *node = l->data;
 		if (g_hash_table_lookup(delayed->nodes, node) != node)

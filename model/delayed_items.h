@@ -37,7 +37,9 @@
  *      delayed_items_reserved_bytes() is taken from) are right;
  *  DI2 every node holds something and is in the queue once;
  *  DI3 a node's pending indexes ascend, above every DIR_INDEX its
- *      directory already has in the tree, each with its DIR_ITEM there.
+ *      directory already has in the tree, each with its DIR_ITEM there;
+ *  DI4 the memo of the last node found is NULL or a node of the table (a
+ *      node written or forgotten leaves it).
  */
 #ifndef COWSIM_MODEL_DELAYED_ITEMS_H
 #define COWSIM_MODEL_DELAYED_ITEMS_H
@@ -78,12 +80,16 @@ uint64_t delayed_items_count(const struct fs *fs);
 /* The bytes the waiting items hold reserved (space-info may_use). */
 uint64_t delayed_items_reserved_bytes(const struct fs *fs, uint32_t nodesize);
 
-/* DI1-DI3; false with *error (MODEL_ERROR_CORRUPT) at the first broken. */
+/* DI1-DI4; false with *error (MODEL_ERROR_CORRUPT) at the first broken. */
 bool delayed_items_check(const struct fs *fs, GError **error);
 
 /* For tests that break DI1 on purpose. */
 void delayed_items_miscount_for_test(struct fs *fs, int64_t delta);
 /* The same for the count of dirty inodes the reservation is taken from. */
 void delayed_items_miscount_dirty_for_test(struct fs *fs, int64_t delta);
+/* For the test that breaks DI4: the memo names a copy of the oldest node
+ * that the table does not hold (freed with the delayed items). Returns
+ * the copy's inode. */
+uint64_t delayed_items_break_memo_for_test(struct fs *fs);
 
 #endif

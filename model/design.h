@@ -96,6 +96,10 @@ struct fs_design_ops {
 	 * payload may be NULL. Returns it. */
 	struct btree_item *(*insert)(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size,
 				     const union item_payload *payload);
+	/* The same near *near (as lookup_near takes it); leaves *near the path
+	 * to the new item, or levels 0. May be NULL: insert, levels 0. */
+	struct btree_item *(*insert_near)(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
+					  uint32_t size, const union item_payload *payload, struct btree_path *near);
 	/* Inserts `count` items with sorted base keys, none of which the
 	 * subvolume sees and with nothing it sees between them, together: one
 	 * batch of btrfs_insert_empty_items, which needs room in one leaf.
@@ -256,6 +260,17 @@ static inline void subvol_write_inode_atime_near(struct fs *fs, struct subvolume
 static inline struct btree_item *subvol_insert(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
 					       uint32_t size, const union item_payload *payload)
 {
+	return design_of(sv)->insert(fs, sv, key, size, payload);
+}
+
+/* insert_near, or insert where the design has none. */
+static inline struct btree_item *subvol_insert_near(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
+						    uint32_t size, const union item_payload *payload,
+						    struct btree_path *near)
+{
+	if (design_of(sv)->insert_near)
+		return design_of(sv)->insert_near(fs, sv, key, size, payload, near);
+	near->levels = 0;
 	return design_of(sv)->insert(fs, sv, key, size, payload);
 }
 

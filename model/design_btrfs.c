@@ -115,6 +115,13 @@ static struct btree_item *btrfs_insert(struct fs *fs, struct subvolume *sv, cons
 	return btree_insert_item(sv->tree, &fs->txn, &k, size, payload);
 }
 
+static struct btree_item *btrfs_insert_near(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
+					    uint32_t size, const union item_payload *payload, struct btree_path *near)
+{
+	struct btree_key k = plain(key);
+	return btree_insert_item_near(sv->tree, &fs->txn, &k, size, payload, near);
+}
+
 static void btrfs_insert_batch(struct fs *fs, struct subvolume *sv, const struct btree_key *keys,
 			       const uint32_t *sizes, const union item_payload *payloads, uint32_t count)
 {
@@ -248,6 +255,7 @@ const struct fs_design_ops fs_design_btrfs = {
 	.lookup_for_write_near = btrfs_lookup_for_write_near,
 	.write_inode_atime_near = btrfs_write_inode_atime_near,
 	.insert = btrfs_insert,
+	.insert_near = btrfs_insert_near,
 	.insert_batch = btrfs_insert_batch,
 	.resize = btrfs_resize,
 	.delete = btrfs_delete,

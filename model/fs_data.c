@@ -244,12 +244,14 @@ static bool spans_inline(struct extent_spans *spans)
 	return spans->len && span_at(spans, 0)->key.offset == 0 && !span_at(spans, 0)->extent;
 }
 
+/* Inserts near *near (subvol_insert_near: a lookup's path with no change
+ * since, or levels 0), and leaves it at the new item. */
 static void insert_file_extent(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t offset,
-			       struct data_extent *extent, uint64_t num_bytes, uint32_t size)
+			       struct data_extent *extent, uint64_t num_bytes, uint32_t size, struct btree_path *near)
 {
 	struct btree_key key = BTRFS_KEY(inode, BTRFS_EXTENT_DATA_KEY, offset);
 	union item_payload payload = { .file_extent = { .extent = extent, .num_bytes = num_bytes } };
-	subvol_insert(fs, sv, &key, size, &payload);
+	subvol_insert_near(fs, sv, &key, size, &payload, near);
 }
 
 /* btrfs_drop_extents(): no file extent item maps [start, end) afterwards.
@@ -266,7 +268,8 @@ static void drop_spans(struct fs *fs, struct subvolume *sv, uint64_t inode, uint
 			continue;
 		bool keep_head = s_start < start && s->extent, keep_tail = s_end > end && s->extent;
 		if (keep_tail) {
-			insert_file_extent(fs, sv, inode, end, s->extent, s_end - end, s->size);
+			struct btree_path fresh = { .levels = 0 };
+			insert_file_extent(fs, sv, inode, end, s->extent, s_end - end, s->size, &fresh);
 			refs_data_add(&fs->txn, s->extent, false);
 		}
 		if (keep_head) {
@@ -321,6 +324,10 @@ static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inod
 	uint64_t end = round_up_sector(offset + length);
 	struct extent_spans spans;
 	file_extents(sv, inode, may_go_inline ? UINT64_MAX : end, &near, &spans);
+	/* The new extents go in beside what the lookup found, unless the drop
+	 * below changes the tree first (a new file has nothing to drop). */
+	if (spans.len)
+		near.levels = 0;
 	if (spans_inline(&spans)) {
 		/* An inline file that changes is rewritten whole. */
 		length = offset + length;
@@ -330,7 +337,7 @@ static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inod
 		drop_spans(fs, sv, inode, 0, UINT64_MAX, &spans);
 		spans_clear(&spans);
 		insert_file_extent(fs, sv, inode, 0, NULL, file_size,
-				   BTRFS_FILE_EXTENT_INLINE_HEADER + (uint32_t)file_size);
+				   BTRFS_FILE_EXTENT_INLINE_HEADER + (uint32_t)file_size, &near);
 		fs->counters.data_bytes_written += file_size;
 		return 0;
 	}
@@ -346,7 +353,7 @@ static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inod
 		if (blockstore_alloc_data(fs->store, MIN(end - at, BTRFS_MAX_EXTENT_SIZE), &bytenr, &bytes))
 			return -ENOSPC;
 		struct data_extent *extent = refs_data_extent_new(&fs->txn, bytenr, bytes);
-		insert_file_extent(fs, sv, inode, at, extent, bytes, BTRFS_FILE_EXTENT_REGULAR_SIZE);
+		insert_file_extent(fs, sv, inode, at, extent, bytes, BTRFS_FILE_EXTENT_REGULAR_SIZE, &near);
 		csum_add(fs, bytenr, bytes);
 		fs->counters.data_bytes_written += bytes;
 		at += bytes;

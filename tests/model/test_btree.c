@@ -702,6 +702,92 @@ static void test_btree_overlay_of_a_leaf_of_hundreds_of_inodes_keeps_every_atime
 	overlay_rounds(65536);
 }
 
+/* --- inserts near an earlier answer ----------------------------------------- */
+
+/* Block for block, the same tree: addresses, levels, generations, keys and
+ * item sizes. Two fixtures that made the same changes in the same order
+ * allocate the same addresses. */
+static void assert_same_blocks(const struct tree_block *a, const struct tree_block *b)
+{
+	assert_int_equal(a->bytenr, b->bytenr);
+	assert_int_equal(a->level, b->level);
+	assert_int_equal(a->generation, b->generation);
+	assert_int_equal(a->nritems, b->nritems);
+	assert_int_equal(a->leaf_bytes, b->leaf_bytes);
+	for (uint32_t i = 0; i < a->nritems; i++) {
+		if (a->level) {
+			assert_int_equal(btree_key_compare(&a->children[i].key, &b->children[i].key), 0);
+			assert_same_blocks(a->children[i].block, b->children[i].block);
+			continue;
+		}
+		const struct btree_item *x = btree_leaf_item(a, i), *y = btree_leaf_item(b, i);
+		assert_int_equal(btree_key_compare(btree_item_key(x), btree_item_key(y)), 0);
+		assert_int_equal(btree_item_size(x), btree_item_size(y));
+		union item_payload px = btree_item_payload_copy(x), py = btree_item_payload_copy(y);
+		assert_memory_equal(&px, &py, sizeof(px));
+	}
+}
+
+/*
+ * btree_insert_item_near() leaves the tree btree_insert_item() leaves, from
+ * a path near the key or far from it, whether the insert only copies the
+ * path (the fast path) or splits and pushes (the search): two fixtures make
+ * the same inserts, one each way, across commits and a snapshot (so paths
+ * are copied), and stay the same block for block, extent tree included.
+ * The path it leaves is the one a lookup of the new key finds.
+ */
+static void test_btree_insert_near_leaves_the_tree_an_insert_from_the_root_leaves(void **state)
+{
+	struct tree_fixture *plain = tree_fixture_new(4096), *near = tree_fixture_new(4096);
+	g_autofree uint64_t *order = shuffled(5000, SEED + 7);
+	struct rng r;
+	rng_seed(&r, SEED + 8);
+	uint64_t splits = 0;
+	for (uint64_t i = 0; i < 5000; i++) {
+		struct btree_key key = fixture_key(1 + order[i] / 64, order[i] % 64);
+		uint32_t size = (uint32_t)rng_below(&r, i < 1000 ? 400 : 120);
+		union item_payload payload = { .value = order[i] };
+		btree_insert_item(&plain->tree, &plain->txn, &key, size, &payload);
+		struct btree_path path = { .levels = 0 };
+		if (i % 5) { /* most from a lookup near the key, some from far away */
+			uint64_t from = i % 5 == 1 ? rng_below(&r, 80) : key.objectid + rng_below(&r, 2);
+			struct btree_key from_key = fixture_key(from, rng_below(&r, 64));
+			btree_lookup(&near->tree, &from_key, &path);
+		}
+		uint64_t leaves = stats_of(&near->tree).leaves;
+		struct btree_item *item = btree_insert_item_near(&near->tree, &near->txn, &key, size, &payload, &path);
+		assert_int_equal(btree_key_compare(btree_item_key(item), &key), 0);
+		splits += stats_of(&near->tree).leaves != leaves;
+		struct btree_path again;
+		assert_true(btree_lookup(&near->tree, &key, &again));
+		assert_same_path(&path, &again);
+		assert_same_blocks(plain->tree.root, near->tree.root);
+		if (i % 211 == 210) {
+			tree_fixture_commit(plain);
+			tree_fixture_commit(near);
+			assert_same_blocks(plain->extent_tree.root, near->extent_tree.root);
+		}
+		if (i == 2500) { /* at a commit boundary, as fs_snapshot() */
+			tree_fixture_commit(plain);
+			tree_fixture_commit(near);
+			tree_fixture_clone_root(plain, 300);
+			tree_fixture_clone_root(near, 300);
+		}
+		if (i % 500 == 0) {
+			tree_fixture_assert_ok(plain, "an insert from the root");
+			tree_fixture_assert_ok(near, "an insert near an earlier answer");
+		}
+	}
+	tree_fixture_commit(plain);
+	tree_fixture_commit(near);
+	assert_same_blocks(plain->tree.root, near->tree.root);
+	assert_same_blocks(plain->extent_tree.root, near->extent_tree.root);
+	tree_fixture_assert_ok(near, "inserts near earlier answers");
+	assert_true(splits > 100 && splits < 2500); /* both ways, many times */
+	tree_fixture_free(plain);
+	tree_fixture_free(near);
+}
+
 /* --- resize ----------------------------------------------------------------- */
 
 static void test_btree_resize_grows_an_item_and_splits_its_full_leaf(void **state)
@@ -786,6 +872,7 @@ int main(void)
 		cmocka_unit_test(test_btree_atime_write_without_a_snapshot_changes_the_copy_in_place),
 		cmocka_unit_test(test_btree_overlay_keeps_every_atime_of_its_leaf_whatever_their_values),
 		cmocka_unit_test(test_btree_overlay_of_a_leaf_of_hundreds_of_inodes_keeps_every_atime),
+		cmocka_unit_test(test_btree_insert_near_leaves_the_tree_an_insert_from_the_root_leaves),
 		cmocka_unit_test(test_btree_resize_grows_an_item_and_splits_its_full_leaf),
 		cmocka_unit_test(test_btree_resize_shrinks_an_item_in_its_leaf),
 		cmocka_unit_test(test_btree_resize_of_a_missing_key_returns_null),

@@ -3,7 +3,7 @@
  * keeps them (model/delayed_items.h): a directory's DIR_INDEX items wait in
  * memory and go into the tree in leaf-sized batches, when the worker gets
  * to the directory or at the commit; a batch insert splits a leaf once, at
- * the insertion point; the checker's invariants DI1-DI3.
+ * the insertion point; the checker's invariants DI1-DI4.
  */
 #include "model_fixture.h"
 
@@ -206,6 +206,15 @@ static void test_delayed_items_check_fails_when_the_dirty_inodes_are_miscounted(
 	fs_free(fs);
 }
 
+static void test_delayed_items_check_fails_when_the_memo_names_a_node_the_table_lacks(void **state)
+{
+	struct fs *fs = four_files_waiting();
+	uint64_t inode = delayed_items_break_memo_for_test(fs);
+	g_autofree char *want = g_strdup_printf("corrupt delayed node: %" G_GUINT64_FORMAT ", DI4", inode);
+	fixture_assert_fs_corrupt(fs, want);
+	fs_free(fs);
+}
+
 static void test_delayed_items_check_fails_on_an_index_the_tree_already_has(void **state)
 {
 	struct fs *fs = new_fs("btrfs");
@@ -235,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_delayed_items_check_fails_when_the_count_is_off),
 		cmocka_unit_test(test_delayed_items_check_fails_when_the_dirty_inodes_are_miscounted),
 		cmocka_unit_test(test_delayed_items_check_fails_on_an_index_the_tree_already_has),
+		cmocka_unit_test(test_delayed_items_check_fails_when_the_memo_names_a_node_the_table_lacks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
