@@ -1,6 +1,6 @@
 /*
  * tests/model/test_checkers.c - the checkers of the derived trees
- * (model/derived_check.h), of the trees themselves (BT1-BT7), the
+ * (model/derived_check.h), of the trees themselves (BT1-BT10), the
  * reference counts (RF1-RF3), the block store (BS1-BS3) and the designs' own
  * (DB2, DK4-DK6) pass on a healthy filesystem and fail, with the report
  * "corrupt <type>: <id>, <reason>[, <value>]", when one invariant is broken
@@ -254,6 +254,104 @@ static void test_item_sharing_check_fails_when_a_freed_leaf_still_shares_its_arr
 						", BT8 freed but still sharing its item array", old->bytenr);
 	assert_string_equal(error->message, want);
 	old->items = NULL;
+	tree_fixture_free(f);
+}
+
+/* --- payloads in the leaf's heap (btree.c BT10) ------------------------------------- */
+
+/* 400 inode items and their refs in 4 KiB leaves, committed: each leaf's
+ * inode payloads are in its heap, its refs' counts in the items. */
+static struct tree_fixture *inodes_and_refs(void)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	for (uint64_t i = 1; i <= 400; i++) {
+		struct btree_key inode = BTRFS_KEY(i, BTRFS_INODE_ITEM_KEY, 0), ref = BTRFS_KEY(i, BTRFS_INODE_REF_KEY, 1);
+		union item_payload payload = { .inode = { .size = i, .nlink = 1 } }, count = { .ref = { .count = 1 } };
+		btree_insert_item(&f->tree, &f->txn, &inode, BTRFS_INODE_ITEM_SIZE, &payload);
+		btree_insert_item(&f->tree, &f->txn, &ref, 12, &count);
+	}
+	tree_fixture_commit(f);
+	tree_fixture_assert_ok(f, "inodes and refs");
+	return f;
+}
+
+/* The leaf of an inode item and its slot, with its ref and the next inode after it. */
+static struct tree_block *leaf_holding(struct tree_fixture *f, uint64_t inode, uint32_t *slot)
+{
+	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
+	struct btree_path path;
+	assert_true(btree_lookup(&f->tree, &key, &path));
+	*slot = path.slots[0];
+	assert_true(*slot + 2 < path.nodes[0]->nritems);
+	return path.nodes[0];
+}
+
+static void assert_bt10(const struct tree_block *leaf, const char *reason)
+{
+	g_autoptr(GError) error = NULL;
+	assert_false(btree_check_payloads(leaf, &error));
+	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT ", BT10 %s", leaf->bytenr, reason);
+	assert_true(g_str_has_prefix(error->message, want));
+}
+
+static void test_payload_check_fails_when_two_items_point_at_one_payload(void **state)
+{
+	struct tree_fixture *f = inodes_and_refs();
+	uint32_t s;
+	struct tree_block *leaf = leaf_holding(f, 200, &s);
+	struct btree_item next = leaf->items[s + 2];
+	leaf->items[s + 2] = leaf->items[s];
+	assert_bt10(leaf, "two payloads overlapping");
+	leaf->items[s + 2] = next;
+	tree_fixture_free(f);
+}
+
+static void test_payload_check_fails_when_an_item_points_into_another_leafs_heap(void **state)
+{
+	struct tree_fixture *f = inodes_and_refs();
+	uint32_t s, t;
+	struct tree_block *leaf = leaf_holding(f, 200, &s), *other = leaf_holding(f, 1, &t);
+	assert_ptr_not_equal(leaf, other);
+	struct btree_item mine = leaf->items[s];
+	leaf->items[s] = other->items[t];
+	assert_bt10(leaf, "a payload outside its array's heap");
+	leaf->items[s] = mine;
+	tree_fixture_free(f);
+}
+
+static void test_payload_check_fails_when_the_heaps_live_bytes_are_not_the_payloads(void **state)
+{
+	/* An inode item overwritten by its ref: its payload's 40 bytes are no
+	 * item's, yet the heap counts them live. */
+	struct tree_fixture *f = inodes_and_refs();
+	uint32_t s;
+	struct tree_block *leaf = leaf_holding(f, 200, &s);
+	struct btree_item inode = leaf->items[s];
+	leaf->items[s] = leaf->items[s + 1];
+	assert_bt10(leaf, "live bytes that are not the payloads'");
+	leaf->items[s] = inode;
+	tree_fixture_free(f);
+}
+
+static void test_item_sharing_check_fails_when_two_arrays_hold_one_payload_heap(void **state)
+{
+	/* The heap pointer sits just before an array's items (btree.c's struct
+	 * leaf_items); two leaves' arrays made to hold the same heap. */
+	struct tree_fixture *f = inodes_and_refs();
+	uint32_t s, t;
+	struct tree_block *leaf = leaf_holding(f, 200, &s), *other = leaf_holding(f, 1, &t);
+	void **heap = (void **)((char *)leaf->items - sizeof(void *));
+	void **other_heap = (void **)((char *)other->items - sizeof(void *));
+	void *mine = *heap;
+	assert_non_null(mine);
+	g_autoptr(GHashTable) live = g_hash_table_new(NULL, NULL);
+	btree_collect_blocks(f->tree.root, live);
+	g_autoptr(GError) error = NULL;
+	assert_true(btree_check_item_sharing(live, blockstore_unreleased_blocks(f->store), &error));
+	*heap = *other_heap;
+	assert_false(btree_check_item_sharing(live, blockstore_unreleased_blocks(f->store), &error));
+	assert_string_equal(error->message, "corrupt item array: BT10 a payload heap that another array holds too");
+	*heap = mine;
 	tree_fixture_free(f);
 }
 
@@ -1046,6 +1144,10 @@ int main(void)
 		cmocka_unit_test(test_item_sharing_check_fails_on_an_atime_overlay_on_a_node),
 		cmocka_unit_test(test_item_sharing_check_fails_when_a_leaf_lets_go_of_a_shared_array_uncounted),
 		cmocka_unit_test(test_item_sharing_check_fails_when_a_freed_leaf_still_shares_its_array),
+		cmocka_unit_test(test_payload_check_fails_when_two_items_point_at_one_payload),
+		cmocka_unit_test(test_payload_check_fails_when_an_item_points_into_another_leafs_heap),
+		cmocka_unit_test(test_payload_check_fails_when_the_heaps_live_bytes_are_not_the_payloads),
+		cmocka_unit_test(test_item_sharing_check_fails_when_two_arrays_hold_one_payload_heap),
 		cmocka_unit_test(test_refs_check_fails_when_a_block_counts_a_reference_too_many),
 		cmocka_unit_test(test_refs_check_fails_when_a_data_extent_counts_a_reference_too_many),
 		cmocka_unit_test(test_refs_check_fails_when_a_reachable_data_extent_is_freed),
