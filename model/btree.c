@@ -58,23 +58,62 @@ uint32_t btree_node_capacity(uint32_t nodesize)
 
 /* --- payloads by kind ------------------------------------------------- */
 
-/* The bytes of a payload of each kind; the rest of a union item_payload
- * handed to an insert must be zero (payload_fits_kind). */
+/* The bytes of a payload of each kind, of a union item_payload handed to an
+ * insert (the rest must be zero, payload_fits_kind; a DIR_INDEX's is
+ * dropped whole) ... */
 static const uint8_t payload_kind_bytes[] = {
 	[BTREE_PAYLOAD_VALUE] = sizeof(uint64_t),
 	[BTREE_PAYLOAD_INODE] = sizeof(struct item_inode),
 	[BTREE_PAYLOAD_DIR] = sizeof(struct item_dir),
 	[BTREE_PAYLOAD_FILE_EXTENT] = sizeof(struct item_file_extent),
+	[BTREE_PAYLOAD_NONE] = 0,
 };
+/* ... and of the leaf's payload heap (BT10), by key type (one load: the
+ * heap's loops ask it of every item): a value is kept in its item. */
+static const uint8_t heap_bytes_by_type[UINT8_MAX + 1] = {
+	[BTRFS_INODE_ITEM_KEY] = sizeof(struct item_inode),
+	[BTRFS_DIR_ITEM_KEY] = sizeof(struct item_dir),
+	[BTRFS_EXTENT_DATA_KEY] = sizeof(struct item_file_extent),
+};
+_Static_assert(sizeof(struct item_inode) % 8 == 0 && sizeof(struct item_dir) % 8 == 0 &&
+	       sizeof(struct item_file_extent) % 8 == 0, "payloads in the heap stay 8-aligned");
 
 static bool payload_fits_kind(uint8_t type, const union item_payload *payload)
 {
-	const unsigned char *bytes = (const unsigned char *)payload;
-	for (size_t i = payload_kind_bytes[btree_payload_kind(type)]; i < sizeof(*payload); i++)
-		if (bytes[i])
-			return false;
-	return true;
+	if (btree_payload_kind(type) == BTREE_PAYLOAD_NONE)
+		return true; /* dropped whole */
+	uint64_t words[sizeof(*payload) / sizeof(uint64_t)], any = 0;
+	_Static_assert(sizeof(words) == sizeof(*payload), "the payload is whole words");
+	memcpy(words, payload, sizeof(words));
+	for (size_t i = payload_kind_bytes[btree_payload_kind(type)] / sizeof(uint64_t); i < G_N_ELEMENTS(words); i++)
+		any |= words[i];
+	return !any;
 }
+
+/* The bytes an item's payload takes in the heap: 0 for a value. */
+static inline uint32_t heap_bytes_of(const struct btree_item *item)
+{
+	return heap_bytes_by_type[item->key.type];
+}
+
+/* A payload's bytes: memcpy of a constant size, which the compiler makes a
+ * few moves (a call to memcpy costs more than the copy). */
+static inline void copy_payload(void *to, const void *from, uint32_t bytes)
+{
+	switch (bytes) {
+	case sizeof(struct item_inode):
+		memcpy(to, from, sizeof(struct item_inode));
+		break;
+	case sizeof(struct item_dir):
+		memcpy(to, from, sizeof(struct item_dir));
+		break;
+	default:
+		memcpy(to, from, sizeof(struct item_file_extent));
+		break;
+	}
+}
+_Static_assert(sizeof(struct item_file_extent) == 16 && sizeof(struct item_dir) == 32 &&
+	       sizeof(struct item_inode) == 40, "copy_payload knows three sizes");
 
 void btree_item_wrong_kind(const struct btree_item *item, enum btree_payload_kind kind)
 {
@@ -82,9 +121,22 @@ void btree_item_wrong_kind(const struct btree_item *item, enum btree_payload_kin
 		item->key.type, item->key.offset, btree_payload_kind(item->key.type), kind);
 }
 
+/* An inode item's payload, for the btree module's own reads and writes. */
+static struct item_inode *item_inode(const struct btree_item *item)
+{
+	return item->payload.at;
+}
+
 union item_payload btree_item_payload_copy(const struct btree_item *item)
 {
-	return item->payload;
+	union item_payload payload;
+	memset(&payload, 0, sizeof(payload));
+	uint32_t bytes = heap_bytes_of(item);
+	if (bytes)
+		memcpy(&payload, item->payload.at, bytes);
+	else if (btree_payload_kind(item->key.type) == BTREE_PAYLOAD_VALUE)
+		payload.value = item->payload.value;
+	return payload;
 }
 
 static inline uint32_t item_bytes(const struct btree_item *item)
@@ -138,7 +190,39 @@ static const struct btree_key *block_first_key(const struct tree_block *block)
 struct leaf_items {
 	uint32_t refs;
 	uint32_t entries;                 /* BT9: entries in the array while the leaf has TREE_BLOCK_RUNS */
+	struct payload_heap *heap;        /* BT10: the items' payloads that are not values, or NULL */
 	struct btree_item item[];
+};
+
+/*
+ * The payload heap: an item array's payloads that are not values, each at
+ * its kind's size, handed out from the front; the array owns it and its
+ * items point into it (btree.h draws an item):
+ *
+ *   leaf_items                                   payload_heap
+ *   +------+---------+------+--------+--------+  +------+------+----------+-------+-----+------+------+
+ *   | refs | entries | heap | item 0 | item 1 |  | used | live | capacity | inode | dir | hole | free |
+ *   +------+---------+--+---+-----+--+-----+--+  +------+------+----------+-------+-----+------+------+
+ *                       |         |        +--------------------------------------^
+ *                       |         +-------------------------------------^
+ *                       +----------> (the heap)
+ *
+ * BT10 an item whose payload is not a value points into its array's heap,
+ *      8-aligned, within the first `used` bytes; no two items' payloads
+ *      overlap; `live` is the sum of their sizes (used - live are holes that
+ *      deletes and moves to other leaves left, given back when the heap is
+ *      rebuilt); a heap belongs to one array (a copy of a leaf shares the
+ *      array, heap and all, BT6).
+ *
+ * An inode item costs the simulator 32 + 40 bytes, a directory entry
+ * 32 + 32, a file extent 32 + 16, any other item 32 (64 each before).
+ */
+struct payload_heap {
+	uint32_t used;                    /* bytes handed out, from the front */
+	uint32_t live;                    /* of those, bytes an item points at */
+	uint32_t capacity;
+	uint32_t unused;
+	uint64_t bytes[];
 };
 
 /*
@@ -328,7 +412,7 @@ static struct atime_overlay *overlay_of_leaf(const struct tree_block *leaf)
 		if (leaf->items[i].key.type != BTRFS_INODE_ITEM_KEY)
 			continue;
 		count++;
-		int64_t atime = leaf->items[i].payload.inode.atime;
+		int64_t atime = item_inode(&leaf->items[i])->atime;
 		uint32_t v = 0;
 		while (v < MIN(distinct, G_N_ELEMENTS(seen)) && seen[v] != atime)
 			v++;
@@ -346,7 +430,7 @@ static struct atime_overlay *overlay_of_leaf(const struct tree_block *leaf)
 	for (uint32_t i = 0, n = 0; i < leaf->nritems; i++) {
 		if (leaf->items[i].key.type != BTRFS_INODE_ITEM_KEY)
 			continue;
-		int64_t atime = leaf->items[i].payload.inode.atime;
+		int64_t atime = item_inode(&leaf->items[i])->atime;
 		overlay_set_slot(overlay, n, i);
 		if (plain) {
 			overlay->value[n++] = atime;
@@ -378,26 +462,139 @@ static void leaf_items_resize(struct tree_block *leaf, uint32_t capacity)
 	if (!leaf->items) {
 		array->refs = 1;
 		array->entries = 0;
+		array->heap = NULL;
 	}
 	leaf->items = array->item;
 	leaf->capacity = capacity;
 }
 
+static void leaf_items_free(struct leaf_items *array)
+{
+	g_free(array->heap);
+	g_free(array);
+}
+
 static void leaf_items_unref(struct tree_block *leaf)
 {
 	if (leaf->items && --leaf_items_of(leaf)->refs == 0)
-		g_free(leaf_items_of(leaf));
+		leaf_items_free(leaf_items_of(leaf));
 	leaf->items = NULL;
 	leaf->flags &= ~TREE_BLOCK_RUNS;
 	g_free(leaf->atimes);
 	leaf->atimes = NULL;
 }
 
+/* --- the payload heap (BT10) --------------------------------------------- */
+
+static size_t heap_size(uint32_t capacity)
+{
+	return sizeof(struct payload_heap) + capacity;
+}
+
+/* Room for `bytes` and their growth: a quarter, as with_room_to_grow(). */
+static uint32_t heap_room_for(uint32_t bytes)
+{
+	return bytes + bytes / 4 + 64;
+}
+
+/*
+ * A new heap for the first `count` items of `array`, their payloads packed
+ * in slot order wherever they are now (this array's heap, or the one it
+ * shares with copies, or another leaf's while items move), with `capacity`
+ * bytes. Returns the array's old heap, for the caller to free if the array
+ * owned it.
+ */
+static struct payload_heap *heap_rebuild(struct leaf_items *array, uint32_t count, uint32_t capacity)
+{
+	struct payload_heap *old = array->heap, *heap = NULL;
+	if (capacity) {
+		heap = g_malloc(heap_size(capacity));
+		*heap = (struct payload_heap){ .capacity = capacity };
+		for (uint32_t i = 0; i < count; i++) {
+			struct btree_item *item = &array->item[i];
+			uint32_t bytes = heap_bytes_of(item);
+			if (!bytes)
+				continue;
+			void *at = (char *)heap->bytes + heap->used;
+			copy_payload(at, item->payload.at, bytes);
+			item->payload.at = at;
+			heap->used += bytes;
+		}
+		heap->live = heap->used;
+		g_assert(heap->used <= capacity);
+	}
+	array->heap = heap;
+	return old;
+}
+
+/* The array's own heap with `capacity` bytes and the same payloads: moved
+ * whole by realloc when it has no holes (the items are repointed by their
+ * offsets), rebuilt without the holes otherwise. */
+static void heap_resize(struct leaf_items *array, uint32_t count, uint32_t capacity)
+{
+	struct payload_heap *heap = array->heap;
+	if (!heap || heap->used != heap->live || !capacity) {
+		g_free(heap_rebuild(array, count, capacity));
+		return;
+	}
+	/* The items' pointers are moved as numbers (payload.value): once the
+	 * old heap is freed, they are no pointers to follow. */
+	uint64_t old_bytes = (uintptr_t)heap->bytes;
+	heap = g_realloc(heap, heap_size(capacity));
+	heap->capacity = capacity;
+	array->heap = heap;
+	uint64_t new_bytes = (uintptr_t)heap->bytes;
+	if (new_bytes == old_bytes)
+		return;
+	for (uint32_t i = 0; i < count; i++)
+		if (heap_bytes_of(&array->item[i]))
+			array->item[i].payload.value = array->item[i].payload.value - old_bytes + new_bytes;
+}
+
+/* Room for `bytes` more in the private leaf's heap. */
+static void heap_reserve(struct tree_block *leaf, uint32_t bytes)
+{
+	struct leaf_items *array = leaf_items_of(leaf);
+	const struct payload_heap *heap = array->heap;
+	if (heap && heap->used + bytes <= heap->capacity)
+		return;
+	heap_resize(array, leaf->nritems, heap_room_for((heap ? heap->live : 0) + bytes));
+}
+
+/* `bytes` of the private leaf's heap, reserved before. */
+static void *heap_take(struct tree_block *leaf, uint32_t bytes)
+{
+	struct payload_heap *heap = leaf_items_of(leaf)->heap;
+	void *at = (char *)heap->bytes + heap->used;
+	heap->used += bytes;
+	heap->live += bytes;
+	return at;
+}
+
+/* A leaf that will not change again (btree_commit_blocks) gives back its
+ * heap's holes and room. */
+static void heap_trim(struct tree_block *leaf)
+{
+	struct leaf_items *array = leaf_items_of(leaf);
+	const struct payload_heap *heap = array->heap;
+	if (heap && heap->capacity > heap->live)
+		heap_resize(array, (leaf->flags & TREE_BLOCK_RUNS) ? array->entries : leaf->nritems, heap->live);
+}
+
+/* The item no longer uses its payload's bytes (it is deleted or moved). */
+static void heap_forget(struct tree_block *leaf, const struct btree_item *item)
+{
+	uint32_t bytes = heap_bytes_of(item);
+	if (bytes)
+		leaf_items_of(leaf)->heap->live -= bytes;
+}
+
+
 static void leaf_fold_atimes(struct tree_block *leaf)
 {
 	const struct atime_overlay *overlay = leaf->atimes;
 	for (uint32_t i = 0; i < overlay->count; i++)
-		leaf->items[overlay_slot(overlay, i)].payload.inode.atime = overlay_atime(overlay, i);
+		item_inode(&leaf->items[overlay_slot(overlay, i)])->atime = overlay_atime(overlay, i);
 	g_free(leaf->atimes);
 	leaf->atimes = NULL;
 }
@@ -416,6 +613,9 @@ static void leaf_make_private(struct tree_block *leaf)
 		leaf->items = NULL;
 		leaf_items_resize(leaf, MAX(leaf->nritems, 1u));
 		memcpy(leaf->items, shared->item, leaf->nritems * sizeof(struct btree_item));
+		/* The payloads are copied too, the holes left behind. */
+		uint32_t live = shared->heap ? shared->heap->live : 0;
+		heap_rebuild(leaf_items_of(leaf), leaf->nritems, live);
 	}
 	if (leaf->atimes)
 		leaf_fold_atimes(leaf);
@@ -476,16 +676,6 @@ static bool key_is_keyed_backref(uint8_t type)
 	return type == BTRFS_EXTENT_DATA_REF_KEY || type == BTRFS_TREE_BLOCK_REF_KEY;
 }
 
-static bool payload_is_empty(const union item_payload *payload)
-{
-	uint64_t words[sizeof(*payload) / sizeof(uint64_t)], any = 0;
-	_Static_assert(sizeof(words) == sizeof(*payload), "the payload is whole words");
-	memcpy(words, payload, sizeof(words));
-	for (size_t i = 0; i < G_N_ELEMENTS(words); i++)
-		any |= words[i];
-	return !any;
-}
-
 /* Items an entry of a leaf with runs stands for. */
 static uint32_t entry_span(const struct btree_item *entry)
 {
@@ -516,8 +706,7 @@ static bool run_continues(const struct btree_item *entry, const struct btree_ite
 	const struct btree_key *a = &entry->key, *b = &next->key;
 	return key_is_keyed_backref(a->type) && a->type == b->type && a->objectid == b->objectid &&
 	       a->snapshot == b->snapshot && b->offset == a->offset + entry_span(entry) &&
-	       entry->size == next->size && !entry->whiteout && !next->whiteout &&
-	       payload_is_empty(&next->payload);
+	       entry->size == next->size && !entry->whiteout && !next->whiteout && !next->payload.value;
 }
 
 /* The items of a private, overlay-free leaf stored as runs, in place. */
@@ -532,7 +721,7 @@ static void leaf_store_runs(struct tree_block *leaf)
 		}
 		if (out != i)
 			items[out] = items[i];
-		if (key_is_keyed_backref(items[out].key.type) && !payload_is_empty(&items[out].payload))
+		if (key_is_keyed_backref(items[out].key.type) && items[out].payload.value)
 			g_error("btree: keyed backref (%" PRIu64 " %u %" PRIu64 ") with a payload",
 				items[out].key.objectid, items[out].key.type, items[out].key.offset);
 		out++;
@@ -546,6 +735,7 @@ static void leaf_store_runs(struct tree_block *leaf)
 	struct leaf_items *stored = g_malloc(sizeof(*stored) + (size_t)out * sizeof(struct btree_item));
 	stored->refs = 1;
 	stored->entries = out;
+	stored->heap = expanded->heap; /* the payloads stay where they are */
 	memcpy(stored->item, items, (size_t)out * sizeof(struct btree_item));
 	g_free(expanded);
 	leaf->items = stored->item;
@@ -576,8 +766,15 @@ static void leaf_expand_runs(struct tree_block *leaf)
 	}
 	uint32_t n = (uint32_t)(out - leaf->items);
 	g_assert(n == leaf->nritems);
-	if (--stored->refs == 0)
-		g_free(stored);
+	/* The payloads go with the array, or are copied when copies of the
+	 * leaf still use it (BT10: a heap belongs to one array). */
+	if (--stored->refs == 0) {
+		leaf_items_of(leaf)->heap = stored->heap;
+		stored->heap = NULL;
+		leaf_items_free(stored);
+	} else {
+		heap_rebuild(leaf_items_of(leaf), n, stored->heap ? stored->heap->live : 0);
+	}
 }
 
 /* The leaf became writable in `txn`: no runs while it changes, and a place
@@ -712,9 +909,7 @@ bool btree_check_runs(const struct tree_block *leaf, GError **error)
 	for (uint32_t e = 0; !broken && e < stored->entries; e++) {
 		const struct btree_item *entry = &stored->item[e];
 		uint32_t span = entry_span(entry);
-		union item_payload rest = entry->payload;
-		rest.value = key_is_keyed_backref(entry->key.type) ? 0 : rest.value;
-		if (key_is_keyed_backref(entry->key.type) && (entry->payload.value == 1 || !payload_is_empty(&rest)))
+		if (key_is_keyed_backref(entry->key.type) && entry->payload.value == 1)
 			broken = "a keyed backref with a payload";
 		else if (span > 1 && entry->whiteout)
 			broken = "a run of whiteouts";
@@ -730,6 +925,57 @@ bool btree_check_runs(const struct tree_block *leaf, GError **error)
 	g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
 		    "corrupt leaf: block %" PRIu64 ", BT9 %s (%u entries, %u items for %u)", leaf->bytenr, broken,
 		    stored->entries, items, leaf->nritems);
+	return false;
+}
+
+struct heap_span {
+	uintptr_t start;
+	uint32_t bytes;
+};
+
+static int compare_spans(const void *a, const void *b)
+{
+	uintptr_t x = ((const struct heap_span *)a)->start, y = ((const struct heap_span *)b)->start;
+	return x < y ? -1 : x > y;
+}
+
+bool btree_check_payloads(const struct tree_block *leaf, GError **error)
+{
+	if (leaf->level || !leaf->items)
+		return true;
+	const struct leaf_items *array = leaf_items_of(leaf);
+	const struct payload_heap *heap = array->heap;
+	uint32_t count = leaf_entries(leaf), live = 0, found = 0;
+	g_autofree struct heap_span *spans = g_new(struct heap_span, count + 1);
+	const char *broken = NULL;
+	for (uint32_t i = 0; !broken && i < count; i++) {
+		const struct btree_item *item = &array->item[i];
+		uint32_t bytes = heap_bytes_of(item);
+		enum btree_payload_kind kind = btree_payload_kind(item->key.type);
+		if ((bytes != 0) != (kind != BTREE_PAYLOAD_VALUE && kind != BTREE_PAYLOAD_NONE)) {
+			broken = "a payload in the heap, or not, against its kind";
+			break;
+		}
+		if (!bytes)
+			continue;
+		uintptr_t offset = (uintptr_t)item->payload.at - (uintptr_t)(heap ? heap->bytes : NULL);
+		if (!heap || (uintptr_t)item->payload.at < (uintptr_t)heap->bytes || offset + bytes > heap->used ||
+		    offset % sizeof(uint64_t))
+			broken = "a payload outside its array's heap";
+		live += bytes;
+		spans[found++] = (struct heap_span){ (uintptr_t)item->payload.at, bytes };
+	}
+	qsort(spans, found, sizeof(*spans), compare_spans);
+	for (uint32_t i = 1; !broken && i < found; i++)
+		if (spans[i].start < spans[i - 1].start + spans[i - 1].bytes)
+			broken = "two payloads overlapping";
+	if (!broken && heap && heap->live != live)
+		broken = "live bytes that are not the payloads'";
+	if (!broken)
+		return true;
+	g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+		    "corrupt leaf: block %" PRIu64 ", BT10 %s (%u payloads, %u bytes, heap live %u used %u)",
+		    leaf->bytenr, broken, found, live, heap ? heap->live : 0, heap ? heap->used : 0);
 	return false;
 }
 
@@ -768,9 +1014,15 @@ bool btree_check_item_sharing(GHashTable *live, const GPtrArray *unreleased, GEr
 			    freed->bytenr);
 		return false;
 	}
+	g_autoptr(GHashTable) heaps = g_hash_table_new(NULL, NULL);
 	g_hash_table_iter_init(&iter, users);
 	while (g_hash_table_iter_next(&iter, &key, &value)) {
 		const struct leaf_items *array = key;
+		if (array->heap && !g_hash_table_add(heaps, array->heap)) {
+			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+				    "corrupt item array: BT10 a payload heap that another array holds too");
+			return false;
+		}
 		if (array->refs != GPOINTER_TO_UINT(value)) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
 				    "corrupt item array: BT6 %u references counted, %u leaves use it",
@@ -822,6 +1074,8 @@ void btree_commit_blocks(struct transaction *txn)
 		if (block->flags & TREE_BLOCK_FREED)
 			continue;
 		txn->written->pdata[kept++] = block;
+		if (!block->level && block->items && !leaf_items_shared(block))
+			heap_trim(block);
 		if (block->capacity <= MAX(block->nritems, 1u) || (!block->level && leaf_items_shared(block)))
 			continue;
 		block->capacity = MAX(block->nritems, 1u);
@@ -1160,8 +1414,24 @@ static void leaf_move_items(struct tree_block *dst, uint32_t at, struct tree_blo
 	uint32_t bytes = leaf_space_used(src, start, count);
 	leaf_make_private(src);
 	ensure_capacity(dst, dst->nritems + count);
+	uint32_t heap_bytes = 0;
+	for (uint32_t i = start; i < start + count; i++)
+		heap_bytes += heap_bytes_of(&src->items[i]);
+	if (heap_bytes)
+		heap_reserve(dst, heap_bytes);
 	memmove(&dst->items[at + count], &dst->items[at], (dst->nritems - at) * sizeof(struct btree_item));
 	memcpy(&dst->items[at], &src->items[start], count * sizeof(struct btree_item));
+	/* The payloads follow their items into dst's heap (BT10). */
+	for (uint32_t i = at; heap_bytes && i < at + count; i++) {
+		struct btree_item *item = &dst->items[i];
+		uint32_t item_heap_bytes = heap_bytes_of(item);
+		if (!item_heap_bytes)
+			continue;
+		void *payload = heap_take(dst, item_heap_bytes);
+		copy_payload(payload, item->payload.at, item_heap_bytes);
+		item->payload.at = payload;
+		heap_forget(src, item);
+	}
 	dst->nritems += count;
 	dst->leaf_bytes += bytes;
 	memmove(&src->items[start], &src->items[start + count],
@@ -1583,7 +1853,9 @@ static void cow_found_path(struct btree *tree, struct transaction *txn, struct b
 	/* btree_search(SEARCH_CHANGE) without the searching: a copy has its
 	 * source's keys, so every slot on the path stays what it was. */
 	for (int level = path->levels - 1; level >= 0; level--) {
-		struct tree_block *b = cow_path_block(tree, txn, path, (unsigned)level);
+		struct tree_block *b = path->nodes[level];
+		if (!level || should_cow_block(txn, b)) /* a node this transaction wrote stays */
+			b = cow_path_block(tree, txn, path, (unsigned)level);
 		if (level > 0)
 			path->nodes[level - 1] = b->children[path->slots[level]].block;
 	}
@@ -1599,7 +1871,7 @@ int64_t btree_leaf_inode_atime(const struct tree_block *leaf, uint32_t slot)
 {
 	if (leaf->atimes)
 		return overlay_atime(leaf->atimes, overlay_index(leaf->atimes, slot));
-	return btree_leaf_item(leaf, slot)->payload.inode.atime;
+	return item_inode(btree_leaf_item(leaf, slot))->atime;
 }
 
 int64_t btree_path_inode_atime(const struct btree_path *path)
@@ -1617,7 +1889,7 @@ void btree_path_write_inode_atime(struct btree *tree, struct transaction *txn, s
 	if (leaf->atimes) {
 		overlay_set_atime(&leaf->atimes, overlay_index(leaf->atimes, path->slots[0]), atime);
 	} else
-		btree_path_item(path)->payload.inode.atime = atime;
+		item_inode(btree_path_item(path))->atime = atime;
 }
 
 /* The rightmost item of the subtree under `b`. */
@@ -1660,18 +1932,24 @@ static void leaf_insert_at(struct btree_path *path, const struct btree_key *key,
 	struct tree_block *leaf = path->nodes[0];
 	uint32_t slot = path->slots[0];
 	ensure_capacity(leaf, leaf->nritems + 1);
+	if (payload && !payload_fits_kind(key->type, payload))
+		g_error("btree: item (%" PRIu64 " %u %" PRIu64 ") inserted with bytes beyond its payload's kind",
+			key->objectid, key->type, key->offset);
+	struct btree_item new_item = { .key = *key, .size = (uint16_t)size /* fits: BT4, checked by the caller */ };
+	uint32_t heap_bytes = heap_bytes_of(&new_item);
+	if (heap_bytes) {
+		heap_reserve(leaf, heap_bytes);
+		new_item.payload.at = heap_take(leaf, heap_bytes);
+		if (payload)
+			copy_payload(new_item.payload.at, payload, heap_bytes);
+		else
+			memset(new_item.payload.at, 0, heap_bytes);
+	} else if (btree_payload_kind(key->type) == BTREE_PAYLOAD_VALUE) {
+		new_item.payload.value = payload ? payload->value : 0;
+	}
 	memmove(&leaf->items[slot + 1], &leaf->items[slot], (leaf->nritems - slot) * sizeof(struct btree_item));
 	struct btree_item *item = &leaf->items[slot];
-	item->key = *key;
-	item->size = (uint16_t)size; /* fits: BT4, checked by the caller */
-	item->whiteout = false;
-	if (payload) {
-		if (!payload_fits_kind(key->type, payload))
-			g_error("btree: item (%" PRIu64 " %u %" PRIu64 ") inserted with bytes beyond its payload's kind",
-				key->objectid, key->type, key->offset);
-		item->payload = *payload;
-	} else
-		memset(&item->payload, 0, sizeof(item->payload));
+	*item = new_item;
 	leaf->nritems++;
 	leaf->leaf_bytes += item_bytes(item);
 	if (slot == 0)
@@ -1878,6 +2156,7 @@ bool btree_delete_item(struct btree *tree, struct transaction *txn, const struct
 	uint32_t slot = path.slots[0];
 	struct btree_item *item = writable_item(&path);
 	leaf->leaf_bytes -= item_bytes(item);
+	heap_forget(leaf, item);
 	memmove(item, item + 1, (leaf->nritems - slot - 1) * sizeof(struct btree_item));
 	leaf->nritems--;
 	if (slot == 0 && leaf->nritems)

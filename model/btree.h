@@ -4,7 +4,8 @@
  * A tree is a root pointer to a tree_block. Leaves hold items, internal nodes
  * hold (key, child) pointers. Items have a key and a byte size but no payload
  * bytes: only the few fields the model reads (timestamps, extent references)
- * live in a small union beside the key.
+ * are kept, beside the key or in the leaf's payload heap (struct btree_item
+ * below, btree.c BT10).
  *
  *   leaf (nodesize bytes, as on disk)
  *   +--------+--------+--------+--     --+---------+---------+--------+
@@ -92,7 +93,7 @@ struct item_inode {                       /* INODE_ITEM */
 	uint32_t nlink;
 	uint32_t mode;
 };
-struct item_dir {                         /* DIR_ITEM, DIR_INDEX */
+struct item_dir {                         /* DIR_ITEM (a DIR_INDEX's is not kept) */
 	uint64_t location;                /* inode number, or subvolume id */
 	uint64_t index;                   /* the entry's DIR_INDEX offset */
 	const char *name;                 /* interned by the filesystem, not owned */
@@ -112,6 +113,10 @@ enum btree_payload_kind {
 	BTREE_PAYLOAD_INODE,
 	BTREE_PAYLOAD_DIR,
 	BTREE_PAYLOAD_FILE_EXTENT,
+	/* A DIR_INDEX: its entry (name, location, type) is its DIR_ITEM's, which
+	 * the model finds by name; an insert's payload is dropped and no
+	 * accessor reads one (issue 20: not repeating DIR_ITEM's payload). */
+	BTREE_PAYLOAD_NONE,
 };
 static inline enum btree_payload_kind btree_payload_kind(uint8_t type)
 {
@@ -119,8 +124,9 @@ static inline enum btree_payload_kind btree_payload_kind(uint8_t type)
 	case BTRFS_INODE_ITEM_KEY:
 		return BTREE_PAYLOAD_INODE;
 	case BTRFS_DIR_ITEM_KEY:
-	case BTRFS_DIR_INDEX_KEY:
 		return BTREE_PAYLOAD_DIR;
+	case BTRFS_DIR_INDEX_KEY:
+		return BTREE_PAYLOAD_NONE;
 	case BTRFS_EXTENT_DATA_KEY:
 		return BTREE_PAYLOAD_FILE_EXTENT;
 	default:
@@ -150,10 +156,16 @@ union item_payload {
  * header) naming a field of struct btree_item is a deprecation warning, an
  * error under -Werror.
  *
- *   0            8            16       20   21  22   24                 64
- *   +------------+------------+--------+----+---+----+------------------+
- *   | objectid   | offset     |snapshot|type|wo |size| payload (40)     |
- *   +------------+------------+--------+----+---+----+------------------+
+ * An item is 32 bytes, two to a cache line: its key, size and whiteout
+ * flag, and one word that is the payload itself when the payload is a
+ * value, or points at it in its leaf's payload heap (btree.c, BT10), where
+ * it takes its kind's size (inode 40, dir 32, file extent 16 bytes; a
+ * DIR_INDEX keeps none):
+ *
+ *   0            8            16       20   21  22   24           32
+ *   +------------+------------+--------+----+---+----+------------+
+ *   | objectid   | offset     |snapshot|type|wo |size| value / at |
+ *   +------------+------------+--------+----+---+----+------------+
  */
 #ifdef BTREE_ITEM_LAYOUT
 #define BTREE_ITEM_PRIVATE
@@ -166,10 +178,13 @@ struct btree_item {
 	bool whiteout BTREE_ITEM_PRIVATE;   /* keyed design: the key is deleted in this snapshot */
 	uint16_t size BTREE_ITEM_PRIVATE;   /* item data bytes, excluding the 25-byte header; a
 					     * leaf of 64 KiB holds at most 65 410 (BT4) */
-	union item_payload payload BTREE_ITEM_PRIVATE;
+	union {
+		uint64_t value;             /* BTREE_PAYLOAD_VALUE: the payload */
+		void *at;                   /* any other kind: the payload, in the leaf's heap */
+	} payload BTREE_ITEM_PRIVATE;
 };
 _Static_assert(sizeof(struct btree_key) == 21, "a packed key is 21 bytes");
-_Static_assert(sizeof(struct btree_item) == 64, "an item is one cache line");
+_Static_assert(sizeof(struct btree_item) == 32, "an item is half a cache line");
 
 /* The accessors: the only code outside btree.c that knows the layout. A key
  * pointer is valid as long as the item pointer it came from. */
@@ -205,32 +220,32 @@ G_NORETURN void btree_item_wrong_kind(const struct btree_item *item, enum btree_
 static inline const struct item_inode *btree_item_inode(const struct btree_item *item)
 {
 	BTREE_ITEM_OF_KIND(item, BTREE_PAYLOAD_INODE);
-	return &item->payload.inode;
+	return item->payload.at;
 }
 static inline struct item_inode *btree_item_inode_for_write(struct btree_item *item)
 {
 	BTREE_ITEM_OF_KIND(item, BTREE_PAYLOAD_INODE);
-	return &item->payload.inode;
+	return item->payload.at;
 }
 static inline const struct item_dir *btree_item_dir(const struct btree_item *item)
 {
 	BTREE_ITEM_OF_KIND(item, BTREE_PAYLOAD_DIR);
-	return &item->payload.dir;
+	return item->payload.at;
 }
 static inline struct item_dir *btree_item_dir_for_write(struct btree_item *item)
 {
 	BTREE_ITEM_OF_KIND(item, BTREE_PAYLOAD_DIR);
-	return &item->payload.dir;
+	return item->payload.at;
 }
 static inline const struct item_file_extent *btree_item_file_extent(const struct btree_item *item)
 {
 	BTREE_ITEM_OF_KIND(item, BTREE_PAYLOAD_FILE_EXTENT);
-	return &item->payload.file_extent;
+	return item->payload.at;
 }
 static inline struct item_file_extent *btree_item_file_extent_for_write(struct btree_item *item)
 {
 	BTREE_ITEM_OF_KIND(item, BTREE_PAYLOAD_FILE_EXTENT);
-	return &item->payload.file_extent;
+	return item->payload.at;
 }
 static inline uint64_t btree_item_value(const struct btree_item *item)
 {
@@ -299,7 +314,7 @@ struct tree_block {
  * atime of every inode item in the leaf (10 bytes each). Any other change
  * first gives the leaf an array of its own and folds the overlay into it.
  * Only btree_path_inode_atime() knows where an inode's atime is; an item's
- * payload.inode.atime read through a pointer may be stale.
+ * btree_item_inode()->atime read through an item pointer may be stale.
  */
 
 
@@ -373,6 +388,9 @@ const struct btree_item *btree_leaf_cursor_next(struct btree_leaf_cursor *cursor
 void btree_compact_runs(struct transaction *txn, uint32_t keep);
 /* BT9 for one leaf: its runs expand to exactly its items. */
 bool btree_check_runs(const struct tree_block *leaf, GError **error);
+/* BT10 for one leaf: its items' payloads lie in its array's heap, apart,
+ * and add up to the heap's live bytes. */
+bool btree_check_payloads(const struct tree_block *leaf, GError **error);
 
 /* btree_lookup() again, near an earlier answer: *path holds what a lookup or
  * visit of this tree left there, and the tree has not changed since (or
