@@ -399,7 +399,8 @@ static void assert_same_path(const struct btree_path *a, const struct btree_path
 }
 
 /* Keys present, absent, before the first and after the last, each looked up
- * near the answer for a random other key: same answer, same path. */
+ * near the answer for a random other key or one a few keys on: same answer,
+ * same path. */
 static void test_btree_lookup_near_gives_the_answer_and_path_of_a_lookup_from_the_root(void **state)
 {
 	struct tree_fixture *f = tall_tree();
@@ -410,6 +411,8 @@ static void test_btree_lookup_near_gives_the_answer_and_path_of_a_lookup_from_th
 		struct btree_key key = fixture_key(rng_below(&r, 100), rng_below(&r, 70));
 		if (i % 3 == 0) /* often a neighbour, as the namespace asks */
 			key = fixture_key(from.objectid + rng_below(&r, 3), rng_below(&r, 70));
+		else if (i % 3 == 1) /* or a few keys on, as a grep's reads ask */
+			key = fixture_key(from.objectid, from.offset + 1 + rng_below(&r, 6));
 		struct btree_path near, plain;
 		btree_lookup(&f->tree, &from, &near);
 		bool found_near = btree_lookup_near(&f->tree, &key, &near);
