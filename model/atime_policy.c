@@ -314,10 +314,10 @@ static bool wants_update(const struct fs *fs, const struct subvolume *sv, const 
 				  fs->clock_ns);
 }
 
-int fs_access_inode(struct fs *fs, const struct inode_location *where, struct btree_path *near, bool *updated)
+int fs_access_inode(struct fs *fs, const struct inode_location *where, const struct btree_item *inode,
+		    struct btree_path *near, bool *updated)
 {
 	struct subvolume *sv = where->subvolume;
-	const struct btree_item *inode = fs_inode_item_near(sv, where->inode, near);
 	const struct atime_policy_ops *policy = policy_of(fs);
 	if (updated)
 		*updated = false;

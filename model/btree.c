@@ -1857,7 +1857,9 @@ static void cow_found_path(struct btree *tree, struct transaction *txn, struct b
 	/* btree_search(SEARCH_CHANGE) without the searching: a copy has its
 	 * source's keys, so every slot on the path stays what it was. */
 	for (int level = path->levels - 1; level >= 0; level--) {
-		struct tree_block *b = cow_path_block(tree, txn, path, (unsigned)level);
+		struct tree_block *b = path->nodes[level];
+		if (!level || should_cow_block(txn, b)) /* a node this transaction wrote stays */
+			b = cow_path_block(tree, txn, path, (unsigned)level);
 		if (level > 0)
 			path->nodes[level - 1] = b->children[path->slots[level]].block;
 	}
@@ -2068,6 +2070,37 @@ struct btree_item *btree_insert_item_near(struct btree *tree, struct transaction
 	g_assert(!exists);
 	leaf_insert_at(path, key, size, payload);
 	return btree_path_item(path);
+}
+
+/* How far btree_lookup_ahead() looks along the leaf before it searches. */
+#define LOOKUP_AHEAD_SLOTS 8u
+
+/*
+ * btree_lookup_near() for a key above the item at *path: the extent tree's
+ * ref heads run in address order (refs.c), so the next head's item is
+ * usually one of the next few of the same leaf. When one of them is >= key
+ * and the one before it is < key, the key lies between two items of the
+ * leaf: btree_lookup_near() would descend from this leaf (path_block_covers)
+ * and its leaf_find_slot() find that slot.
+ */
+bool btree_lookup_ahead(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
+{
+	if (!path->levels || path->nodes[path->levels - 1] != tree->root)
+		return btree_lookup_near(tree, key, path);
+	const struct tree_block *leaf = path->nodes[0];
+	uint32_t slot = path->slots[0];
+	if ((leaf->flags & TREE_BLOCK_RUNS) || slot >= leaf->nritems ||
+	    btree_key_compare(btree_item_key(btree_leaf_item(leaf, slot)), key) >= 0)
+		return btree_lookup_near(tree, key, path);
+	uint32_t end = MIN(leaf->nritems, slot + 1 + LOOKUP_AHEAD_SLOTS);
+	for (uint32_t s = slot + 1; s < end; s++) {
+		int cmp = btree_key_compare(btree_item_key(btree_leaf_item(leaf, s)), key);
+		if (cmp >= 0) {
+			path->slots[0] = s;
+			return cmp == 0;
+		}
+	}
+	return btree_lookup_near(tree, key, path);
 }
 
 /* Remove the pointer at path->nodes[level] slot `slot`; a node left empty

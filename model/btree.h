@@ -398,6 +398,9 @@ bool btree_check_payloads(const struct tree_block *leaf, GError **error);
  * btree_lookup(), but the search starts at the lowest block of the old path
  * that covers the key, so a key in the same leaf costs one leaf search. */
 bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, struct btree_path *path);
+/* The same for a key above the item at *path, which it first looks for
+ * among the next few items of the path's leaf (heads in address order). */
+bool btree_lookup_ahead(const struct btree *tree, const struct btree_key *key, struct btree_path *path);
 
 /* Is *path, found at some earlier time, still a path of the tree: from the
  * current root, each block the child its parent holds at the path's slot?
@@ -454,7 +457,9 @@ struct btree_item *btree_insert_item_near(struct btree *tree, struct transaction
 struct btree_item *btree_resize_item(struct btree *tree, struct transaction *txn,
 				     const struct btree_key *key, uint32_t new_size);
 /* The same for the item a lookup just found at *path (no change since),
- * without looking it up again. */
+ * without looking it up again. *path is left what a lookup of the key
+ * finds afterwards, as btree_path_for_write() and btree_insert_item_near()
+ * leave it. */
 struct btree_item *btree_resize_item_at(struct btree *tree, struct transaction *txn, const struct btree_key *key,
 					uint32_t new_size, struct btree_path *path);
 

@@ -17,6 +17,7 @@
 #include "delayed_items.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 #include "blockstore.h"
 #include "constants.h"
@@ -47,8 +48,36 @@ struct delayed_node {
 	GList link;                   /* in delayed_items.queue */
 };
 
+/*
+ * The nodes by (subvolume, inode), DI2: open addressing with linear probing
+ * over 2^bits slots, at most half full. A node goes into the first empty
+ * slot at or after its home; a removal moves later nodes of the same run
+ * back into the hole where their homes allow (Knuth's Algorithm R), so that
+ * every node stays reachable from its home with no tombstones:
+ *
+ *   home(a) = home(b) = 3, home(c) = 4
+ *   slot:  0 1 2 3 4 5 6 7          remove a:  0 1 2 3 4 5 6 7
+ *          . . . a b c . .                     . . . b c . . .
+ *
+ * A file's node lives for about a hundred operations (the worker writes it
+ * behind the writer), so nodes are kept for reuse. GHashTable's lookup, add
+ * and remove and a malloc and a free per node were 7 % of a create
+ * (docs/performance.md, round 11c).
+ */
+struct node_table {
+	struct delayed_node **slots;  /* NULL: empty */
+	unsigned bits;
+	unsigned count;
+};
+
+#define NODE_TABLE_MIN_BITS 6u
+/* Spare nodes kept for reuse: more than the worker leaves waiting. */
+#define DELAYED_SPARE_NODES 256u
+
 struct delayed_items {
-	GHashTable *nodes;            /* struct delayed_node * (its own key) */
+	struct node_table nodes;      /* DI2 */
+	struct delayed_node *spare;   /* nodes for reuse, a list through link.next */
+	unsigned spares;
 	struct delayed_node *last;    /* the node last found or made, or NULL (DI4) */
 	struct delayed_node *stray;   /* delayed_items_break_memo_for_test()'s node, owned */
 	GQueue queue;                 /* the nodes, least recently touched first */
@@ -58,17 +87,73 @@ struct delayed_items {
 	bool worker_running;           /* from the background mark until under half of it */
 };
 
-static guint node_hash(gconstpointer p)
+/* The home slot of (sv, inode): the top bits of a multiplicative hash. */
+static unsigned node_home(unsigned bits, const struct subvolume *sv, uint64_t inode)
 {
-	const struct delayed_node *n = p;
-	return (guint)(n->inode * 0x9E3779B97F4A7C15ull ^ n->sv->id * 0xC2B2AE3D27D4EB4Full) ^
-	       (guint)(n->inode >> 32);
+	uint64_t h = (inode ^ sv->id * 0xC2B2AE3D27D4EB4Full) * 0x9E3779B97F4A7C15ull;
+	return (unsigned)(h >> (64 - bits));
 }
 
-static gboolean node_equal(gconstpointer a, gconstpointer b)
+static unsigned table_mask(const struct node_table *t)
 {
-	const struct delayed_node *x = a, *y = b;
-	return x->sv == y->sv && x->inode == y->inode;
+	return (1u << t->bits) - 1;
+}
+
+/* The slot holding (sv, inode), or the empty slot that ends its run. */
+static unsigned table_slot(const struct node_table *t, const struct subvolume *sv, uint64_t inode)
+{
+	unsigned i = node_home(t->bits, sv, inode);
+	for (const struct delayed_node *n; (n = t->slots[i]); i = (i + 1) & table_mask(t))
+		if (n->inode == inode && n->sv == sv)
+			break;
+	return i;
+}
+
+static struct delayed_node *table_find(const struct node_table *t, const struct subvolume *sv, uint64_t inode)
+{
+	return t->slots[table_slot(t, sv, inode)];
+}
+
+static void table_init(struct node_table *t, unsigned bits)
+{
+	t->bits = bits;
+	t->count = 0;
+	t->slots = g_new0(struct delayed_node *, 1u << bits);
+}
+
+/* Adds a node the table does not hold, doubling it past half full. */
+static void table_add(struct node_table *t, struct delayed_node *node)
+{
+	if (2 * (t->count + 1) > (1u << t->bits)) {
+		struct node_table old = *t;
+		table_init(t, old.bits + 1);
+		for (unsigned i = 0; i <= table_mask(&old); i++)
+			if (old.slots[i])
+				table_add(t, old.slots[i]);
+		g_free(old.slots);
+	}
+	unsigned i = table_slot(t, node->sv, node->inode);
+	g_assert(!t->slots[i]);
+	t->slots[i] = node;
+	t->count++;
+}
+
+static void table_remove(struct node_table *t, const struct delayed_node *node)
+{
+	unsigned mask = table_mask(t), hole = table_slot(t, node->sv, node->inode);
+	g_assert(t->slots[hole] == node);
+	t->slots[hole] = NULL;
+	t->count--;
+	/* A later node of the run moves into the hole when the hole lies
+	 * between its home and its slot (cyclically); the hole moves on. */
+	for (unsigned j = (hole + 1) & mask; t->slots[j]; j = (j + 1) & mask) {
+		unsigned home = node_home(t->bits, t->slots[j]->sv, t->slots[j]->inode);
+		if (((j - home) & mask) >= ((j - hole) & mask)) {
+			t->slots[hole] = t->slots[j];
+			t->slots[j] = NULL;
+			hole = j;
+		}
+	}
 }
 
 static void node_free(struct delayed_node *node)
@@ -76,6 +161,33 @@ static void node_free(struct delayed_node *node)
 	if (node->indexes)
 		g_array_unref(node->indexes);
 	g_free(node);
+}
+
+/* A zeroed node, a spare one if there is one. */
+static struct delayed_node *node_new(struct delayed_items *delayed)
+{
+	struct delayed_node *node = delayed->spare;
+	if (!node)
+		return g_new0(struct delayed_node, 1);
+	delayed->spare = node->link.next ? node->link.next->data : NULL;
+	delayed->spares--;
+	memset(node, 0, sizeof(*node));
+	return node;
+}
+
+/* A node out of the table and the queue: kept for reuse, or freed. */
+static void node_release(struct delayed_items *delayed, struct delayed_node *node)
+{
+	if (delayed->spares >= DELAYED_SPARE_NODES) {
+		node_free(node);
+		return;
+	}
+	if (node->indexes)
+		g_array_unref(node->indexes);
+	node->indexes = NULL;
+	node->link.next = delayed->spare ? &delayed->spare->link : NULL;
+	delayed->spare = node;
+	delayed->spares++;
 }
 
 static guint index_count(const struct delayed_node *node)
@@ -86,7 +198,7 @@ static guint index_count(const struct delayed_node *node)
 struct delayed_items *delayed_items_new(void)
 {
 	struct delayed_items *delayed = g_new0(struct delayed_items, 1);
-	delayed->nodes = g_hash_table_new(node_hash, node_equal);
+	table_init(&delayed->nodes, NODE_TABLE_MIN_BITS);
 	g_queue_init(&delayed->queue);
 	return delayed;
 }
@@ -98,7 +210,12 @@ void delayed_items_free(struct delayed_items *delayed)
 	GList *l;
 	while ((l = g_queue_pop_head_link(&delayed->queue)))
 		node_free(l->data);
-	g_hash_table_destroy(delayed->nodes);
+	while (delayed->spare) {
+		struct delayed_node *next = delayed->spare->link.next ? delayed->spare->link.next->data : NULL;
+		g_free(delayed->spare);
+		delayed->spare = next;
+	}
+	g_free(delayed->nodes.slots);
 	g_free(delayed->stray);
 	g_free(delayed);
 }
@@ -117,8 +234,7 @@ static struct delayed_node *find_node(const struct fs *fs, const struct subvolum
 	struct delayed_items *delayed = fs->delayed;
 	if (delayed->last && delayed->last->inode == inode && delayed->last->sv == sv)
 		return delayed->last;
-	struct delayed_node probe = { .sv = (struct subvolume *)sv, .inode = inode };
-	struct delayed_node *node = g_hash_table_lookup(delayed->nodes, &probe);
+	struct delayed_node *node = table_find(&delayed->nodes, sv, inode);
 	if (node)
 		delayed->last = node;
 	return node;
@@ -135,11 +251,11 @@ static struct delayed_node *touch_node(struct fs *fs, struct subvolume *sv, uint
 			return node; /* at the tail already */
 		g_queue_unlink(&delayed->queue, &node->link);
 	} else {
-		node = g_new0(struct delayed_node, 1);
+		node = node_new(delayed);
 		node->sv = sv;
 		node->inode = inode;
 		node->link.data = node;
-		g_hash_table_add(delayed->nodes, node);
+		table_add(&delayed->nodes, node);
 		delayed->last = node;
 	}
 	g_queue_push_tail_link(&delayed->queue, &node->link);
@@ -153,10 +269,10 @@ static void drop_node(struct fs *fs, struct delayed_node *node)
 	delayed->dirty_inodes -= node->inode_dirty ? 1u : 0u;
 	delayed->index_dirs -= index_count(node) ? 1u : 0u;
 	g_queue_unlink(&delayed->queue, &node->link);
-	g_hash_table_remove(delayed->nodes, node);
+	table_remove(&delayed->nodes, node);
 	if (delayed->last == node)
 		delayed->last = NULL;
-	node_free(node);
+	node_release(delayed, node);
 }
 
 void delayed_items_insert_index(struct fs *fs, struct subvolume *sv, uint64_t dir, uint64_t index,
@@ -346,6 +462,20 @@ void delayed_items_miscount_dirty_for_test(struct fs *fs, int64_t delta)
 	fs->delayed->dirty_inodes = (uint64_t)((int64_t)fs->delayed->dirty_inodes + delta);
 }
 
+uint64_t delayed_items_misplace_for_test(struct fs *fs)
+{
+	struct node_table *t = &fs->delayed->nodes;
+	const struct delayed_node *head = g_queue_peek_head(&fs->delayed->queue);
+	g_assert(head);
+	unsigned mask = table_mask(t), at = table_slot(t, head->sv, head->inode);
+	unsigned to = (node_home(t->bits, head->sv, head->inode) - 1) & mask;
+	while (t->slots[to]) /* the table is at most half full: an empty slot before its home */
+		to = (to - 1) & mask;
+	t->slots[to] = t->slots[at];
+	t->slots[at] = NULL;
+	return head->inode;
+}
+
 uint64_t delayed_items_break_memo_for_test(struct fs *fs)
 {
 	struct delayed_items *delayed = fs->delayed;
@@ -393,17 +523,18 @@ bool delayed_items_check(const struct fs *fs, GError **error)
 {
 	const struct delayed_items *delayed = fs->delayed;
 	uint64_t items = 0, dirty = 0, dirs = 0;
-	if (g_queue_get_length((GQueue *)&delayed->queue) != g_hash_table_size(delayed->nodes)) {
+	if (g_queue_get_length((GQueue *)&delayed->queue) != delayed->nodes.count ||
+	    2 * delayed->nodes.count > (1u << delayed->nodes.bits)) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-			    "corrupt delayed items: %u, DI2 nodes queued, %u known", delayed->queue.length,
-			    g_hash_table_size(delayed->nodes));
+			    "corrupt delayed items: %u, DI2 nodes queued, %u known in %u slots", delayed->queue.length,
+			    delayed->nodes.count, 1u << delayed->nodes.bits);
 		return false;
 	}
-	if (delayed->last && g_hash_table_lookup(delayed->nodes, delayed->last) != delayed->last)
+	if (delayed->last && table_find(&delayed->nodes, delayed->last->sv, delayed->last->inode) != delayed->last)
 		return corrupt(error, delayed->last, "DI4 the memo names a node the table does not hold");
 	for (const GList *l = delayed->queue.head; l; l = l->next) {
 		const struct delayed_node *node = l->data;
-		if (g_hash_table_lookup(delayed->nodes, node) != node)
+		if (table_find(&delayed->nodes, node->sv, node->inode) != node)
 			return corrupt(error, node, "DI2 a queued node the table does not know");
 		if (!index_count(node) && !node->inode_dirty)
 			return corrupt(error, node, "DI2 a node that holds nothing");

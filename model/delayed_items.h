@@ -35,7 +35,8 @@
  *  DI1 the item count is the pending indexes plus the dirty inodes, and the
  *      counts of dirty inodes and of directories with pending indexes (what
  *      delayed_items_reserved_bytes() is taken from) are right;
- *  DI2 every node holds something and is in the queue once;
+ *  DI2 every node holds something, is in the queue once and in the table
+ *      once, where a probe from its home finds it;
  *  DI3 a node's pending indexes ascend, above every DIR_INDEX its
  *      directory already has in the tree, each with its DIR_ITEM there;
  *  DI4 the memo of the last node found is NULL or a node of the table (a
@@ -87,6 +88,9 @@ bool delayed_items_check(const struct fs *fs, GError **error);
 void delayed_items_miscount_for_test(struct fs *fs, int64_t delta);
 /* The same for the count of dirty inodes the reservation is taken from. */
 void delayed_items_miscount_dirty_for_test(struct fs *fs, int64_t delta);
+/* For the test that breaks DI2: the oldest node moves to a slot of the
+ * table before its home, where no probe finds it. Returns its inode. */
+uint64_t delayed_items_misplace_for_test(struct fs *fs);
 /* For the test that breaks DI4: the memo names a copy of the oldest node
  * that the table does not hold (freed with the delayed items). Returns
  * the copy's inode. */

@@ -512,7 +512,7 @@ int fs_read(struct fs *fs, const char *path, bool *atime_updated)
 	const struct btree_item *item = fs_inode_item_near(where.subvolume, where.inode, &cursor->inode_near);
 	if (fs_mode_is_dir(btree_item_inode(item)->mode))
 		return -EISDIR;
-	return fs_access_inode(fs, &where, &cursor->inode_near, atime_updated);
+	return fs_access_inode(fs, &where, item, &cursor->inode_near, atime_updated);
 }
 
 int fs_readdir(struct fs *fs, const char *path, bool *atime_updated)
@@ -531,7 +531,7 @@ int fs_readdir(struct fs *fs, const char *path, bool *atime_updated)
 	const struct btree_item *item = fs_inode_item_near(where.subvolume, where.inode, &near);
 	if (!fs_mode_is_dir(btree_item_inode(item)->mode))
 		return -ENOTDIR;
-	return fs_access_inode(fs, &where, &near, atime_updated);
+	return fs_access_inode(fs, &where, item, &near, atime_updated);
 }
 
 /* --- reports and checks -------------------------------------------------- */

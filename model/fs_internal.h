@@ -70,14 +70,25 @@ static inline bool fs_is_placeholder(const struct inode_location *where)
 	return where->inode == FS_PLACEHOLDER_INODE;
 }
 
-/* The last path prefix a walk resolved (fs_namespace.c, NS1): a walk of a
- * path that starts with these bytes resumes at `dir`. */
+/* The directories the last walks passed through (fs_namespace.c, NS1): a
+ * walk of a path that starts with prefix[0, levels[k].end) resumes at
+ * levels[k].dir, the deepest such k.
+ *
+ *   prefix  "/snap3/usr/include/linux/"
+ *   levels   [0] end 7  -> /snap3's root  [1] end 11 -> usr  [2] end 19 -> include  [3] end 25 -> linux
+ */
+#define WALK_MEMO_LEVELS 16
+struct walk_memo_level {
+	uint16_t end;                 /* prefix[0, end) ends with '/' and leads to dir */
+	bool checked;                 /* NS2: dir's inode item is a directory (a step from it passed) */
+	struct inode_location dir;
+};
+
 struct walk_memo {
-	uint64_t names_removed;       /* fs->names_removed when it was recorded */
-	size_t len;                   /* bytes of prefix, which ends with '/'; 0: none */
-	struct inode_location dir;    /* where the prefix leads */
-	bool dir_checked;             /* NS2: dir's inode item is a directory (a step from it passed) */
-	char prefix[4096];
+	uint64_t names_removed;       /* fs->names_removed when the levels were recorded */
+	unsigned depth;               /* levels in use, by increasing end; 0: none */
+	struct walk_memo_level levels[WALK_MEMO_LEVELS];
+	char prefix[4096];            /* the bytes up to the deepest level's end */
 };
 
 /* NS3: the path the last read's inode lookup and atime write left, in
@@ -119,8 +130,8 @@ struct fs {
 	struct fs_counters counters;
 };
 
-/* NS1 and NS2 (fs_namespace.c): the walk memo leads where a full walk of its prefix does, and a
- * memo marked dir_checked holds a directory. */
+/* NS1 and NS2 (fs_namespace.c): each level of the walk memo leads where a full walk of its
+ * prefix does, and a level marked checked holds a directory. */
 bool fs_namespace_check(struct fs *fs, GError **error);
 
 /* A path's last component and the directory that holds it. */
@@ -184,8 +195,10 @@ void fs_delete_inode_items(struct fs *fs, struct subvolume *subvolume, uint64_t 
  * design's item view: model/design.h. */
 
 /* atime_policy.c */
-/* An access (read, readdir) of an existing inode; *near as subvol_lookup_near. */
-int fs_access_inode(struct fs *fs, const struct inode_location *where, struct btree_path *near, bool *updated);
+/* An access (read, readdir) of an existing inode whose item `inode` the
+ * caller's lookup near *near (as subvol_lookup_near) has just found. */
+int fs_access_inode(struct fs *fs, const struct inode_location *where, const struct btree_item *inode,
+		    struct btree_path *near, bool *updated);
 /* The policy's per-subvolume storage (atime_policy.h): at mkfs, and
  * following a snapshot's creation and deletion. */
 void fs_atime_subvolume_init(struct fs *fs, struct subvolume *sv);

@@ -16,17 +16,19 @@
  *
  * A walk resolves each component with two lookups (the directory's inode
  * item, then the name's DIR_ITEM). Replays read a directory's files one after
- * another, so the walk keeps a memo of the last prefix it resolved, in bytes
- * ("/usr/include/linux/"), and the next walk of a path with that prefix
- * starts from where it led (a byte comparison, no hashing):
- *  NS1 the memo is used only while fs->names_removed is what it was when the
- *     memo was made. A resolution can change only when a name goes away
+ * another, then go on to a sibling directory or another snapshot's copy, so
+ * the walk keeps a memo of the directories of the last path it resolved, in
+ * bytes ("/", "/usr/", "/usr/include/", "/usr/include/linux/": its levels,
+ * fs_internal.h), and the next walk starts from the deepest level its path
+ * begins with (a byte comparison, no hashing):
+ *  NS1 the memo is used only while fs->names_removed is what it was when its
+ *     levels were made. A resolution can change only when a name goes away
  *     (an entry removed, which rename and unlink do, an inode deleted, a
  *     subvolume deleted); every such change counts in names_removed
  *     (fs_remove_dir_entry, fs_delete_inode_items, fs_delete_snapshot). New
  *     names change no existing resolution, and a walk has no side effects,
  *     so the memo gives exactly what a full walk would;
- *  NS2 when the memo says dir_checked, the step out of its directory does not
+ *  NS2 when a level says checked, the step out of its directory does not
  *     look the directory's inode item up again: the memo was made by a walk
  *     whose step out of that directory found it a directory, an inode goes
  *     away only with a name (NS1), and a directory's S_IFDIR never changes.
@@ -37,7 +39,7 @@
  *     btree_lookup_near() then finds from it exactly what a descent from
  *     the root finds. Reads of one directory's files in creation order find
  *     neighbouring inode items, usually in the same leaf.
- * fs_namespace_check() re-walks the memo's prefix in full and checks NS1-NS2,
+ * fs_namespace_check() re-walks each level's prefix in full and checks NS1-NS2,
  * and checks that a read cursor that passes as linked is the root's path.
  */
 #include "design.h"
@@ -142,28 +144,52 @@ struct dir_match {
 	const struct btree_item *found;
 };
 
+static bool entry_is_named(const struct btree_item *item, const char *name, uint16_t name_len)
+{
+	const struct item_dir *entry = btree_item_dir(item);
+	return entry->name_len == name_len && !memcmp(entry->name, name, name_len);
+}
+
 static bool match_name(const struct btree_item *item, void *opaque)
 {
 	struct dir_match *m = opaque;
-	const struct item_dir *entry = btree_item_dir(item);
-	if (entry->name_len == m->name_len && !memcmp(entry->name, m->name, m->name_len)) {
+	if (entry_is_named(item, m->name, m->name_len)) {
 		m->found = item;
 		return false;
 	}
 	return true;
 }
 
-/* The DIR_ITEM for `name` in `dir`: at its hash, or a few slots past it
- * when a collision moved it (see the top of the file). */
-static const struct btree_item *dir_lookup_near(const struct subvolume *subvolume, uint64_t dir,
-					       const char *name, uint16_t name_len, struct btree_path *near)
+/* The DIR_ITEM for `name` (whose hash is `hash`) in `dir`: at its hash, or
+ * a few slots past it when a collision moved it (see the top of the file). */
+static const struct btree_item *dir_lookup_hashed(const struct subvolume *subvolume, uint64_t dir, uint32_t hash,
+						  const char *name, uint16_t name_len, struct btree_path *near)
 {
-	uint32_t hash = fs_name_hash(name, name_len);
 	struct btree_key first = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, hash);
 	struct btree_key last = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, (uint64_t)hash + 8);
 	struct dir_match m = { name, name_len, NULL };
 	subvol_visit_range_near(subvolume, &first, &last, match_name, &m, near);
 	return m.found;
+}
+
+static const struct btree_item *dir_lookup_near(const struct subvolume *subvolume, uint64_t dir,
+					       const char *name, uint16_t name_len, struct btree_path *near)
+{
+	return dir_lookup_hashed(subvolume, dir, fs_name_hash(name, name_len), name, name_len, near);
+}
+
+/* dir_lookup_near() for a name a walk expects to find: the entry at its own
+ * hash, one lookup, is the common case; the visit of the hash's range finds
+ * the rest (a collision's, and none). Both leave *near at the entry. */
+static const struct btree_item *dir_find_near(const struct subvolume *subvolume, uint64_t dir, const char *name,
+					     uint16_t name_len, struct btree_path *near)
+{
+	uint32_t hash = fs_name_hash(name, name_len);
+	struct btree_key key = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, hash);
+	const struct btree_item *entry = subvol_lookup_near(subvolume, &key, near);
+	if (entry && entry_is_named(entry, name, name_len))
+		return entry;
+	return dir_lookup_hashed(subvolume, dir, hash, name, name_len, near);
 }
 
 const struct btree_item *fs_dir_lookup(const struct subvolume *subvolume, uint64_t dir, const char *name,
@@ -200,7 +226,7 @@ static int step_into(struct fs *fs, struct inode_location *at, const char *name,
 		if (!fs_mode_is_dir(btree_item_inode(inode)->mode))
 			return -ENOTDIR;
 	}
-	const struct btree_item *entry = dir_lookup_near(at->subvolume, at->inode, name, (uint16_t)length, near);
+	const struct btree_item *entry = dir_find_near(at->subvolume, at->inode, name, (uint16_t)length, near);
 	if (!entry)
 		return -ENOENT;
 	if (btree_item_dir(entry)->location_is_root) {
@@ -217,44 +243,66 @@ static int step_into(struct fs *fs, struct inode_location *at, const char *name,
 	return 0;
 }
 
-/* NS1: does the memo hold a prefix of path[0, end)? */
-static bool memo_applies(const struct fs *fs, const char *path, size_t end)
-{
-	const struct walk_memo *m = &fs->walk_memo;
-	return m->len && m->len <= end && m->names_removed == fs->names_removed && !memcmp(m->prefix, path, m->len);
-}
-
-static void memo_record(struct fs *fs, const char *path, size_t len, const struct inode_location *dir,
-			bool dir_checked)
+/* NS1: how many of the memo's levels path[0, end) starts with; the walk
+ * resumes at the deepest of them. A memo older than the last name that
+ * went away is forgotten. */
+static unsigned memo_levels_matching(struct fs *fs, const char *path, size_t end)
 {
 	struct walk_memo *m = &fs->walk_memo;
-	if (!len || len >= sizeof(m->prefix) || path[len - 1] != '/')
-		return;
-	memcpy(m->prefix, path, len);
-	m->len = len;
-	m->dir = *dir;
-	m->dir_checked = dir_checked;
-	m->names_removed = fs->names_removed;
+	if (m->names_removed != fs->names_removed) {
+		m->depth = 0;
+		m->names_removed = fs->names_removed;
+		return 0;
+	}
+	unsigned depth = m->depth;
+	while (depth && m->levels[depth - 1].end > end)
+		depth--;
+	if (!depth || !memcmp(m->prefix, path, m->levels[depth - 1].end))
+		return depth; /* the common case: another file of the last directory */
+	size_t same = 0, limit = m->levels[depth - 1].end;
+	while (same < limit && m->prefix[same] == path[same])
+		same++;
+	while (depth && m->levels[depth - 1].end > same)
+		depth--;
+	return depth;
 }
 
-/* Walks the components of path[0, end), from the memo where it applies.
- * What it records: the whole range when it ends with '/' (the parent of a
- * new name), else the prefix before the last component (the directory of a
- * file being read). */
+/* path[0, end) ends with '/' and leads to dir: the memo's next level, whose
+ * index is returned (-1: too long to keep). The memo's bytes are path's up
+ * to its deepest level (the walk kept only levels path starts with). */
+static int memo_push(struct fs *fs, const char *path, size_t end, const struct inode_location *dir)
+{
+	struct walk_memo *m = &fs->walk_memo;
+	if (end >= sizeof(m->prefix))
+		return -1;
+	size_t have = m->depth ? m->levels[m->depth - 1].end : 0;
+	if (m->depth == WALK_MEMO_LEVELS)
+		m->depth--; /* the deepest level is the one the next walks want */
+	memcpy(m->prefix + have, path + have, end - have);
+	m->levels[m->depth] = (struct walk_memo_level){ .end = (uint16_t)end, .dir = *dir };
+	return (int)m->depth++;
+}
+
+/* Walks the components of path[0, end), from the memo's deepest level that
+ * path starts with, and records every directory it passes through: each
+ * prefix that ends with '/' (the root's "/" too) becomes a level. */
 static int walk(struct fs *fs, const char *path, size_t end, struct inode_location *out, struct btree_path *near)
 {
-	if (path[0] != '/')
+	if (path[0] != '/' || !end)
 		return -EINVAL;
-	size_t i = 0, last_start = 0;
-	struct inode_location before_last = { 0 };
-	bool out_is_dir = false; /* NS2: only for the memo's directory, before the first step */
-	if (memo_applies(fs, path, end)) {
-		*out = fs->walk_memo.dir;
-		out_is_dir = fs->walk_memo.dir_checked;
-		i = fs->walk_memo.len;
+	struct walk_memo *m = &fs->walk_memo;
+	m->depth = memo_levels_matching(fs, path, end);
+	size_t i;
+	int at_level; /* the memo's level for *out, -1 when it has none */
+	if (m->depth) {
+		at_level = (int)m->depth - 1;
+		*out = m->levels[at_level].dir;
+		i = m->levels[at_level].end;
 	} else {
 		out->subvolume = fs_subvolume(fs, FS_TOP_SUBVOLUME);
 		out->inode = FS_ROOT_DIR_INODE;
+		at_level = memo_push(fs, path, 1, out);
+		i = 1;
 	}
 	while (i < end) {
 		while (i < end && path[i] == '/')
@@ -267,17 +315,14 @@ static int walk(struct fs *fs, const char *path, size_t end, struct inode_locati
 			continue;
 		if (length == 2 && path[start] == '.' && path[start + 1] == '.')
 			return -EINVAL;
-		last_start = start;
-		before_last = *out;
+		bool out_is_dir = at_level >= 0 && m->levels[at_level].checked; /* NS2 */
 		int ret = step_into(fs, out, path + start, length, near, out_is_dir);
 		if (ret)
 			return ret;
-		out_is_dir = false;
+		if (at_level >= 0)
+			m->levels[at_level].checked = true; /* the step out of it found a directory */
+		at_level = i < end ? memo_push(fs, path, i + 1, out) : -1; /* path[i] is '/' */
 	}
-	if (end && path[end - 1] == '/')
-		memo_record(fs, path, end, out, false); /* not stepped out of: its type is unchecked */
-	else if (last_start)
-		memo_record(fs, path, last_start, &before_last, true); /* the last step checked it */
 	return 0;
 }
 
@@ -322,35 +367,56 @@ static bool read_cursor_check(struct fs *fs, GError **error)
 	return near_check(c->subvolume, &c->inode_near, "read cursor", error);
 }
 
+/* NS1-NS2 for one level: a full walk of its prefix leads to its directory,
+ * which is one when the level is marked checked. */
+static bool memo_level_check(struct fs *fs, const struct walk_memo *memo, unsigned k, GError **error)
+{
+	const struct walk_memo_level *l = &memo->levels[k];
+	if (!l->end || l->end >= sizeof(memo->prefix) || memo->prefix[l->end - 1] != '/' ||
+	    (k && l->end <= memo->levels[k - 1].end)) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt walk memo: level %u, NS1 its prefix does not end with '/' past the level above", k);
+		return false;
+	}
+	struct inode_location full;
+	struct btree_path near = { .levels = 0 };
+	fs->walk_memo.depth = 0; /* a full walk: the memo itself must not answer */
+	int ret = walk(fs, memo->prefix, l->end, &full, &near);
+	if (ret || full.subvolume != l->dir.subvolume || full.inode != l->dir.inode) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt walk memo: %" G_GUINT64_FORMAT ", NS1 the prefix '%.*s' leads elsewhere",
+			    l->dir.inode, (int)l->end, memo->prefix);
+		return false;
+	}
+	if (!l->checked || fs_is_placeholder(&l->dir))
+		return true;
+	const struct btree_item *inode = fs_inode_item_near(l->dir.subvolume, l->dir.inode, &near);
+	if (!inode || !fs_mode_is_dir(btree_item_inode(inode)->mode)) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt walk memo: %" G_GUINT64_FORMAT ", NS2 marked checked but not a directory",
+			    l->dir.inode);
+		return false;
+	}
+	return true;
+}
+
 bool fs_namespace_check(struct fs *fs, GError **error)
 {
 	if (!read_cursor_check(fs, error))
 		return false;
-	if (!fs->walk_memo.len || fs->walk_memo.names_removed != fs->names_removed)
+	if (!fs->walk_memo.depth || fs->walk_memo.names_removed != fs->names_removed)
 		return true; /* no memo in use */
-
-	struct walk_memo memo = fs->walk_memo;
-	struct inode_location full;
-	struct btree_path near = { .levels = 0 };
-	fs->walk_memo.len = 0; /* a full walk: the memo itself must not answer */
-	int ret = walk(fs, memo.prefix, memo.len, &full, &near);
-	fs->walk_memo = memo;
-	if (ret || full.subvolume != memo.dir.subvolume || full.inode != memo.dir.inode) {
-		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-			    "corrupt walk memo: %" G_GUINT64_FORMAT ", NS1 the prefix '%.*s' leads elsewhere",
-			    memo.dir.inode, (int)memo.len, memo.prefix);
+	if (fs->walk_memo.depth > WALK_MEMO_LEVELS) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT, "corrupt walk memo: %u levels",
+			    fs->walk_memo.depth);
 		return false;
 	}
-	if (!memo.dir_checked || fs_is_placeholder(&memo.dir))
-		return true;
-	const struct btree_item *inode = fs_inode_item_near(memo.dir.subvolume, memo.dir.inode, &near);
-	if (!inode || !fs_mode_is_dir(btree_item_inode(inode)->mode)) {
-		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-			    "corrupt walk memo: %" G_GUINT64_FORMAT ", NS2 marked checked but not a directory",
-			    memo.dir.inode);
-		return false;
-	}
-	return true;
+	g_autofree struct walk_memo *memo = g_memdup2(&fs->walk_memo, sizeof(fs->walk_memo));
+	bool ok = true;
+	for (unsigned k = 0; k < memo->depth && ok; k++)
+		ok = memo_level_check(fs, memo, k, error);
+	fs->walk_memo = *memo;
+	return ok;
 }
 
 int fs_resolve(struct fs *fs, const char *path, struct inode_location *out)

@@ -73,6 +73,13 @@ struct pending_head {
 	struct data_extent *extent;
 };
 
+/* A binary min-heap of heads by address, in an array of its own: a GArray
+ * paid g_array_set_size() at every push and pop, 1 % of the seed run. */
+struct head_heap {
+	struct pending_head *heads;
+	unsigned len, capacity;
+};
+
 /*
  * A deleted subvolume's tree goes as btrfs_drop_snapshot() takes it down:
  * depth first, left to right. A block loses the reference its parent (or
@@ -115,9 +122,9 @@ struct refs {
 	struct btree *extent_tree;
 	GPtrArray *dirty_blocks;       /* struct tree_block *, TREE_BLOCK_REFS_DIRTY set */
 	GPtrArray *dirty_data;         /* struct data_extent *, DATA_EXTENT_DIRTY set */
-	GArray *heads_ahead;           /* struct pending_head, min-heap: taken in by
-					  refs_throttle(), at or above run_cursor (RF6) */
-	GArray *heads_behind;          /* the same below run_cursor (RF6) */
+	struct head_heap heads_ahead;  /* taken in by refs_throttle(), at or above
+					  run_cursor (RF6) */
+	struct head_heap heads_behind; /* the same below run_cursor (RF6) */
 	GPtrArray *freed_data;         /* extents to release after the commit */
 	struct data_extent *live_data; /* the live extents, a list through live_prev/next (owns them) */
 	uint64_t live_data_count;
@@ -134,8 +141,6 @@ struct refs *refs_new(struct btree *extent_tree, refs_data_freed_fn on_data_free
 	refs->extent_tree = extent_tree;
 	refs->dirty_blocks = g_ptr_array_new();
 	refs->dirty_data = g_ptr_array_new();
-	refs->heads_ahead = g_array_new(FALSE, FALSE, sizeof(struct pending_head));
-	refs->heads_behind = g_array_new(FALSE, FALSE, sizeof(struct pending_head));
 	refs->freed_data = g_ptr_array_new_with_free_func(g_free);
 	refs->chunk_used_written = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	refs->drop_frames = g_array_new(FALSE, FALSE, sizeof(struct drop_frame));
@@ -150,8 +155,8 @@ void refs_free(struct refs *refs)
 		return;
 	g_ptr_array_unref(refs->dirty_blocks);
 	g_ptr_array_unref(refs->dirty_data);
-	g_array_unref(refs->heads_ahead);
-	g_array_unref(refs->heads_behind);
+	g_free(refs->heads_ahead.heads);
+	g_free(refs->heads_behind.heads);
 	g_ptr_array_unref(refs->freed_data);
 	while (refs->live_data) {
 		struct data_extent *next = refs->live_data->live_next;
@@ -452,29 +457,46 @@ uint32_t refs_data_item_size(uint32_t nodesize, uint32_t data_refs, uint32_t sha
 
 /* --- writing the extent tree -------------------------------------------- */
 
-/* Bring one extent's items to `refs` references of `size` bytes inline and
- * `keyed` keyed items, from `old_refs` and `old_keyed`. */
+/*
+ * Bring one extent's items to `refs` references of `size` bytes inline and
+ * `keyed` keyed items, from `old_refs` and `old_keyed`.
+ *
+ * *cursor is the path the last record left in the extent tree, or levels 0.
+ * The cursor rule: when levels is not 0, it is what a lookup of that
+ * record's key finds in the tree as it is now. An insert, a resize or a
+ * rewrite in place leaves their item's path so (btree.h); a delete and the
+ * keyed items may move leaves, and those records leave levels 0; nothing
+ * else changes the extent tree between two records of a batch, and a
+ * compaction (btree_compact_runs) ends the cursor's life. The heads of a
+ * batch run in address order, so the next record's item is usually a few
+ * slots on in the same leaf (btree_lookup_ahead): a descent from the root
+ * per record was about a sixth of the throttle (docs/performance.md, round
+ * 11c). test_btree's records along a cursor check the rule after each.
+ */
 static void write_extent_items(struct refs *refs, struct transaction *txn, const struct btree_key *key,
 			       uint32_t old_refs, uint32_t old_keyed, uint32_t new_refs, uint32_t size,
-			       uint32_t keyed, uint8_t keyed_type, uint32_t keyed_size)
+			       uint32_t keyed, uint8_t keyed_type, uint32_t keyed_size, struct btree_path *cursor)
 {
 	struct btree *tree = refs->extent_tree;
-	if (!old_refs && new_refs)
-		btree_insert_item(tree, txn, key, size, NULL);
-	else if (old_refs && !new_refs)
+	if (!old_refs && new_refs) {
+		btree_insert_item_near(tree, txn, key, size, NULL, cursor);
+	} else if (old_refs && !new_refs) {
 		btree_delete_item(tree, txn, key);
-	else if (new_refs) {
+		cursor->levels = 0;
+	} else if (new_refs) {
 		/* One lookup serves the change: resize or rewrite in place. */
-		struct btree_path path;
-		if (!btree_lookup(tree, key, &path))
+		if (!btree_lookup_ahead(tree, key, cursor)) {
 			btree_lookup_for_write(tree, txn, key);
-		else if (btree_item_size(btree_path_item(&path)) != size)
-			btree_resize_item_at(tree, txn, key, size, &path);
+			cursor->levels = 0;
+		} else if (btree_item_size(btree_path_item(cursor)) != size)
+			btree_resize_item_at(tree, txn, key, size, cursor);
 		else
-			btree_path_for_write(tree, txn, &path);
+			btree_path_for_write(tree, txn, cursor);
 	}
 	if (!new_refs)
 		keyed = 0;
+	if (keyed != old_keyed)
+		cursor->levels = 0;
 	for (uint32_t i = keyed; i < old_keyed; i++) {
 		struct btree_key k = BTRFS_KEY(key->objectid, keyed_type, i + 1);
 		btree_delete_item(tree, txn, &k);
@@ -485,7 +507,8 @@ static void write_extent_items(struct refs *refs, struct transaction *txn, const
 	}
 }
 
-static void write_block_record(struct refs *refs, struct transaction *txn, struct tree_block *block)
+static void write_block_record(struct refs *refs, struct transaction *txn, struct tree_block *block,
+			       struct btree_path *cursor)
 {
 	uint32_t nodesize = blockstore_nodesize(txn->store);
 	uint32_t new_refs = (block->flags & TREE_BLOCK_FREED) ? 0 : tree_block_refs(block);
@@ -498,12 +521,13 @@ static void write_block_record(struct refs *refs, struct transaction *txn, struc
 		return;
 	enum space_cause was = blockstore_set_cause(txn->store, (enum space_cause)block->refs_cause);
 	write_extent_items(refs, txn, &key, block->extent_item_refs, old_keyed, new_refs, size, keyed,
-			   BTRFS_TREE_BLOCK_REF_KEY, 0);
+			   BTRFS_TREE_BLOCK_REF_KEY, 0, cursor);
 	block->extent_item_refs = new_refs;
 	blockstore_set_cause(txn->store, was);
 }
 
-static void write_data_record(struct refs *refs, struct transaction *txn, struct data_extent *extent)
+static void write_data_record(struct refs *refs, struct transaction *txn, struct data_extent *extent,
+			      struct btree_path *cursor)
 {
 	uint32_t nodesize = blockstore_nodesize(txn->store);
 	uint32_t new_refs = data_extent_refs(extent), keyed;
@@ -514,7 +538,7 @@ static void write_data_record(struct refs *refs, struct transaction *txn, struct
 		return;
 	enum space_cause was = blockstore_set_cause(txn->store, (enum space_cause)extent->refs_cause);
 	write_extent_items(refs, txn, &key, extent->item_refs, extent->keyed_items, new_refs, size, keyed,
-			   BTRFS_EXTENT_DATA_REF_KEY, BTRFS_KEYED_DATA_REF_SIZE);
+			   BTRFS_EXTENT_DATA_REF_KEY, BTRFS_KEYED_DATA_REF_SIZE, cursor);
 	extent->item_refs = new_refs;
 	extent->keyed_items = new_refs ? keyed : 0;
 	blockstore_set_cause(txn->store, was);
@@ -597,8 +621,8 @@ bool refs_pending(const struct refs *refs)
 
 unsigned refs_pending_heads(const struct refs *refs)
 {
-	return refs->dirty_blocks->len + refs->dirty_data->len + refs->heads_ahead->len +
-	       refs->heads_behind->len;
+	return refs->dirty_blocks->len + refs->dirty_data->len + refs->heads_ahead.len +
+	       refs->heads_behind.len;
 }
 
 /* --- running delayed refs during the transaction ------------------------- */
@@ -621,11 +645,14 @@ uint32_t refs_throttle_heads(uint32_t nodesize)
 
 /* Binary min-heaps by address (RF6): a batch costs its own heads and the ones queued since
  * the last, each O(log n), where a sorted array paid a memmove of the whole remainder. */
-static void heap_push(GArray *heap, struct pending_head h)
+static void heap_push(struct head_heap *heap, struct pending_head h)
 {
-	g_array_set_size(heap, heap->len + 1);
-	struct pending_head *a = (struct pending_head *)(void *)heap->data;
-	unsigned i = heap->len - 1;
+	if (heap->len == heap->capacity) {
+		heap->capacity = MAX(2 * heap->capacity, 64u);
+		heap->heads = g_renew(struct pending_head, heap->heads, heap->capacity);
+	}
+	struct pending_head *a = heap->heads;
+	unsigned i = heap->len++;
 	while (i > 0 && a[(i - 1) / 2].bytenr > h.bytenr) {
 		a[i] = a[(i - 1) / 2];
 		i = (i - 1) / 2;
@@ -634,9 +661,9 @@ static void heap_push(GArray *heap, struct pending_head h)
 }
 
 /* The lowest head of a non-empty HEAP, taken out. */
-static struct pending_head heap_pop(GArray *heap)
+static struct pending_head heap_pop(struct head_heap *heap)
 {
-	struct pending_head *a = (struct pending_head *)(void *)heap->data;
+	struct pending_head *a = heap->heads;
 	struct pending_head top = a[0], last = a[heap->len - 1];
 	unsigned n = heap->len - 1, i = 0;
 	for (unsigned child = 1; child < n; child = 2 * i + 1) {
@@ -648,14 +675,14 @@ static struct pending_head heap_pop(GArray *heap)
 		i = child;
 	}
 	a[i] = last;
-	g_array_set_size(heap, n);
+	heap->len = n;
 	return top;
 }
 
 /* Push a head on the side of the cursor it sorts on (RF6). */
 static void take_in(struct refs *refs, struct pending_head h)
 {
-	heap_push(h.bytenr >= refs->run_cursor ? refs->heads_ahead : refs->heads_behind, h);
+	heap_push(h.bytenr >= refs->run_cursor ? &refs->heads_ahead : &refs->heads_behind, h);
 }
 
 /* Move the heads queued since the last call into the heaps, emptying the queues. */
@@ -679,30 +706,31 @@ static void merge_queued(struct refs *refs)
  * so after a wrap the heads behind sort ahead of it and the swap keeps RF6. */
 static struct pending_head next_head(struct refs *refs)
 {
-	if (!refs->heads_ahead->len) {
-		GArray *behind = refs->heads_behind;
+	if (!refs->heads_ahead.len) {
+		struct head_heap behind = refs->heads_behind;
 		refs->heads_behind = refs->heads_ahead;
 		refs->heads_ahead = behind;
 	}
-	return heap_pop(refs->heads_ahead);
+	return heap_pop(&refs->heads_ahead);
 }
 
 /* Run `count` heads from the cursor on, in address order.  They leave the heaps before any
  * runs; what running them queues waits in the queues for the next merge_queued(). */
 static unsigned run_batch(struct refs *refs, struct transaction *txn, unsigned count)
 {
-	count = MIN(count, refs->heads_ahead->len + refs->heads_behind->len);
+	count = MIN(count, refs->heads_ahead.len + refs->heads_behind.len);
 	g_autoptr(GArray) batch = g_array_sized_new(FALSE, FALSE, sizeof(struct pending_head), count);
 	g_array_set_size(batch, count);
 	struct pending_head *heads = (struct pending_head *)(void *)batch->data;
 	for (unsigned k = 0; k < count; k++)
 		heads[k] = next_head(refs);
+	struct btree_path cursor = { .levels = 0 }; /* write_extent_items() */
 	for (unsigned k = 0; k < count; k++) {
 		const struct pending_head *h = &heads[k];
 		if (h->block)
-			write_block_record(refs, txn, h->block);
+			write_block_record(refs, txn, h->block, &cursor);
 		else
-			write_data_record(refs, txn, h->extent);
+			write_data_record(refs, txn, h->extent, &cursor);
 		refs->run_cursor = h->bytenr + 1;
 	}
 	btree_compact_runs(txn, REFS_EXPANDED_LEAVES);
@@ -710,16 +738,16 @@ static unsigned run_batch(struct refs *refs, struct transaction *txn, unsigned c
 }
 
 /* Give the heads in HEAP back to the queues (their order there does not matter, RF5). */
-static void requeue(struct refs *refs, GArray *heap)
+static void requeue(struct refs *refs, struct head_heap *heap)
 {
 	for (unsigned i = 0; i < heap->len; i++) {
-		const struct pending_head *h = &g_array_index(heap, struct pending_head, i);
+		const struct pending_head *h = &heap->heads[i];
 		if (h->block)
 			g_ptr_array_add(refs->dirty_blocks, h->block);
 		else
 			g_ptr_array_add(refs->dirty_data, h->extent);
 	}
-	g_array_set_size(heap, 0);
+	heap->len = 0;
 }
 
 /* The pending heads stay ordered across batches and across calls (RF6), and only the few each
@@ -751,8 +779,8 @@ uint64_t refs_commit(struct refs *refs, struct transaction *txn)
 {
 	uint64_t written = 0;
 	drop_dead(txn, false); /* the commit writes the dead trees' last counts too */
-	requeue(refs, refs->heads_ahead);
-	requeue(refs, refs->heads_behind);
+	requeue(refs, &refs->heads_ahead);
+	requeue(refs, &refs->heads_behind);
 	for (;;) {
 		if (!refs->dirty_blocks->len && !refs->dirty_data->len && !write_block_group_items(refs, txn))
 			break;
@@ -762,12 +790,15 @@ uint64_t refs_commit(struct refs *refs, struct transaction *txn)
 		refs->dirty_data = g_ptr_array_new();
 		g_ptr_array_sort(blocks, compare_block_address);
 		g_ptr_array_sort(data, compare_data_address);
+		/* A compaction rewrites leaves: no cursor across it. */
 		for (unsigned i = 0; i < blocks->len; i++) {
-			write_block_record(refs, txn, blocks->pdata[i]);
+			struct btree_path cursor = { .levels = 0 };
+			write_block_record(refs, txn, blocks->pdata[i], &cursor);
 			btree_compact_runs(txn, REFS_EXPANDED_LEAVES);
 		}
 		for (unsigned i = 0; i < data->len; i++) {
-			write_data_record(refs, txn, data->pdata[i]);
+			struct btree_path cursor = { .levels = 0 };
+			write_data_record(refs, txn, data->pdata[i], &cursor);
 			btree_compact_runs(txn, REFS_EXPANDED_LEAVES);
 		}
 		written += blocks->len + data->len;

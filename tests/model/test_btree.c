@@ -788,6 +788,79 @@ static void test_btree_insert_near_leaves_the_tree_an_insert_from_the_root_leave
 	tree_fixture_free(near);
 }
 
+/*
+ * The extent tree's records along one cursor (refs.c write_extent_items):
+ * keys mostly ascending, as heads run in address order, with jumps back as
+ * after a wrap; each record an insert, a grow or shrink, a rewrite in place
+ * or a delete. One fixture writes them along a cursor (btree_lookup_ahead,
+ * btree_insert_item_near, btree_resize_item_at, btree_path_for_write; a
+ * delete leaves levels 0), the other from the root (btree_lookup,
+ * btree_insert_item, btree_resize_item, btree_lookup_for_write,
+ * btree_delete_item). They stay the same block for block, and after every
+ * record but a delete the cursor is the path a lookup of its key finds.
+ */
+static void test_btree_records_along_a_cursor_leave_the_tree_records_from_the_root_leave(void **state)
+{
+	struct tree_fixture *plain = tree_fixture_new(4096), *along = tree_fixture_new(4096);
+	struct rng r;
+	rng_seed(&r, SEED + 9);
+	enum { KEYS = 4000 };
+	g_autofree uint32_t *sizes = g_new0(uint32_t, KEYS); /* 0: absent */
+	unsigned kinds[5] = { 0 };
+	for (unsigned batch = 0; batch < 400; batch++) {
+		struct btree_path cursor = { .levels = 0 };
+		uint64_t k = rng_below(&r, KEYS);
+		for (unsigned n = 0; n < 64; n++) {
+			k = rng_below(&r, 16) ? k + 1 + rng_below(&r, 4) : rng_below(&r, KEYS);
+			if (k >= KEYS)
+				break;
+			struct btree_key key = fixture_key(1 + k / 64, k % 64);
+			union item_payload payload = { .inode = { .size = batch * 64u + n } };
+			unsigned kind = sizes[k] ? 1 + (unsigned)rng_below(&r, 4) : 0;
+			kinds[kind]++;
+			if (kind == 0) {
+				sizes[k] = 1 + (uint32_t)rng_below(&r, 200);
+				btree_insert_item(&plain->tree, &plain->txn, &key, sizes[k], &payload);
+				btree_insert_item_near(&along->tree, &along->txn, &key, sizes[k], &payload, &cursor);
+			} else if (kind == 1) {
+				assert_true(btree_delete_item(&plain->tree, &plain->txn, &key));
+				assert_true(btree_delete_item(&along->tree, &along->txn, &key));
+				cursor.levels = 0;
+				sizes[k] = 0;
+			} else if (kind == 2 || kind == 3) {
+				sizes[k] = kind == 2 ? sizes[k] + 1 + (uint32_t)rng_below(&r, 300) : 1 + sizes[k] / 2;
+				sizes[k] = MIN(sizes[k], 1000u);
+				assert_non_null(btree_resize_item(&plain->tree, &plain->txn, &key, sizes[k]));
+				assert_true(btree_lookup_ahead(&along->tree, &key, &cursor));
+				assert_non_null(btree_resize_item_at(&along->tree, &along->txn, &key, sizes[k], &cursor));
+			} else {
+				btree_item_inode_for_write(btree_lookup_for_write(&plain->tree, &plain->txn, &key))->size =
+					payload.inode.size;
+				assert_true(btree_lookup_ahead(&along->tree, &key, &cursor));
+				btree_item_inode_for_write(btree_path_for_write(&along->tree, &along->txn, &cursor))->size =
+					payload.inode.size;
+			}
+			if (cursor.levels) {
+				struct btree_path again;
+				assert_true(btree_lookup(&along->tree, &key, &again));
+				assert_same_path(&cursor, &again);
+			}
+			assert_same_blocks(plain->tree.root, along->tree.root);
+		}
+		if (batch % 23 == 22) {
+			tree_fixture_commit(plain);
+			tree_fixture_commit(along);
+			assert_same_blocks(plain->extent_tree.root, along->extent_tree.root);
+			tree_fixture_assert_ok(plain, "records from the root");
+			tree_fixture_assert_ok(along, "records along a cursor");
+		}
+	}
+	for (unsigned kind = 0; kind < 5; kind++)
+		assert_true(kinds[kind] > 500);
+	tree_fixture_free(plain);
+	tree_fixture_free(along);
+}
+
 /* --- resize ----------------------------------------------------------------- */
 
 static void test_btree_resize_grows_an_item_and_splits_its_full_leaf(void **state)
@@ -873,6 +946,7 @@ int main(void)
 		cmocka_unit_test(test_btree_overlay_keeps_every_atime_of_its_leaf_whatever_their_values),
 		cmocka_unit_test(test_btree_overlay_of_a_leaf_of_hundreds_of_inodes_keeps_every_atime),
 		cmocka_unit_test(test_btree_insert_near_leaves_the_tree_an_insert_from_the_root_leaves),
+		cmocka_unit_test(test_btree_records_along_a_cursor_leave_the_tree_records_from_the_root_leave),
 		cmocka_unit_test(test_btree_resize_grows_an_item_and_splits_its_full_leaf),
 		cmocka_unit_test(test_btree_resize_shrinks_an_item_in_its_leaf),
 		cmocka_unit_test(test_btree_resize_of_a_missing_key_returns_null),

@@ -395,16 +395,15 @@ static void test_refs_check_fails_when_a_reachable_data_extent_is_freed(void **s
 
 /* --- the walk memo (fs_namespace.c NS1-NS2) ------------------------------------------ */
 
-/* Points the memo at PREFIX, leading to the inode at TARGET, marked checked as a directory. */
+/* Makes the memo one level: PREFIX, leading to the inode at TARGET, marked checked as a directory. */
 static void set_memo(struct fs *fs, const char *prefix, const char *target)
 {
 	struct inode_location where;
 	assert_int_equal(fs_resolve(fs, target, &where), 0);
 	struct walk_memo *m = &fs->walk_memo;
-	m->len = strlen(prefix);
-	memcpy(m->prefix, prefix, m->len);
-	m->dir = where;
-	m->dir_checked = true;
+	memcpy(m->prefix, prefix, strlen(prefix));
+	m->levels[0] = (struct walk_memo_level){ .end = (uint16_t)strlen(prefix), .checked = true, .dir = where };
+	m->depth = 1;
 	m->names_removed = fs->names_removed;
 }
 
@@ -425,14 +424,147 @@ static void test_namespace_check_fails_on_a_memo_marked_checked_that_holds_a_fil
 {
 	struct fs *fs = populated("btrfs");
 	set_memo(fs, "/d/file-001/", "/d/file-001"); /* where a full walk of the prefix leads: NS1 holds */
-	struct inode_location file = fs->walk_memo.dir;
+	struct inode_location file = fs->walk_memo.levels[0].dir;
 	g_autofree char *want = g_strdup_printf("corrupt walk memo: %" G_GUINT64_FORMAT
 						", NS2 marked checked but not a directory", file.inode);
 	fixture_assert_fs_corrupt(fs, want);
 	/* What the mark would break: a path through the file must not resolve. */
-	fs->walk_memo.dir_checked = false;
+	fs->walk_memo.levels[0].checked = false;
 	fixture_assert_fs_ok(fs, "unmarked");
 	assert_int_equal(fs_read(fs, "/d/file-001/x", NULL), -ENOTDIR);
+	fs_free(fs);
+	(void)state;
+}
+
+/* Two populated("btrfs") filesystems mounted strictatime; returns their clock. */
+static int64_t two_populated_strictatime(struct fs **a, struct fs **b)
+{
+	const struct atime_options strict = { .mode = ATIME_STRICT };
+	*a = populated("btrfs");
+	*b = populated("btrfs");
+	fs_set_atime_options(*a, &strict);
+	fs_set_atime_options(*b, &strict);
+	return fs_clock(*a);
+}
+
+/* Two filesystems that did the same operations, one by a shortcut (memo, cursor) and one
+ * without it, end byte for byte the same in every counter and space figure; then both go. */
+static void assert_same_reports_and_free(struct fs *shortcut, struct fs *plain, uint64_t min_updates)
+{
+	struct fs_report a, b;
+	fs_report(shortcut, &a);
+	fs_report(plain, &b);
+	assert_true(a.counters.atime_updates > min_updates);
+	assert_memory_equal(&a, &b, sizeof(a));
+	fs_free(shortcut);
+	fs_free(plain);
+}
+
+/* One operation on both: `memo` walks as cowsim does, `fresh` forgets its walk memo first
+ * (every walk from the root). Both must answer alike. */
+static int op_both(struct fs *memo, struct fs *fresh, int (*op)(struct fs *, const char *), const char *path)
+{
+	fresh->walk_memo.depth = 0;
+	int ret = op(memo, path);
+	assert_int_equal(op(fresh, path), ret);
+	return ret;
+}
+
+static int read_op(struct fs *fs, const char *path)
+{
+	return fs_read(fs, path, NULL);
+}
+
+static int readdir_op(struct fs *fs, const char *path)
+{
+	return fs_readdir(fs, path, NULL);
+}
+
+static int create_op(struct fs *fs, const char *path)
+{
+	struct fs_attributes a;
+	fs_attributes_init(&a);
+	return fs_create(fs, path, 100, &a);
+}
+
+static int mkdir_op(struct fs *fs, const char *path)
+{
+	struct fs_attributes a;
+	fs_attributes_init(&a);
+	return fs_mkdir(fs, path, &a);
+}
+
+static void rename_both(struct fs *memo, struct fs *fresh, const char *from, const char *to)
+{
+	fresh->walk_memo.depth = 0;
+	assert_int_equal(fs_rename(memo, from, to), 0);
+	assert_int_equal(fs_rename(fresh, from, to), 0);
+}
+
+/* The chain /c0/c1/.../c19 (deeper than WALK_MEMO_LEVELS), a file in each, read from the
+ * bottom up and back, through "//" and "/./", into files (ENOTDIR) and missing names, across a
+ * snapshot with a nested subvolume's placeholder, and again after a rename in the middle. */
+static void test_a_walk_from_the_memos_levels_finds_what_a_walk_from_the_root_finds(void **state)
+{
+	struct fs *memo, *fresh;
+	int64_t now = two_populated_strictatime(&memo, &fresh);
+	GString *dir = g_string_new("");
+	for (unsigned depth = 0; depth < 20; depth++) {
+		g_string_append_printf(dir, "/c%u", depth);
+		assert_int_equal(op_both(memo, fresh, mkdir_op, dir->str), 0);
+		g_autofree char *file = g_strdup_printf("%s/f%u", dir->str, depth);
+		assert_int_equal(op_both(memo, fresh, create_op, file), 0);
+	}
+	assert_int_equal(fs_snapshot(memo, "/", "/sub", false), 0);
+	assert_int_equal(fs_snapshot(fresh, "/", "/sub", false), 0);
+	assert_int_equal(fs_snapshot(memo, "/", "/s", false), 0); /* /s/sub is a placeholder */
+	assert_int_equal(fs_snapshot(fresh, "/", "/s", false), 0);
+	for (unsigned round = 0; round < 2; round++) {
+		for (unsigned pass = 0; pass < 2; pass++) {
+			now += 1000000000;
+			assert_int_equal(fs_set_clock(memo, now), 0);
+			assert_int_equal(fs_set_clock(fresh, now), 0);
+			for (unsigned k = 0; k < 20; k++) {
+				unsigned depth = pass ? k : 19 - k;
+				GString *path = g_string_new(round ? "/s" : "");
+				for (unsigned d = 0; d <= depth; d++)
+					g_string_append_printf(path, d == depth / 2 ? "//c%u" : d == 3 ? "/./c%u" : "/c%u", d);
+				assert_int_equal(op_both(memo, fresh, readdir_op, path->str), 0);
+				g_string_append_printf(path, "/f%u", depth);
+				assert_int_equal(op_both(memo, fresh, read_op, path->str), 0);
+				g_string_append(path, "/x"); /* through a file */
+				assert_int_equal(op_both(memo, fresh, read_op, path->str), -ENOTDIR);
+				g_string_free(path, TRUE);
+			}
+			assert_int_equal(op_both(memo, fresh, read_op, "/c0/c1/missing/f2"), -ENOENT);
+			assert_int_equal(op_both(memo, fresh, readdir_op, "/s/sub/"), 0);
+			assert_int_equal(op_both(memo, fresh, read_op, "/s/sub/c0/f0"), -ENOENT);
+			assert_int_equal(op_both(memo, fresh, read_op, "/sub/c0/f0"), 0);
+			fixture_assert_fs_ok(memo, "every level of the memo");
+		}
+		rename_both(memo, fresh, "/c0/c1/c2", "/c0/c1/moved");
+		assert_int_equal(op_both(memo, fresh, read_op, "/c0/c1/c2/c3/f3"), -ENOENT);
+		assert_int_equal(op_both(memo, fresh, read_op, "/c0/c1/moved/c3/f3"), 0);
+		rename_both(memo, fresh, "/c0/c1/moved", "/c0/c1/c2");
+	}
+	g_string_free(dir, TRUE);
+	assert_same_reports_and_free(memo, fresh, 40);
+	(void)state;
+}
+
+/* A level whose prefix does not end with '/', or is not past the level above, is not a level. */
+static void test_namespace_check_fails_on_memo_levels_out_of_order(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	assert_int_equal(fs_read(fs, "/d/file-001", NULL), 0); /* the levels: "/" and "/d/" */
+	assert_int_equal(fs->walk_memo.depth, 2u);
+	struct walk_memo_level *d = &fs->walk_memo.levels[1];
+	d->end--;
+	fixture_assert_fs_corrupt(fs, "corrupt walk memo: level 1, NS1 its prefix does not end with '/'");
+	d->end++;
+	fixture_assert_fs_ok(fs, "the level put right");
+	fs->walk_memo.levels[0] = *d;
+	fixture_assert_fs_corrupt(fs, "corrupt walk memo: level 1, NS1 its prefix does not end with '/' past the level above");
 	fs_free(fs);
 	(void)state;
 }
@@ -490,11 +622,8 @@ static int read_both(struct fs *cursored, struct fs *fresh, const char *path)
 
 static void test_a_read_through_the_cursor_finds_what_a_lookup_from_the_root_finds(void **state)
 {
-	struct fs *cursored = populated("btrfs"), *fresh = populated("btrfs");
-	const struct atime_options strict = { .mode = ATIME_STRICT };
-	fs_set_atime_options(cursored, &strict);
-	fs_set_atime_options(fresh, &strict);
-	int64_t now = fs_clock(cursored);
+	struct fs *cursored, *fresh;
+	int64_t now = two_populated_strictatime(&cursored, &fresh);
 	for (unsigned round = 0; round < 3; round++) {
 		now += 1000000000;
 		assert_int_equal(fs_set_clock(cursored, now), 0);
@@ -515,13 +644,7 @@ static void test_a_read_through_the_cursor_finds_what_a_lookup_from_the_root_fin
 		fixture_assert_fs_ok(cursored, "reads through the cursor");
 	}
 	assert_int_equal(read_both(cursored, fresh, "/d/no-such-file"), -ENOENT);
-	struct fs_report c, f;
-	fs_report(cursored, &c);
-	fs_report(fresh, &f);
-	assert_true(c.counters.atime_updates > FILES);
-	assert_memory_equal(&c, &f, sizeof(c));
-	fs_free(cursored);
-	fs_free(fresh);
+	assert_same_reports_and_free(cursored, fresh, FILES);
 	(void)state;
 }
 
@@ -1030,6 +1153,8 @@ int main(void)
 		cmocka_unit_test(test_refs_check_fails_when_a_reachable_data_extent_is_freed),
 		cmocka_unit_test(test_namespace_check_fails_on_a_memo_that_leads_elsewhere),
 		cmocka_unit_test(test_namespace_check_fails_on_a_memo_marked_checked_that_holds_a_file),
+		cmocka_unit_test(test_a_walk_from_the_memos_levels_finds_what_a_walk_from_the_root_finds),
+		cmocka_unit_test(test_namespace_check_fails_on_memo_levels_out_of_order),
 		cmocka_unit_test(test_read_cursor_is_taken_only_while_linked_from_the_root),
 		cmocka_unit_test(test_a_read_through_the_cursor_finds_what_a_lookup_from_the_root_finds),
 		cmocka_unit_test(test_a_read_after_its_leaf_was_copied_sees_the_copy_not_the_cursors_leaf),

@@ -206,13 +206,24 @@ static void test_delayed_items_check_fails_when_the_dirty_inodes_are_miscounted(
 	fs_free(fs);
 }
 
+/* fs_check() names the node `inode` and the invariant; frees fs. */
+static void assert_corrupt_node(struct fs *fs, uint64_t inode, const char *label)
+{
+	g_autofree char *want = g_strdup_printf("corrupt delayed node: %" G_GUINT64_FORMAT ", %s", inode, label);
+	fixture_assert_fs_corrupt(fs, want);
+	fs_free(fs);
+}
+
+static void test_delayed_items_check_fails_when_a_node_is_where_no_probe_finds_it(void **state)
+{
+	struct fs *fs = four_files_waiting();
+	assert_corrupt_node(fs, delayed_items_misplace_for_test(fs), "DI2");
+}
+
 static void test_delayed_items_check_fails_when_the_memo_names_a_node_the_table_lacks(void **state)
 {
 	struct fs *fs = four_files_waiting();
-	uint64_t inode = delayed_items_break_memo_for_test(fs);
-	g_autofree char *want = g_strdup_printf("corrupt delayed node: %" G_GUINT64_FORMAT ", DI4", inode);
-	fixture_assert_fs_corrupt(fs, want);
-	fs_free(fs);
+	assert_corrupt_node(fs, delayed_items_break_memo_for_test(fs), "DI4");
 }
 
 static void test_delayed_items_check_fails_on_an_index_the_tree_already_has(void **state)
@@ -244,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_delayed_items_check_fails_when_the_count_is_off),
 		cmocka_unit_test(test_delayed_items_check_fails_when_the_dirty_inodes_are_miscounted),
 		cmocka_unit_test(test_delayed_items_check_fails_on_an_index_the_tree_already_has),
+		cmocka_unit_test(test_delayed_items_check_fails_when_a_node_is_where_no_probe_finds_it),
 		cmocka_unit_test(test_delayed_items_check_fails_when_the_memo_names_a_node_the_table_lacks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

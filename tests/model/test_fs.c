@@ -355,6 +355,29 @@ static void test_fs_paths_resolve_anew_after_a_directory_is_renamed_removed_or_d
 	fixture_assert_fs_ok(fs, "paths after renames and deletions");
 }
 
+/* Two names of one crc32c: the second's DIR_ITEM moves to the next hash value (fs_namespace.c).
+ * A walk finds each by its name: the moved one past the other's entry at their hash, and past
+ * the empty hash once the other is gone. */
+static void test_fs_names_of_one_hash_resolve_each_to_its_own_inode(void **state)
+{
+	struct fs *fs = *state;
+	assert_int_equal(fs_name_hash("n1441e896", 9), fs_name_hash("nfca1a963", 9)); /* 0x34093da7 */
+	mkdir_p(fs, "/h");
+	create(fs, "/h/n1441e896", 10);
+	create(fs, "/h/nfca1a963", 20);
+	struct inode_location first, moved, again;
+	EXPECT_OK(fs_resolve(fs, "/h/n1441e896", &first));
+	EXPECT_OK(fs_resolve(fs, "/h/nfca1a963", &moved));
+	assert_int_not_equal(first.inode, moved.inode);
+	EXPECT_OK(fs_read(fs, "/h/nfca1a963", NULL));
+	EXPECT_OK(fs_unlink(fs, "/h/n1441e896"));
+	EXPECT_ERRNO(fs, fs_read(fs, "/h/n1441e896", NULL), -ENOENT);
+	EXPECT_OK(fs_resolve(fs, "/h/nfca1a963", &again));
+	assert_int_equal(again.inode, moved.inode);
+	EXPECT_OK(fs_read(fs, "/h/nfca1a963", NULL));
+	fixture_assert_fs_ok(fs, "names of one hash");
+}
+
 static void test_fs_rename_over_an_existing_file_replaces_it(void **state)
 {
 	struct fs *fs = *state;
@@ -984,6 +1007,7 @@ int main(void)
 		FS_TEST(test_fs_rmdir_of_a_file_is_enotdir_and_of_a_missing_name_enoent),
 		FS_TEST(test_fs_rename_moves_a_name_and_of_a_missing_name_is_enoent),
 		FS_TEST(test_fs_paths_resolve_anew_after_a_directory_is_renamed_removed_or_deleted),
+		FS_TEST(test_fs_names_of_one_hash_resolve_each_to_its_own_inode),
 		FS_TEST(test_fs_rename_over_an_existing_file_replaces_it),
 		FS_TEST(test_fs_rename_file_over_directory_is_eisdir_and_directory_over_file_enotdir),
 		FS_TEST(test_fs_rename_of_a_directory_into_its_own_subdirectory_is_einval),
