@@ -1792,6 +1792,28 @@ bool btree_path_is_current(const struct btree *tree, const struct btree_path *pa
 	return true;
 }
 
+/* Is `key` one of the few items after the path's slot in its leaf? Then the
+ * path moves to it: what descend() from the leaf finds, for a few key
+ * compares instead of a binary search of the leaf. Lookups in key order
+ * (a grep's reads of inodes made one after another) land here. */
+static bool leaf_key_just_after(struct btree_path *path, const struct btree_key *key)
+{
+	const struct tree_block *leaf = path->nodes[0];
+	if (leaf->flags & TREE_BLOCK_RUNS)
+		return false; /* a run's members are made up one at a time */
+	uint32_t end = MIN(leaf->nritems, path->slots[0] + 5u);
+	for (uint32_t slot = path->slots[0] + 1; slot < end; slot++) {
+		int cmp = btree_key_compare(btree_item_key(btree_leaf_item(leaf, slot)), key);
+		if (cmp >= 0) {
+			if (cmp)
+				return false;
+			path->slots[0] = slot;
+			return true;
+		}
+	}
+	return false;
+}
+
 bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
 {
 	if (!path->levels || path->levels != tree->root->level + 1 || path->nodes[path->levels - 1] != tree->root)
@@ -1802,6 +1824,8 @@ bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, st
 	unsigned level = 0;
 	while (!path_block_covers(path, level, key))
 		level++;
+	if (!level && leaf_key_just_after(path, key))
+		return true;
 	return descend(path->nodes[level], key, path);
 }
 

@@ -97,7 +97,8 @@ struct fs_design_ops {
 	struct btree_item *(*insert)(struct fs *fs, struct subvolume *sv, const struct btree_key *key, uint32_t size,
 				     const union item_payload *payload);
 	/* The same near *near (as lookup_near takes it); leaves *near the path
-	 * to the new item, or levels 0. May be NULL: insert, levels 0. */
+	 * a lookup of the new item's key finds (a near for the next call, until
+	 * the next change), or levels 0. May be NULL: insert, levels 0. */
 	struct btree_item *(*insert_near)(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
 					  uint32_t size, const union item_payload *payload, struct btree_path *near);
 	/* Inserts `count` items with sorted base keys, none of which the

@@ -301,15 +301,15 @@ static bool fits_inline(const struct fs *fs, uint64_t offset, uint64_t length, u
 /* Write [offset, offset + length) now: new extents replace what was there.
  * With `cancellable`, fs_config.cancelled is asked before each extent; when
  * it says stop, [*stopped_at, end) is left a hole, still reserved, and the
- * result is -EINTR. */
+ * result is -EINTR. *near is a path a lookup or an insert in sv left with
+ * no change to sv since, or levels 0, and is left so. */
 static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t offset, uint64_t length,
-			      bool cancellable, uint64_t *stopped_at)
+			      bool cancellable, uint64_t *stopped_at, struct btree_path *near)
 {
 	/* The inode item and the file's extent items are neighbours in the
 	 * tree: one lookup finds the leaf for the reads that follow, until the
-	 * first change. */
-	struct btree_path near = { .levels = 0 };
-	const struct btree_item *item = fs_inode_item_near(sv, inode, &near);
+	 * first change, and the inserts that follow that. */
+	const struct btree_item *item = fs_inode_item_near(sv, inode, near);
 	if (!item)
 		return 0; /* unlinked before writeback */
 	uint64_t file_size = btree_item_inode(item)->size;
@@ -323,11 +323,11 @@ static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inod
 	bool may_go_inline = offset + length == file_size && fits_inline(fs, 0, file_size, file_size);
 	uint64_t end = round_up_sector(offset + length);
 	struct extent_spans spans;
-	file_extents(sv, inode, may_go_inline ? UINT64_MAX : end, &near, &spans);
+	file_extents(sv, inode, may_go_inline ? UINT64_MAX : end, near, &spans);
 	/* The new extents go in beside what the lookup found, unless the drop
 	 * below changes the tree first (a new file has nothing to drop). */
 	if (spans.len)
-		near.levels = 0;
+		near->levels = 0;
 	if (spans_inline(&spans)) {
 		/* An inline file that changes is rewritten whole. */
 		length = offset + length;
@@ -337,7 +337,7 @@ static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inod
 		drop_spans(fs, sv, inode, 0, UINT64_MAX, &spans);
 		spans_clear(&spans);
 		insert_file_extent(fs, sv, inode, 0, NULL, file_size,
-				   BTRFS_FILE_EXTENT_INLINE_HEADER + (uint32_t)file_size, &near);
+				   BTRFS_FILE_EXTENT_INLINE_HEADER + (uint32_t)file_size, near);
 		fs->counters.data_bytes_written += file_size;
 		return 0;
 	}
@@ -353,7 +353,7 @@ static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inod
 		if (blockstore_alloc_data(fs->store, MIN(end - at, BTRFS_MAX_EXTENT_SIZE), &bytenr, &bytes))
 			return -ENOSPC;
 		struct data_extent *extent = refs_data_extent_new(&fs->txn, bytenr, bytes);
-		insert_file_extent(fs, sv, inode, at, extent, bytes, BTRFS_FILE_EXTENT_REGULAR_SIZE, &near);
+		insert_file_extent(fs, sv, inode, at, extent, bytes, BTRFS_FILE_EXTENT_REGULAR_SIZE, near);
 		csum_add(fs, bytenr, bytes);
 		fs->counters.data_bytes_written += bytes;
 		at += bytes;
@@ -375,7 +375,8 @@ int fs_write_reserved(struct fs *fs, struct subvolume *sv, uint64_t inode, uint6
 {
 	if (!fs->config.delayed_writeback) {
 		uint64_t stopped_at = 0;
-		int ret = fs_write_range_now(fs, sv, inode, offset, length, true, &stopped_at);
+		struct btree_path near = { .levels = 0 };
+		int ret = fs_write_range_now(fs, sv, inode, offset, length, true, &stopped_at, &near);
 		fs->counters.enospc_events += ret == -ENOSPC;
 		if (ret == -EINTR) /* the rest stays a hole: no write will take its room */
 			blockstore_unreserve_data(fs->store, round_up_sector(offset + length) - stopped_at);
@@ -449,6 +450,11 @@ static int flush_writeback(struct fs *fs, const struct inode_location *only, boo
 	g_autofree bool *written = g_new0(bool, queue->len);
 	struct pending_write rest = { 0 };
 	unsigned rest_at = queue->len;
+	/* Files written in creation order are neighbours in their tree: each
+	 * write's inode lookup starts where the last write's insert left, and
+	 * nothing else changes the subvolume between two writes. */
+	struct btree_path near = { .levels = 0 };
+	const struct subvolume *near_sv = NULL;
 	for (unsigned k = 0; k < queue->len && rest_at == queue->len; k++) {
 		unsigned i = order[k];
 		struct pending_write *w = &g_array_index(queue, struct pending_write, i);
@@ -458,9 +464,12 @@ static int flush_writeback(struct fs *fs, const struct inode_location *only, boo
 		if (w->subvolume->deleted)
 			continue;
 		uint64_t stopped_at = 0;
+		if (w->subvolume != near_sv || fs->writeback_without_cursor)
+			near.levels = 0;
+		near_sv = w->subvolume;
 		enum space_cause was = blockstore_set_cause(fs->store, w->cause);
 		int ret = fs_write_range_now(fs, w->subvolume, w->inode, w->offset, w->length, cancellable,
-					     &stopped_at);
+					     &stopped_at, &near);
 		blockstore_set_cause(fs->store, was);
 		if (ret == -EINTR) {
 			uint64_t left = w->offset + w->length - stopped_at;

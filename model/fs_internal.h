@@ -124,6 +124,7 @@ struct fs {
 	uint64_t names_removed;       /* directory entries, inodes and subvolumes removed so far */
 	struct walk_memo walk_memo;
 	struct read_cursor read_cursor;
+	bool writeback_without_cursor; /* tests: each write's inode lookup starts at the root (fs_data.c) */
 	int64_t clock_ns;
 	int64_t last_commit_ns;
 	uint64_t next_subvolume_id;

@@ -207,3 +207,26 @@ double rng_normal(struct rng *r)
 	double u1 = rng_unit(r), u2 = rng_unit(r);
 	return sqrt(-2.0 * log(u1)) * cos(2.0 * G_PI * u2);
 }
+
+void fixture_assert_same_blocks(const struct tree_block *a, const struct tree_block *b, bool payloads)
+{
+	assert_int_equal(a->bytenr, b->bytenr);
+	assert_int_equal(a->level, b->level);
+	assert_int_equal(a->generation, b->generation);
+	assert_int_equal(a->nritems, b->nritems);
+	assert_int_equal(a->leaf_bytes, b->leaf_bytes);
+	for (uint32_t i = 0; i < a->nritems; i++) {
+		if (a->level) {
+			assert_int_equal(btree_key_compare(&a->children[i].key, &b->children[i].key), 0);
+			fixture_assert_same_blocks(a->children[i].block, b->children[i].block, payloads);
+			continue;
+		}
+		const struct btree_item *x = btree_leaf_item(a, i), *y = btree_leaf_item(b, i);
+		assert_int_equal(btree_key_compare(btree_item_key(x), btree_item_key(y)), 0);
+		assert_int_equal(btree_item_size(x), btree_item_size(y));
+		if (!payloads)
+			continue;
+		union item_payload px = btree_item_payload_copy(x), py = btree_item_payload_copy(y);
+		assert_memory_equal(&px, &py, sizeof(px));
+	}
+}

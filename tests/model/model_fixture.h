@@ -68,6 +68,13 @@ static inline struct btree_key fixture_key(uint64_t objectid, uint64_t offset)
 /* Items of tree 5, counted by walking it. */
 uint64_t tree_fixture_items(const struct btree *tree);
 
+/* The subtrees are the same block for block: addresses, levels,
+ * generations, keys, item sizes and, with `payloads`, the payloads' bytes
+ * (not across filesystems: names and extents are pointers). Two fixtures or
+ * filesystems that made the same changes in the same order allocate the
+ * same addresses. */
+void fixture_assert_same_blocks(const struct tree_block *a, const struct tree_block *b, bool payloads);
+
 /* --- filesystem helpers ---------------------------------------------------- */
 
 /* fs_new with fs_config_init defaults and this nodesize and device size;

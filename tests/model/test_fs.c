@@ -978,9 +978,64 @@ static void test_fs_writeback_a_flush_writes_every_write_once(void **state)
 
 #define FS_TEST(name) cmocka_unit_test_setup_teardown(name, setup_fs, teardown_fs)
 
+/* The same files, overwrites, truncations, unlinks, commits and a snapshot,
+ * with `fs->writeback_without_cursor` as given. */
+static struct fs *writeback_workload(bool without_cursor)
+{
+	struct fs *fs = fixture_fs_new(16384, 4ull << 30);
+	fs->writeback_without_cursor = without_cursor;
+	struct fs_attributes attributes = fixture_attributes(0644, INT64_MIN, INT64_MIN);
+	struct rng r;
+	rng_seed(&r, 0x5eed0c0dull);
+	assert_int_equal(fs_mkdir(fs, "/a", &attributes), 0);
+	assert_int_equal(fs_mkdir(fs, "/b", &attributes), 0);
+	for (unsigned i = 0; i < 3000; i++) {
+		char path[64];
+		g_snprintf(path, sizeof(path), "/%s/f%u", i % 3 ? "a" : "b", i);
+		static const uint64_t sizes[] = { 0, 100, 1000, 2000, 3000, 5000, 70000, 300000 };
+		assert_int_equal(fs_create(fs, path, sizes[rng_below(&r, G_N_ELEMENTS(sizes))], &attributes), 0);
+		if (i > 10 && i % 7 == 0) { /* an earlier file changes */
+			g_snprintf(path, sizeof(path), "/%s/f%u", (i - 10) % 3 ? "a" : "b", i - 10);
+			if (i % 3)
+				fs_write(fs, path, rng_below(&r, 8000), 1 + rng_below(&r, 9000));
+			else if (i % 5)
+				fs_truncate(fs, path, rng_below(&r, 4000));
+			else
+				assert_int_equal(fs_unlink(fs, path), 0);
+		}
+		if (i % 701 == 700)
+			assert_int_equal(fs_sync(fs), 0);
+		if (i == 1500)
+			assert_int_equal(fs_snapshot(fs, "/", "/snap", false), 0);
+	}
+	assert_int_equal(fs_sync(fs), 0);
+	fixture_assert_fs_ok(fs, "after the writeback workload");
+	return fs;
+}
+
+/*
+ * flush_writeback() starts each write's inode lookup where the last write's
+ * insert left its path (fs_data.c): with and without that, the same
+ * workload leaves the same trees, block for block.
+ */
+static void test_fs_writeback_along_the_last_write_s_path_leaves_the_trees_lookups_from_the_root_leave(void **state)
+{
+	struct fs *along = writeback_workload(false), *plain = writeback_workload(true);
+	for (unsigned i = 0; i < along->subvolumes->len; i++) {
+		const struct subvolume *a = along->subvolumes->pdata[i], *p = plain->subvolumes->pdata[i];
+		if (a->tree->root)
+			fixture_assert_same_blocks(a->tree->root, p->tree->root, false);
+	}
+	fixture_assert_same_blocks(along->extent_tree.root, plain->extent_tree.root, false);
+	fixture_assert_same_blocks(along->csum_tree.root, plain->csum_tree.root, false);
+	fs_free(along);
+	fs_free(plain);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fs_writeback_along_the_last_write_s_path_leaves_the_trees_lookups_from_the_root_leave),
 		cmocka_unit_test(test_fs_fresh_filesystem_is_131072_bytes_of_metadata_at_16k),
 		cmocka_unit_test(test_fs_fresh_filesystem_is_8_blocks_at_4k),
 		cmocka_unit_test(test_fs_fresh_filesystem_is_8_blocks_at_64k),
