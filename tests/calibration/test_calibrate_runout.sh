@@ -19,10 +19,10 @@ calibrate=$1 cowsim=$2 replay=$3 enospc_run=$4
 if [ "$(id -u)" != 0 ]; then echo "1..0 # SKIP needs root for loop mounts"; exit 77; fi
 . "$(dirname "$0")/../tap.sh"
 
-# One real run-out at a time on this machine: two at once (a debug and a
-# release suite, say) share the disk and the CPU, and then the kernel's
-# flusher has been seen to keep up with the grep and lose no update (0 of
-# 89838) while touch still got ENOSPC. The lock waits; it is the machine's.
+# One real run-out at a time on this machine (a debug and a release suite,
+# or two landings): two at once share the disk and the CPU, which makes the
+# kernel's losses a matter of timing (below). The lock waits; it is the
+# machine's.
 exec 9>/tmp/cowsim-real-runout.lock
 flock 9
 
@@ -40,11 +40,22 @@ cat >"$work/matrix" <<EOF
 out300-strict-16k $tree 10 strictatime 16384 rw runout 300M
 EOF
 
-bash "$calibrate" --matrix "$work/matrix" --out "$work/out" --work "$work/work" --no-plot \
-	--cowsim "$cowsim" --replay "$replay" >"$work/report" 2>&1
-status=$?
-if [ $status = 77 ]; then echo "1..0 # SKIP $(tail -n 1 "$work/report")"; exit 77; fi
-csv=$work/out/calibration.csv log=$work/work/out300-strict-16k.enospc.log
+# Whether the kernel loses updates is a race between the grep and the
+# flusher: on a loaded machine (a landing's suite beside other builds) the
+# flusher has kept up and lost none, 0 of 89838, with touch still ENOSPC.
+# So a run that lost none is run again, up to three times in all, and each
+# attempt is reported; the checks below read the last one.
+for attempt in 1 2 3; do
+	rm -rf "$work/out" "$work/work"
+	bash "$calibrate" --matrix "$work/matrix" --out "$work/out" --work "$work/work" --no-plot \
+		--cowsim "$cowsim" --replay "$replay" >"$work/report" 2>&1
+	status=$?
+	if [ $status = 77 ]; then echo "1..0 # SKIP $(tail -n 1 "$work/report")"; exit 77; fi
+	csv=$work/out/calibration.csv log=$work/work/out300-strict-16k.enospc.log
+	lost=$(sed -n 's/.*atime_lost=\([0-9]*\).*/\1/p' "$log" 2>/dev/null)
+	note "attempt $attempt: calibrate exit $status, real btrfs lost ${lost:-?} atime updates; load $(cut -d' ' -f1-3 /proc/loadavg)"
+	[ $status = 0 ] && [ "${lost:-1}" = 0 ] || break
+done
 check "calibrate runs the run-out case and exits 0" "[ $status = 0 ]" "$(tail -n 8 "$work/report")"
 
 got=$(awk -F, 'NR > 1 { print $(NF - 3) " " $(NF - 4) }' "$csv" 2>/dev/null | tr '\n' ';')
@@ -54,7 +65,6 @@ want+="after_grep metadata_used;after_grep metadata_total;after_grep data_total;
 check "every figure at every mark, atime_lost only after the grep, in the model's mark order" \
 	"[ \"$got\" = \"$want\" ]" "got:  $got"
 
-lost=$(sed -n 's/.*atime_lost=\([0-9]*\).*/\1/p' "$log" 2>/dev/null)
 paths=$(sed -n 's/^paths=\([0-9]*\).*/\1/p' "$log" 2>/dev/null)
 note "real btrfs: atime_lost $lost of $paths paths; $(grep -o 'touch=[A-Za-z]*' "$log" 2>/dev/null)"
 check "space ran out on real btrfs: some atime updates were lost, not all, and touch gets ENOSPC" \
