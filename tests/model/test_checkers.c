@@ -901,6 +901,21 @@ static void test_blockstore_check_fails_when_a_chunk_claims_mkfs_front_hole_behi
 	fs_free(fs);
 }
 
+/* BS7: the overcommit a reservation may take, kept as chunks are added, is what the unallocated
+ * space gives; off by one stripe either way, the check says so. */
+static void test_blockstore_check_fails_on_an_overcommit_unlike_the_unallocated_space(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	blockstore_skew_overcommit_for_test(fs->store, BTRFS_STRIPE_LEN);
+	fixture_assert_fs_corrupt(fs, "corrupt blockstore: BS7 overcommit ");
+	blockstore_skew_overcommit_for_test(fs->store, -2 * (int64_t)BTRFS_STRIPE_LEN);
+	fixture_assert_fs_corrupt(fs, "corrupt blockstore: BS7 overcommit ");
+	blockstore_skew_overcommit_for_test(fs->store, BTRFS_STRIPE_LEN);
+	fixture_assert_fs_ok(fs, "the overcommit put right");
+	fs_free(fs);
+	(void)state;
+}
+
 /* --- extent tree ------------------------------------------------------------ */
 
 static void test_extent_tree_check_fails_when_a_live_block_loses_its_metadata_item(void **state)
@@ -1293,6 +1308,7 @@ int main(void)
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_is_used_past_its_length),
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_grows_behind_the_totals),
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_claims_mkfs_front_hole_behind_its_back),
+		cmocka_unit_test(test_blockstore_check_fails_on_an_overcommit_unlike_the_unallocated_space),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_live_block_loses_its_metadata_item),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_metadata_item_counts_one_ref_too_many),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_written_ref_count_is_not_the_blocks),
