@@ -458,6 +458,7 @@ static bool leaf_items_shared(const struct tree_block *leaf)
 static void leaf_items_resize(struct tree_block *leaf, uint32_t capacity)
 {
 	struct leaf_items *array = leaf->items ? leaf_items_of(leaf) : NULL;
+	g_assert(capacity <= UINT16_MAX); /* BT11 */
 	array = g_realloc(array, sizeof(*array) + (size_t)capacity * sizeof(struct btree_item));
 	if (!leaf->items) {
 		array->refs = 1;
@@ -640,7 +641,8 @@ static void ensure_capacity(struct tree_block *block, uint32_t slots)
 		leaf_make_private(block);
 	if (slots <= block->capacity)
 		return;
-	uint32_t capacity = MAX(slots, with_room_to_grow(block->capacity));
+	uint32_t capacity = MIN(MAX(slots, with_room_to_grow(block->capacity)), (uint32_t)UINT16_MAX);
+	g_assert(slots <= capacity); /* BT11 */
 	if (!block->level) {
 		leaf_items_resize(block, capacity);
 		return;
@@ -787,7 +789,7 @@ static void leaf_prepare_write(struct transaction *txn, struct tree_block *leaf)
 {
 	if (leaf->flags & TREE_BLOCK_RUNS)
 		leaf_expand_runs(leaf);
-	if (leaf->owner == BTRFS_EXTENT_TREE_OBJECTID && txn->run_leaves && !(leaf->flags & TREE_BLOCK_RUNS_LISTED)) {
+	if (tree_block_owner(leaf) == BTRFS_EXTENT_TREE_OBJECTID && txn->run_leaves && !(leaf->flags & TREE_BLOCK_RUNS_LISTED)) {
 		leaf->flags |= TREE_BLOCK_RUNS_LISTED;
 		g_ptr_array_add(txn->run_leaves, leaf);
 	}
@@ -1159,7 +1161,7 @@ struct tree_block *btree_copy_block(struct transaction *txn, uint64_t tree_id, c
 	cow->nritems = buf->nritems;
 	cow->leaf_bytes = buf->leaf_bytes;
 	if (buf->level) {
-		cow->capacity = MAX(buf->nritems, 1u);
+		cow->capacity = MAX((uint32_t)buf->nritems, 1u);
 		cow->children = g_malloc(cow->capacity * sizeof(struct btree_child));
 		memcpy(cow->children, buf->children, buf->nritems * sizeof(struct btree_child));
 	} else if (buf->items) {
@@ -1328,7 +1330,7 @@ static bool push_nodes_for_insert(struct btree *tree, struct transaction *txn, s
 	if (pslot + 1 < parent->nritems && parent->children[pslot + 1].block->nritems < capacity - 1 &&
 	    mid->nritems >= BTRFS_PUSH_NODE_RIGHT_MIN) {
 		struct tree_block *right = cow_sibling(tree, txn, path, level, pslot + 1);
-		uint32_t push = MIN(capacity - right->nritems, mid->nritems / 2 + 1);
+		uint32_t push = MIN(capacity - right->nritems, (uint32_t)mid->nritems / 2 + 1);
 		if (push >= mid->nritems)
 			return false;
 		node_move_back_to_right(right, mid, push);
@@ -1520,7 +1522,7 @@ static int push_leaf_right(struct btree *tree, struct transaction *txn, struct b
 static uint32_t count_push_left(const struct tree_block *right, uint32_t slot, uint32_t data_size,
 				uint32_t free_space, uint32_t right_free, bool empty, uint32_t max_slot)
 {
-	uint32_t nr = empty ? MIN(right->nritems, max_slot) : MIN(right->nritems - 1, max_slot);
+	uint32_t nr = empty ? MIN(right->nritems, max_slot) : MIN((uint32_t)right->nritems - 1, max_slot);
 	uint32_t push_items = 0, push_space = 0;
 	for (uint32_t i = 0; i < nr; i++) {
 		if (!empty && push_items > 0) {
@@ -1728,6 +1730,8 @@ again:
 void btree_init(struct btree *tree, struct transaction *txn, uint64_t id)
 {
 	memset(tree, 0, sizeof(*tree));
+	if (!btree_owner_packs(id))
+		g_error("btree: tree id %" PRIu64 " has no 32-bit owner (BT11)", id);
 	tree->id = id;
 	tree->root = blockstore_alloc_block(txn->store, id, 0, txn->transid);
 	block_created(txn, tree->root);

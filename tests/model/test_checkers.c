@@ -170,6 +170,19 @@ static void test_btree_check_fails_when_a_child_is_younger_than_its_parent(void 
 	tree_fixture_free(f);
 }
 
+static void test_btree_check_fails_on_an_owner_that_is_no_tree_ids_image(void **state)
+{
+	struct tree_fixture *f = two_level_tree();
+	struct tree_block *leaf = f->tree.root->children[0].block;
+	uint32_t owner = leaf->packed_owner;
+	/* Between the atime trees' range and btrfs's ids below 2^64. */
+	leaf->packed_owner = BTREE_OWNER_ATIME_PACKED + (1u << 30);
+	assert_false(btree_owner_is_packed(leaf->packed_owner));
+	assert_tree_corrupt(f, "BT11 owner 0xc0000000 is no tree id's 32-bit image");
+	leaf->packed_owner = owner;
+	tree_fixture_free(f);
+}
+
 static void test_item_sharing_check_fails_on_an_atime_overlay_on_a_node(void **state)
 {
 	struct tree_fixture *f = two_level_tree();
@@ -1141,6 +1154,7 @@ int main(void)
 		cmocka_unit_test(test_btree_check_fails_when_a_node_skips_a_level),
 		cmocka_unit_test(test_btree_check_fails_when_a_leaf_holds_more_than_fits),
 		cmocka_unit_test(test_btree_check_fails_when_a_child_is_younger_than_its_parent),
+		cmocka_unit_test(test_btree_check_fails_on_an_owner_that_is_no_tree_ids_image),
 		cmocka_unit_test(test_item_sharing_check_fails_on_an_atime_overlay_on_a_node),
 		cmocka_unit_test(test_item_sharing_check_fails_when_a_leaf_lets_go_of_a_shared_array_uncounted),
 		cmocka_unit_test(test_item_sharing_check_fails_when_a_freed_leaf_still_shares_its_array),
