@@ -454,6 +454,9 @@ bool btree_check_runs(const struct tree_block *leaf, GError **error);
 /* BT10 for one leaf: its items' payloads lie in its array's heap, apart,
  * and add up to the heap's live bytes. */
 bool btree_check_payloads(const struct tree_block *leaf, GError **error);
+/* BT7 for one leaf: its overlay's slots are its inode items (the marked
+ * form: a bit per item, set only at inode items). */
+bool btree_check_overlay(const struct tree_block *leaf, GError **error);
 
 /* btree_lookup() again, near an earlier answer: *path holds what a lookup or
  * visit of this tree left there, and the tree has not changed since (or
