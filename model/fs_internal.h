@@ -140,7 +140,12 @@ struct name_location {
 	struct inode_location dir;
 	const char *name;
 	uint16_t name_len;
+	/* The DIR_ITEM offset a new entry for name takes (the first free one
+	 * from its hash on), when the name check that found it absent saw it;
+	 * FS_HASH_SLOT_UNKNOWN otherwise (fs_resolve_parent leaves it so). */
+	uint64_t hash_slot;
 };
+#define FS_HASH_SLOT_UNKNOWN UINT64_MAX
 
 /* fs_namespace.c */
 uint32_t fs_name_hash(const char *name, size_t length);

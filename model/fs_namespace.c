@@ -142,6 +142,7 @@ struct dir_match {
 	const char *name;
 	uint16_t name_len;
 	const struct btree_item *found;
+	uint64_t unused_offset; /* the first offset from the hash on that no entry seen holds */
 };
 
 static bool entry_is_named(const struct btree_item *item, const char *name, uint16_t name_len)
@@ -157,25 +158,36 @@ static bool match_name(const struct btree_item *item, void *opaque)
 		m->found = item;
 		return false;
 	}
+	if (btree_item_key(item)->offset == m->unused_offset)
+		m->unused_offset++;
 	return true;
 }
 
+/* How far past its hash a colliding name's DIR_ITEM is looked for. */
+#define DIR_HASH_PROBE 8
+
 /* The DIR_ITEM for `name` (whose hash is `hash`) in `dir`: at its hash, or
- * a few slots past it when a collision moved it (see the top of the file). */
+ * a few slots past it when a collision moved it (see the top of the file).
+ * When absent, *hash_slot (if given) is the offset its entry would take: the
+ * visit saw every entry from the hash to hash + DIR_HASH_PROBE, so the first
+ * offset it did not see is free_hash_slot()'s answer, unless all were taken. */
 static const struct btree_item *dir_lookup_hashed(const struct subvolume *subvolume, uint64_t dir, uint32_t hash,
-						  const char *name, uint16_t name_len, struct btree_path *near)
+						  const char *name, uint16_t name_len, struct btree_path *near,
+						  uint64_t *hash_slot)
 {
 	struct btree_key first = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, hash);
-	struct btree_key last = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, (uint64_t)hash + 8);
-	struct dir_match m = { name, name_len, NULL };
+	struct btree_key last = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, (uint64_t)hash + DIR_HASH_PROBE);
+	struct dir_match m = { name, name_len, NULL, hash };
 	subvol_visit_range_near(subvolume, &first, &last, match_name, &m, near);
+	if (hash_slot)
+		*hash_slot = !m.found && m.unused_offset <= last.offset ? m.unused_offset : FS_HASH_SLOT_UNKNOWN;
 	return m.found;
 }
 
 static const struct btree_item *dir_lookup_near(const struct subvolume *subvolume, uint64_t dir,
 					       const char *name, uint16_t name_len, struct btree_path *near)
 {
-	return dir_lookup_hashed(subvolume, dir, fs_name_hash(name, name_len), name, name_len, near);
+	return dir_lookup_hashed(subvolume, dir, fs_name_hash(name, name_len), name, name_len, near, NULL);
 }
 
 /* dir_lookup_near() for a name a walk expects to find: the entry at its own
@@ -189,7 +201,7 @@ static const struct btree_item *dir_find_near(const struct subvolume *subvolume,
 	const struct btree_item *entry = subvol_lookup_near(subvolume, &key, near);
 	if (entry && entry_is_named(entry, name, name_len))
 		return entry;
-	return dir_lookup_hashed(subvolume, dir, hash, name, name_len, near);
+	return dir_lookup_hashed(subvolume, dir, hash, name, name_len, near, NULL);
 }
 
 const struct btree_item *fs_dir_lookup(const struct subvolume *subvolume, uint64_t dir, const char *name,
@@ -456,6 +468,7 @@ int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out
 	}
 	out->name = path + slash;
 	out->name_len = (uint16_t)length;
+	out->hash_slot = FS_HASH_SLOT_UNKNOWN;
 	return 0;
 }
 
@@ -482,9 +495,14 @@ static uint64_t free_hash_slot(const struct subvolume *subvolume, uint64_t dir, 
 	}
 }
 
-static void touch_dir(struct fs *fs, const struct inode_location *dir, int64_t size_change)
+/* The directory's size and times after an entry came or went. *near: a
+ * path into its subvolume left by the entry's change (or levels 0); the
+ * directory's inode item sorts just before its entries, usually in the
+ * same leaf. */
+static void touch_dir(struct fs *fs, const struct inode_location *dir, int64_t size_change, struct btree_path *near)
 {
-	struct item_inode *inode = btree_item_inode_for_write(fs_inode_item_for_write(fs, dir));
+	struct item_inode *inode = btree_item_inode_for_write(fs_inode_item_for_write_near(fs, dir, near));
+	delayed_items_inode_dirty(fs, dir->subvolume, dir->inode); /* as fs_inode_item_for_write() */
 	inode->size = (uint64_t)((int64_t)inode->size + size_change);
 	inode->mtime = inode->ctime = fs->clock_ns;
 }
@@ -502,12 +520,16 @@ int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t loc
 		.location_is_root = location_is_root,
 	} };
 	uint32_t size = BTRFS_DIR_ITEM_SIZE + at->name_len;
-	uint64_t slot = free_hash_slot(sv, at->dir.inode, fs_name_hash(at->name, at->name_len));
+	uint64_t slot = at->hash_slot != FS_HASH_SLOT_UNKNOWN
+				? at->hash_slot
+				: free_hash_slot(sv, at->dir.inode, fs_name_hash(at->name, at->name_len));
 	struct btree_key item_key = BTRFS_KEY(at->dir.inode, BTRFS_DIR_ITEM_KEY, slot);
-	subvol_insert(fs, sv, &item_key, size, &payload);
+	struct btree_path near = { .levels = 0 };
+	subvol_insert_near(fs, sv, &item_key, size, &payload, &near);
 	/* btrfs_insert_delayed_dir_index(): the index waits (delayed_items.h). */
-	delayed_items_insert_index(fs, sv, at->dir.inode, payload.dir.index, size, &payload);
-	touch_dir(fs, &at->dir, 2 * (int64_t)at->name_len);
+	if (delayed_items_insert_index(fs, sv, at->dir.inode, payload.dir.index, size, &payload))
+		near.levels = 0;
+	touch_dir(fs, &at->dir, 2 * (int64_t)at->name_len, &near);
 	return 0;
 }
 
@@ -523,7 +545,8 @@ void fs_remove_dir_entry(struct fs *fs, const struct name_location *at)
 	subvol_delete(fs, sv, &item_key);
 	if (!delayed_items_cancel_index(fs, sv, at->dir.inode, index_key.offset))
 		subvol_delete(fs, sv, &index_key);
-	touch_dir(fs, &at->dir, -2 * (int64_t)at->name_len);
+	struct btree_path near = { .levels = 0 };
+	touch_dir(fs, &at->dir, -2 * (int64_t)at->name_len, &near);
 }
 
 /* INODE_REF (inode, 12, parent): one item per parent, 10 + name per name. */
@@ -594,7 +617,11 @@ static int prepare_new_name(struct fs *fs, const char *path, struct name_locatio
 		return -EPERM;
 	if (at->dir.subvolume->readonly)
 		return -EROFS;
-	if (fs_dir_lookup(at->dir.subvolume, at->dir.inode, at->name, at->name_len))
+	/* The check's visit also finds the new entry's hash slot: nothing
+	 * adds a DIR_ITEM to the directory before fs_add_dir_entry(). */
+	struct btree_path near = { .levels = 0 };
+	if (dir_lookup_hashed(at->dir.subvolume, at->dir.inode, fs_name_hash(at->name, at->name_len), at->name,
+			      at->name_len, &near, &at->hash_slot))
 		return -EEXIST;
 	return 0;
 }
