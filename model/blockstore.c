@@ -374,7 +374,7 @@ static void account_block(struct blockstore *store, const struct tree_block *blo
 {
 	struct chunk *chunk = chunk_of(store, block->bytenr);
 	uint32_t nodesize = store->config.nodesize;
-	enum tree_category category = tree_category_of(block->owner);
+	enum tree_category category = tree_category_of(tree_block_owner(block));
 	if (add) {
 		store->live_blocks++;
 		store->tree_bytes[category] += nodesize;
@@ -396,9 +396,9 @@ struct tree_block *blockstore_alloc_block(struct blockstore *store, uint64_t own
 {
 	struct tree_block *block = g_new0(struct tree_block, 1);
 	block->bytenr = take_metadata_address(store);
-	block->owner = owner;
+	block->packed_owner = btree_owner_pack(owner);  /* btree_init() refused an id that does not pack */
 	block->level = level;
-	block->generation = generation;
+	block->generation = (uint32_t)generation; /* BT11: transaction ids stay below 2^32 */
 	block->cause = (uint8_t)store->cause;
 	account_block(store, block, true);
 	uint64_t nodesize = store->config.nodesize;
@@ -691,7 +691,7 @@ bool blockstore_check(const struct blockstore *store, GHashTable *live, GError *
 				    block->cause);
 			return false;
 		}
-		bytes[tree_category_of(block->owner)] += store->config.nodesize;
+		bytes[tree_category_of(tree_block_owner(block))] += store->config.nodesize;
 		cause_bytes[block->cause] += store->config.nodesize;
 	}
 	if ((uint64_t)g_hash_table_size(live) != store->live_blocks) {

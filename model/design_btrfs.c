@@ -224,7 +224,7 @@ static bool check_plain_keys(const struct fs *fs, GError **error)
 			bool whiteout = btree_item_is_whiteout(item);
 			if (k->snapshot || whiteout)
 				return derived_corrupt(error, "key", k->objectid, "DB2 snapshot %u%s in tree %" PRIu64,
-						       k->snapshot, whiteout ? ", a whiteout," : "", leaf->owner);
+						       k->snapshot, whiteout ? ", a whiteout," : "", tree_block_owner(leaf));
 		}
 	}
 	return true;

@@ -170,6 +170,59 @@ static void test_btree_check_fails_when_a_child_is_younger_than_its_parent(void 
 	tree_fixture_free(f);
 }
 
+/* A committed tree of 4 KiB blocks holding inode items 1..200, each with
+ * an INODE_REF when `refs`. */
+static struct tree_fixture *committed_tree_of_inodes(bool refs)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	for (uint64_t i = 1; i <= 200; i++) {
+		struct btree_key inode = BTRFS_KEY(i, BTRFS_INODE_ITEM_KEY, 0);
+		struct btree_key ref = BTRFS_KEY(i, BTRFS_INODE_REF_KEY, 256);
+		btree_insert_item(&f->tree, &f->txn, &inode, BTRFS_INODE_ITEM_SIZE, NULL);
+		if (refs)
+			btree_insert_item(&f->tree, &f->txn, &ref, 20, NULL);
+	}
+	tree_fixture_commit(f);
+	return f;
+}
+
+static void test_btree_check_fails_on_an_owner_that_is_no_tree_ids_image(void **state)
+{
+	struct tree_fixture *f = two_level_tree();
+	struct tree_block *leaf = f->tree.root->children[0].block;
+	uint32_t owner = leaf->packed_owner;
+	/* Between the atime trees' range and btrfs's ids below 2^64. */
+	leaf->packed_owner = BTREE_OWNER_ATIME_PACKED + (1u << 30);
+	assert_false(btree_owner_is_packed(leaf->packed_owner));
+	assert_tree_corrupt(f, "BT11 owner 0xc0000000 is no tree id's 32-bit image");
+	leaf->packed_owner = owner;
+	tree_fixture_free(f);
+}
+
+static void test_btree_check_fails_on_an_atime_marked_at_an_item_that_is_no_inode(void **state)
+{
+	/* An atime write to a snapshotted leaf gives the copy a marked overlay
+	 * (BT7): the atime written, and a bit per item of the leaf. A write
+	 * through a path at an INODE_REF marks a slot that holds no atime. */
+	struct tree_fixture *f = committed_tree_of_inodes(true);
+	tree_fixture_clone_root(f, 256);
+	tree_fixture_commit(f);
+	struct btree_key inode = BTRFS_KEY(100, BTRFS_INODE_ITEM_KEY, 0);
+	struct btree_key ref = BTRFS_KEY(100, BTRFS_INODE_REF_KEY, 256);
+	struct btree_path path;
+	assert_true(btree_lookup(&f->tree, &inode, &path));
+	btree_path_write_inode_atime(&f->tree, &f->txn, &path, 7);
+	g_autoptr(GError) error = NULL;
+	assert_true(btree_check(&f->tree, f->nodesize, &error));
+	assert_true(btree_lookup(&f->tree, &ref, &path));
+	btree_path_write_inode_atime(&f->tree, &f->txn, &path, 7);
+	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT
+						", BT7 a marked slot that is no inode item (slot %u)",
+						path.nodes[0]->bytenr, path.slots[0]);
+	assert_tree_corrupt(f, want);
+	tree_fixture_free(f);
+}
+
 static void test_item_sharing_check_fails_on_an_atime_overlay_on_a_node(void **state)
 {
 	struct tree_fixture *f = two_level_tree();
@@ -193,12 +246,7 @@ static void test_item_sharing_check_fails_when_a_leaf_lets_go_of_a_shared_array_
 	 * shares the item array with the snapshot's leaf (BT6: refs 2). A
 	 * leaf that drops its pointer without its reference going leaves the
 	 * count above the leaves that use the array. */
-	struct tree_fixture *f = tree_fixture_new(4096);
-	for (uint64_t i = 1; i <= 200; i++) {
-		struct btree_key key = BTRFS_KEY(i, BTRFS_INODE_ITEM_KEY, 0);
-		btree_insert_item(&f->tree, &f->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
-	}
-	tree_fixture_commit(f);
+	struct tree_fixture *f = committed_tree_of_inodes(false);
 	struct btree *snapshot = tree_fixture_clone_root(f, 256);
 	tree_fixture_commit(f);
 	struct btree_key key = BTRFS_KEY(100, BTRFS_INODE_ITEM_KEY, 0);
@@ -227,12 +275,7 @@ static void test_item_sharing_check_fails_when_a_freed_leaf_still_shares_its_arr
 {
 	/* Without a snapshot an atime write frees the old leaf, which gives its
 	 * array to the copy (BT8). */
-	struct tree_fixture *f = tree_fixture_new(4096);
-	for (uint64_t i = 1; i <= 200; i++) {
-		struct btree_key key = BTRFS_KEY(i, BTRFS_INODE_ITEM_KEY, 0);
-		btree_insert_item(&f->tree, &f->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
-	}
-	tree_fixture_commit(f);
+	struct tree_fixture *f = committed_tree_of_inodes(false);
 	struct btree_key key = BTRFS_KEY(100, BTRFS_INODE_ITEM_KEY, 0);
 	struct btree_path path;
 	assert_true(btree_lookup(&f->tree, &key, &path));
@@ -1283,6 +1326,8 @@ int main(void)
 		cmocka_unit_test(test_btree_check_fails_when_a_node_skips_a_level),
 		cmocka_unit_test(test_btree_check_fails_when_a_leaf_holds_more_than_fits),
 		cmocka_unit_test(test_btree_check_fails_when_a_child_is_younger_than_its_parent),
+		cmocka_unit_test(test_btree_check_fails_on_an_owner_that_is_no_tree_ids_image),
+		cmocka_unit_test(test_btree_check_fails_on_an_atime_marked_at_an_item_that_is_no_inode),
 		cmocka_unit_test(test_item_sharing_check_fails_on_an_atime_overlay_on_a_node),
 		cmocka_unit_test(test_item_sharing_check_fails_when_a_leaf_lets_go_of_a_shared_array_uncounted),
 		cmocka_unit_test(test_item_sharing_check_fails_when_a_freed_leaf_still_shares_its_array),
