@@ -172,14 +172,20 @@ static const struct btree_key *block_first_key(const struct tree_block *block)
  * BT6 refs counts the blocks whose items point into the array, released or
  *    not; only an array with refs 1 is changed, and only by its leaf.
  * BT7 only a leaf has an overlay, and only while refs > 1 or until its next
- *    change (leaf_make_private) or its commit (btree_commit_finish). It holds
- *    for every inode item of the leaf its slot s_i, slots increasing, and the
- *    index w_i of its atime among the overlay's v distinct values t_0..t_v-1
- *    (room for c); the slots never move, because moving items needs a
- *    private array. Distinct values, because a leaf's atimes are mostly one
- *    or two: the old atime until each inode is read, then the read's (the
- *    kernel stamps atimes with a coarse clock). 11 inodes and two values
- *    cost 64 bytes of heap, not the 128 of one 8-byte atime each.
+ *    change (leaf_make_private) or its commit (btree_commit_finish). The
+ *    slots never move, because moving items needs a private array. In the
+ *    marked form (a new overlay's) it holds the one atime t written since
+ *    it was made and a bitmap of the slots that have it, n bits for the n
+ *    items of the leaf, set only at inode items; any other inode's atime is
+ *    its item's, in the array no leaf changes while it is shared (BT6). In
+ *    the shared and plain forms it holds for every inode item of the leaf
+ *    its slot s_i, slots increasing, and the index w_i of its atime among
+ *    the overlay's v distinct values t_0..t_v-1 (room for c), or the atime
+ *    itself. A leaf's atimes are mostly one or two: the old atime until each
+ *    inode is read, then the read's (the kernel stamps atimes with a coarse
+ *    clock). A grep's copy of a leaf of 11 inodes costs 24 bytes (a 32-byte
+ *    malloc chunk) in the marked form, 46 in the shared (a 64-byte chunk),
+ *    88 in the plain.
  * BT8 a freed leaf (TREE_BLOCK_FREED) that shared its array holds no array
  *    and no overlay: it gave its reference up when it was freed
  *    (btree_block_freed), so the copy that replaced it does not copy the
@@ -226,21 +232,28 @@ struct payload_heap {
 };
 
 /*
- * An overlay comes in two forms (BT7 above). Shared: each inode's atime is
- * an index into a few distinct values,
- *   [count values capacity 0 | t_0 .. t_capacity-1 | s_0 .. s_count-1 | w_0 .. w_count-1]
+ * An overlay comes in three forms (BT7 above). Marked, the form a new
+ * overlay takes: the one atime written since, and a bitmap of the n slots
+ * of the leaf, a bit set where the inode item has that atime,
+ *   [n 1 1 marked | t | bits of slots 0..63 | 64..127 | ...]
+ * A second atime turns it into the shared form, with every inode's atime as
+ * the marked form gives it. Shared: each inode's atime is an index into a
+ * few distinct values,
+ *   [count values capacity shared | t_0 .. t_capacity-1 | s_0 .. s_count-1 | w_0 .. w_count-1]
  * with 8-bit indexes (at most 255 values). Plain, once the distinct values
  * would cost as much as one atime each (8 capacity >= 7 count): each inode
  * its own,
- *   [count count count 1 | t_0 .. t_count-1 | s_0 .. s_count-1]
+ *   [count count count plain | t_0 .. t_count-1 | s_0 .. s_count-1]
  */
+enum overlay_form { OVERLAY_SHARED, OVERLAY_PLAIN, OVERLAY_MARKED };
 struct atime_overlay {
-	uint16_t count;                   /* inode items */
-	uint16_t values;                  /* shared form: distinct atimes in value[] */
-	uint16_t capacity;                /* room in value[] (count in the plain form) */
-	uint8_t plain;                    /* 1: value[i] is inode i's atime, no indexes */
+	uint16_t count;                   /* inode items; marked: the leaf's items, one bit each */
+	uint16_t values;                  /* distinct atimes in value[] (plain: count) */
+	uint16_t capacity;                /* room in value[] (plain: count; marked: 1) */
+	uint8_t form;                     /* enum overlay_form */
 	uint8_t slot_bytes;               /* 1 when every slot is below 256 (the items do not move), else 2 */
-	int64_t value[];                  /* then count slots, then (shared) count uint8_t indexes */
+	int64_t value[];                  /* then the marked form's bitmap, or count slots and
+					   * (shared) count uint8_t indexes */
 };
 
 static void *overlay_slots(const struct atime_overlay *overlay)
@@ -268,15 +281,55 @@ static uint8_t *overlay_which(const struct atime_overlay *overlay)
 	return (uint8_t *)overlay_slots(overlay) + overlay->count * overlay->slot_bytes;
 }
 
-static size_t overlay_size(uint32_t count, uint32_t capacity, bool plain, uint32_t slot_bytes)
+static size_t overlay_size(uint32_t count, uint32_t capacity, enum overlay_form form, uint32_t slot_bytes)
 {
+	if (form == OVERLAY_MARKED)
+		return sizeof(struct atime_overlay) + sizeof(int64_t) + (count + 63) / 64 * sizeof(uint64_t);
 	return sizeof(struct atime_overlay) + capacity * sizeof(int64_t) + count * slot_bytes +
-	       (plain ? 0 : count * sizeof(uint8_t));
+	       (form == OVERLAY_PLAIN ? 0 : count * sizeof(uint8_t));
 }
 
 static size_t overlay_bytes(const struct atime_overlay *overlay)
 {
-	return overlay_size(overlay->count, overlay->capacity, overlay->plain, overlay->slot_bytes);
+	return overlay_size(overlay->count, overlay->capacity, overlay->form, overlay->slot_bytes);
+}
+
+/* The marked form's bitmap, and whether slot `slot`'s bit is set. */
+static uint64_t *overlay_marks(const struct atime_overlay *overlay)
+{
+	return (uint64_t *)&overlay->value[1];
+}
+
+static bool overlay_marked(const struct atime_overlay *overlay, uint32_t slot)
+{
+	return overlay_marks(overlay)[slot / 64] >> (slot % 64) & 1;
+}
+
+/* A marked overlay for `leaf`, no slot marked yet. */
+static struct atime_overlay *overlay_marked_new(const struct tree_block *leaf)
+{
+	size_t bytes = overlay_size(leaf->nritems, 1, OVERLAY_MARKED, 1);
+	struct atime_overlay *overlay = g_malloc0(bytes);
+	*overlay = (struct atime_overlay){ .count = leaf->nritems, .capacity = 1, .form = OVERLAY_MARKED,
+					   .slot_bytes = 1 };
+	return overlay;
+}
+
+/* Slot `slot` of a marked overlay gets `atime`: false, and nothing changed,
+ * when the overlay holds another atime for some other slot (then it must
+ * become the shared form). */
+static bool overlay_mark(struct atime_overlay *overlay, uint32_t slot, int64_t atime)
+{
+	uint64_t *marks = overlay_marks(overlay);
+	if (overlay->values && overlay->value[0] != atime) {
+		for (uint32_t w = 0; w < (overlay->count + 63u) / 64; w++)
+			if (marks[w] & ~(w == slot / 64 ? 1ull << (slot % 64) : 0))
+				return false;
+	}
+	overlay->value[0] = atime;
+	overlay->values = 1;
+	marks[slot / 64] |= 1ull << (slot % 64);
+	return true;
 }
 
 /* Is the shared form with `capacity` values no smaller than the plain one,
@@ -289,7 +342,7 @@ static bool overlay_plain_pays(uint32_t count, uint32_t capacity)
 /* The atime of the overlay's i-th inode. */
 static int64_t overlay_atime(const struct atime_overlay *overlay, uint32_t i)
 {
-	return overlay->plain ? overlay->value[i] : overlay->value[overlay_which(overlay)[i]];
+	return overlay->form == OVERLAY_PLAIN ? overlay->value[i] : overlay->value[overlay_which(overlay)[i]];
 }
 
 /* The index of `atime` among the shared form's values, or values when absent. */
@@ -325,9 +378,10 @@ static void overlay_forget_unused_values(struct atime_overlay *overlay)
 static struct atime_overlay *overlay_to_plain(struct atime_overlay *shared)
 {
 	uint32_t count = shared->count;
-	struct atime_overlay *plain = g_malloc(overlay_size(count, count, true, shared->slot_bytes));
+	struct atime_overlay *plain = g_malloc(overlay_size(count, count, OVERLAY_PLAIN, shared->slot_bytes));
 	*plain = (struct atime_overlay){ .count = (uint16_t)count, .values = (uint16_t)count,
-					 .capacity = (uint16_t)count, .plain = 1, .slot_bytes = shared->slot_bytes };
+					 .capacity = (uint16_t)count, .form = OVERLAY_PLAIN,
+					 .slot_bytes = shared->slot_bytes };
 	for (uint32_t i = 0; i < count; i++)
 		plain->value[i] = overlay_atime(shared, i);
 	memcpy(overlay_slots(plain), overlay_slots(shared), count * shared->slot_bytes);
@@ -340,7 +394,7 @@ static struct atime_overlay *overlay_to_plain(struct atime_overlay *shared)
  * does not fit). */
 static struct atime_overlay *overlay_regrow(struct atime_overlay *old, uint32_t capacity)
 {
-	struct atime_overlay *overlay = g_malloc(overlay_size(old->count, capacity, false, old->slot_bytes));
+	struct atime_overlay *overlay = g_malloc(overlay_size(old->count, capacity, OVERLAY_SHARED, old->slot_bytes));
 	*overlay = *old;
 	overlay->capacity = (uint16_t)capacity;
 	memcpy(overlay->value, old->value, old->values * sizeof(int64_t));
@@ -353,7 +407,7 @@ static struct atime_overlay *overlay_regrow(struct atime_overlay *old, uint32_t 
 static void overlay_set_atime(struct atime_overlay **overlayp, uint32_t i, int64_t atime)
 {
 	struct atime_overlay *o = *overlayp;
-	if (o->plain) {
+	if (o->form == OVERLAY_PLAIN) {
 		o->value[i] = atime;
 		return;
 	}
@@ -401,8 +455,18 @@ static uint32_t overlay_index(const struct atime_overlay *overlay, uint32_t slot
 	return low;
 }
 
-/* The leaf's inode atimes, with room for one more value (the write that
- * made the overlay brings it). The distinct values are counted first, so
+/* Slot i's atime in a leaf whose overlay is marked, or that has none. */
+static int64_t marked_or_item_atime(const struct tree_block *leaf, uint32_t i)
+{
+	const struct atime_overlay *marked = leaf->atimes;
+	if (marked && overlay_marked(marked, i))
+		return marked->value[0];
+	return item_inode(&leaf->items[i])->atime;
+}
+
+/* The leaf's inode atimes (its marked overlay's where it has one) in the
+ * shared or plain form, with room for one more value (the write that
+ * needs the form brings it). The distinct values are counted first, so
  * that the overlay is allocated once, at its size. */
 static struct atime_overlay *overlay_of_leaf(const struct tree_block *leaf)
 {
@@ -412,7 +476,7 @@ static struct atime_overlay *overlay_of_leaf(const struct tree_block *leaf)
 		if (leaf->items[i].key.type != BTRFS_INODE_ITEM_KEY)
 			continue;
 		count++;
-		int64_t atime = item_inode(&leaf->items[i])->atime;
+		int64_t atime = marked_or_item_atime(leaf, i);
 		uint32_t v = 0;
 		while (v < MIN(distinct, G_N_ELEMENTS(seen)) && seen[v] != atime)
 			v++;
@@ -420,17 +484,18 @@ static struct atime_overlay *overlay_of_leaf(const struct tree_block *leaf)
 			seen[v] = atime;
 	}
 	bool plain = distinct > G_N_ELEMENTS(seen) || overlay_plain_pays(count, distinct + 1);
+	enum overlay_form form = plain ? OVERLAY_PLAIN : OVERLAY_SHARED;
 	uint32_t capacity = plain ? count : distinct + 1;
 	uint32_t slot_bytes = leaf->nritems <= UINT8_MAX + 1u ? 1 : 2;
-	struct atime_overlay *overlay = g_malloc(overlay_size(count, capacity, plain, slot_bytes));
+	struct atime_overlay *overlay = g_malloc(overlay_size(count, capacity, form, slot_bytes));
 	*overlay = (struct atime_overlay){ .count = (uint16_t)count, .capacity = (uint16_t)capacity,
-					   .plain = plain, .values = (uint16_t)(plain ? count : 0),
+					   .form = form, .values = (uint16_t)(plain ? count : 0),
 					   .slot_bytes = (uint8_t)slot_bytes };
 	uint8_t *which = plain ? NULL : overlay_which(overlay);
 	for (uint32_t i = 0, n = 0; i < leaf->nritems; i++) {
 		if (leaf->items[i].key.type != BTRFS_INODE_ITEM_KEY)
 			continue;
-		int64_t atime = item_inode(&leaf->items[i])->atime;
+		int64_t atime = marked_or_item_atime(leaf, i);
 		overlay_set_slot(overlay, n, i);
 		if (plain) {
 			overlay->value[n++] = atime;
@@ -458,6 +523,7 @@ static bool leaf_items_shared(const struct tree_block *leaf)
 static void leaf_items_resize(struct tree_block *leaf, uint32_t capacity)
 {
 	struct leaf_items *array = leaf->items ? leaf_items_of(leaf) : NULL;
+	g_assert(capacity <= UINT16_MAX); /* BT11 */
 	array = g_realloc(array, sizeof(*array) + (size_t)capacity * sizeof(struct btree_item));
 	if (!leaf->items) {
 		array->refs = 1;
@@ -597,8 +663,14 @@ static void heap_forget(struct tree_block *leaf, const struct btree_item *item)
 static void leaf_fold_atimes(struct tree_block *leaf)
 {
 	const struct atime_overlay *overlay = leaf->atimes;
-	for (uint32_t i = 0; i < overlay->count; i++)
-		item_inode(&leaf->items[overlay_slot(overlay, i)])->atime = overlay_atime(overlay, i);
+	if (overlay->form == OVERLAY_MARKED) {
+		for (uint32_t i = 0; i < overlay->count; i++)
+			if (overlay_marked(overlay, i))
+				item_inode(&leaf->items[i])->atime = overlay->value[0];
+	} else {
+		for (uint32_t i = 0; i < overlay->count; i++)
+			item_inode(&leaf->items[overlay_slot(overlay, i)])->atime = overlay_atime(overlay, i);
+	}
 	g_free(leaf->atimes);
 	leaf->atimes = NULL;
 }
@@ -640,7 +712,8 @@ static void ensure_capacity(struct tree_block *block, uint32_t slots)
 		leaf_make_private(block);
 	if (slots <= block->capacity)
 		return;
-	uint32_t capacity = MAX(slots, with_room_to_grow(block->capacity));
+	uint32_t capacity = MIN(MAX(slots, with_room_to_grow(block->capacity)), (uint32_t)UINT16_MAX);
+	g_assert(slots <= capacity); /* BT11 */
 	if (!block->level) {
 		leaf_items_resize(block, capacity);
 		return;
@@ -787,7 +860,7 @@ static void leaf_prepare_write(struct transaction *txn, struct tree_block *leaf)
 {
 	if (leaf->flags & TREE_BLOCK_RUNS)
 		leaf_expand_runs(leaf);
-	if (leaf->owner == BTRFS_EXTENT_TREE_OBJECTID && txn->run_leaves && !(leaf->flags & TREE_BLOCK_RUNS_LISTED)) {
+	if (tree_block_owner(leaf) == BTRFS_EXTENT_TREE_OBJECTID && txn->run_leaves && !(leaf->flags & TREE_BLOCK_RUNS_LISTED)) {
 		leaf->flags |= TREE_BLOCK_RUNS_LISTED;
 		g_ptr_array_add(txn->run_leaves, leaf);
 	}
@@ -929,6 +1002,47 @@ bool btree_check_runs(const struct tree_block *leaf, GError **error)
 	g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
 		    "corrupt leaf: block %" PRIu64 ", BT9 %s (%u entries, %u items for %u)", leaf->bytenr, broken,
 		    stored->entries, items, leaf->nritems);
+	return false;
+}
+
+bool btree_check_overlay(const struct tree_block *leaf, GError **error)
+{
+	const struct atime_overlay *o = leaf->atimes;
+	if (leaf->level || !o)
+		return true;
+	const char *broken = NULL;
+	uint32_t bad = 0, inodes = 0;
+	for (uint32_t i = 0; i < leaf->nritems; i++)
+		inodes += leaf->items[i].key.type == BTRFS_INODE_ITEM_KEY;
+	if (o->form == OVERLAY_MARKED) {
+		if (o->count != leaf->nritems)
+			broken = "a marked overlay whose bits are not the leaf's items";
+		for (uint32_t i = 0; !broken && i < (o->count + 63u) / 64 * 64; i++)
+			if (overlay_marked(o, i) && (i >= o->count || leaf->items[i].key.type != BTRFS_INODE_ITEM_KEY)) {
+				broken = "a marked slot that is no inode item";
+				bad = i;
+			}
+		if (!broken && o->values != 1)
+			broken = "a marked overlay without its atime";
+	} else {
+		if (o->count != inodes)
+			broken = "an overlay that does not hold every inode item";
+		for (uint32_t i = 0; !broken && i < o->count; i++) {
+			uint32_t slot = overlay_slot(o, i);
+			if (slot >= leaf->nritems || leaf->items[slot].key.type != BTRFS_INODE_ITEM_KEY ||
+			    (i && slot <= overlay_slot(o, i - 1))) {
+				broken = "a slot that is no inode item, or out of order";
+				bad = slot;
+			} else if (o->form == OVERLAY_SHARED && overlay_which(o)[i] >= o->values) {
+				broken = "an index past the distinct atimes";
+				bad = slot;
+			}
+		}
+	}
+	if (!broken)
+		return true;
+	g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT, "corrupt leaf: block %" PRIu64 ", BT7 %s (slot %u)",
+		    leaf->bytenr, broken, bad);
 	return false;
 }
 
@@ -1159,7 +1273,7 @@ struct tree_block *btree_copy_block(struct transaction *txn, uint64_t tree_id, c
 	cow->nritems = buf->nritems;
 	cow->leaf_bytes = buf->leaf_bytes;
 	if (buf->level) {
-		cow->capacity = MAX(buf->nritems, 1u);
+		cow->capacity = MAX((uint32_t)buf->nritems, 1u);
 		cow->children = g_malloc(cow->capacity * sizeof(struct btree_child));
 		memcpy(cow->children, buf->children, buf->nritems * sizeof(struct btree_child));
 	} else if (buf->items) {
@@ -1328,7 +1442,7 @@ static bool push_nodes_for_insert(struct btree *tree, struct transaction *txn, s
 	if (pslot + 1 < parent->nritems && parent->children[pslot + 1].block->nritems < capacity - 1 &&
 	    mid->nritems >= BTRFS_PUSH_NODE_RIGHT_MIN) {
 		struct tree_block *right = cow_sibling(tree, txn, path, level, pslot + 1);
-		uint32_t push = MIN(capacity - right->nritems, mid->nritems / 2 + 1);
+		uint32_t push = MIN(capacity - right->nritems, (uint32_t)mid->nritems / 2 + 1);
 		if (push >= mid->nritems)
 			return false;
 		node_move_back_to_right(right, mid, push);
@@ -1520,7 +1634,7 @@ static int push_leaf_right(struct btree *tree, struct transaction *txn, struct b
 static uint32_t count_push_left(const struct tree_block *right, uint32_t slot, uint32_t data_size,
 				uint32_t free_space, uint32_t right_free, bool empty, uint32_t max_slot)
 {
-	uint32_t nr = empty ? MIN(right->nritems, max_slot) : MIN(right->nritems - 1, max_slot);
+	uint32_t nr = empty ? MIN(right->nritems, max_slot) : MIN((uint32_t)right->nritems - 1, max_slot);
 	uint32_t push_items = 0, push_space = 0;
 	for (uint32_t i = 0; i < nr; i++) {
 		if (!empty && push_items > 0) {
@@ -1728,6 +1842,8 @@ again:
 void btree_init(struct btree *tree, struct transaction *txn, uint64_t id)
 {
 	memset(tree, 0, sizeof(*tree));
+	if (!btree_owner_packs(id))
+		g_error("btree: tree id %" PRIu64 " has no 32-bit owner (BT11)", id);
 	tree->id = id;
 	tree->root = blockstore_alloc_block(txn->store, id, 0, txn->transid);
 	block_created(txn, tree->root);
@@ -1897,8 +2013,11 @@ struct btree_item *btree_path_for_write(struct btree *tree, struct transaction *
 
 int64_t btree_leaf_inode_atime(const struct tree_block *leaf, uint32_t slot)
 {
-	if (leaf->atimes)
-		return overlay_atime(leaf->atimes, overlay_index(leaf->atimes, slot));
+	const struct atime_overlay *overlay = leaf->atimes;
+	if (overlay && overlay->form != OVERLAY_MARKED)
+		return overlay_atime(overlay, overlay_index(overlay, slot));
+	if (overlay && overlay_marked(overlay, slot))
+		return overlay->value[0];
 	return item_inode(btree_leaf_item(leaf, slot))->atime;
 }
 
@@ -1912,12 +2031,21 @@ void btree_path_write_inode_atime(struct btree *tree, struct transaction *txn, s
 {
 	cow_found_path(tree, txn, path);
 	struct tree_block *leaf = path->nodes[0];
+	uint32_t slot = path->slots[0];
 	if (!leaf->atimes && leaf_items_shared(leaf))
-		leaf->atimes = overlay_of_leaf(leaf);
-	if (leaf->atimes) {
-		overlay_set_atime(&leaf->atimes, overlay_index(leaf->atimes, path->slots[0]), atime);
-	} else
+		leaf->atimes = overlay_marked_new(leaf);
+	if (!leaf->atimes) {
 		item_inode(btree_path_item(path))->atime = atime;
+		return;
+	}
+	if (leaf->atimes->form == OVERLAY_MARKED) {
+		if (overlay_mark(leaf->atimes, slot, atime))
+			return;
+		struct atime_overlay *shared = overlay_of_leaf(leaf);
+		g_free(leaf->atimes);
+		leaf->atimes = shared;
+	}
+	overlay_set_atime(&leaf->atimes, overlay_index(leaf->atimes, slot), atime);
 }
 
 /* The rightmost item of the subtree under `b`. */

@@ -284,14 +284,37 @@ enum {
 	TREE_BLOCK_HOLDERS_COUNTED = 1u << 5,
 };
 
+/*
+ * A tree block is 56 bytes, a 64-byte malloc chunk (72 and 80 before issue
+ * 20's round 12c): the 10^7 scenario holds 1.2 x 10^7 of them, most of them
+ * the leaves a grep over 11 trees copies.
+ *
+ *   0        8       12      16          20            24   26    28           32
+ *   +--------+-------+-------+-----------+-------------+----+-----+------------+
+ *   | bytenr | owner | gen   | tree_refs | shared_refs | nr | cap | leaf_bytes |
+ *   +--------+-------+-------+-----------+-------------+----+-----+------------+
+ *   32      33      34      35           36                 40        48        56
+ *   +-------+-------+-------+------------+------------------+---------+---------+
+ *   | level | flags | cause | refs_cause | extent_item_refs | items   | atimes  |
+ *   +-------+-------+-------+------------+------------------+---------+---------+
+ *
+ * BT11 a block's owner is a tree id packed into 32 bits (btree_owner_pack()
+ *      below): ids below 2^31 as they are, the side table's atime trees
+ *      (COWSIM_ATIME_TREE_BASE + subvolume id) and btrfs's ids just below
+ *      2^64 (the data reloc tree's -9 ...) each in a range of their own; the
+ *      values between those ranges are never an owner. Its generation is a
+ *      transaction id below 2^32 (a simulation commits far fewer). Its item
+ *      count and capacity fit 16 bits: a 64 KiB leaf holds at most 2 617
+ *      items (BT4), a node 1 982 pointers.
+ */
 struct tree_block {
 	uint64_t bytenr;                  /* logical address */
-	uint64_t owner;                   /* tree id that allocated it */
-	uint64_t generation;              /* transaction that wrote it */
+	uint32_t packed_owner;            /* the tree id that allocated it, packed (BT11): tree_block_owner() */
+	uint32_t generation;              /* transaction that wrote it */
 	uint32_t tree_refs;               /* TREE_BLOCK_REF backrefs: parents and roots owned by a tree */
 	uint32_t shared_refs;             /* SHARED_BLOCK_REF backrefs: FULL_BACKREF parents */
-	uint32_t nritems;
-	uint32_t capacity;                /* slots allocated in items/children */
+	uint16_t nritems;
+	uint16_t capacity;                /* slots allocated in items/children */
 	uint32_t leaf_bytes;              /* leaf: sum of 25 + size over items */
 	uint8_t level;                    /* 0 = leaf */
 	uint8_t flags;
@@ -304,6 +327,46 @@ struct tree_block {
 	};
 	struct atime_overlay *atimes;     /* level 0: the atime overlay, or NULL */
 };
+_Static_assert(sizeof(struct tree_block) == 56, "a tree block is a 64-byte malloc chunk");
+
+/* BT11's packing. Tree ids in [0, 2^31) are themselves; the side table's
+ * atime trees [2^48, 2^48 + 2^30) go to [2^31, 2^31 + 2^30); btrfs's ids in
+ * [2^64 - 2^16, 2^64) (BTRFS_DATA_RELOC_TREE_OBJECTID is -9) to the top
+ * 2^16 values. A tree id outside them is a programming error: btree_init()
+ * stops the program rather than let two trees share an owner. */
+#define BTREE_OWNER_ATIME_PACKED (1u << 31)
+#define BTREE_OWNER_HIGH_IDS (1u << 16)
+static inline bool btree_owner_packs(uint64_t id)
+{
+	return id < BTREE_OWNER_ATIME_PACKED ||
+	       (id >= COWSIM_ATIME_TREE_BASE && id - COWSIM_ATIME_TREE_BASE < (1u << 30)) ||
+	       id >= (uint64_t)0 - BTREE_OWNER_HIGH_IDS;
+}
+static inline uint32_t btree_owner_pack(uint64_t id)
+{
+	if (id < BTREE_OWNER_ATIME_PACKED)
+		return (uint32_t)id;
+	if (id >= (uint64_t)0 - BTREE_OWNER_HIGH_IDS)
+		return (uint32_t)id;      /* the low 16 bits, above 2^32 - 2^16 */
+	return BTREE_OWNER_ATIME_PACKED + (uint32_t)(id - COWSIM_ATIME_TREE_BASE);
+}
+/* Is `owner` the image of a tree id (BT11)? */
+static inline bool btree_owner_is_packed(uint32_t owner)
+{
+	return owner < BTREE_OWNER_ATIME_PACKED + (1u << 30) || owner >= (uint32_t)0 - BTREE_OWNER_HIGH_IDS;
+}
+static inline uint64_t btree_owner_unpack(uint32_t owner)
+{
+	if (owner < BTREE_OWNER_ATIME_PACKED)
+		return owner;
+	if (owner >= (uint32_t)0 - BTREE_OWNER_HIGH_IDS)
+		return (uint64_t)0 - ((uint32_t)0 - owner);
+	return COWSIM_ATIME_TREE_BASE + (owner - BTREE_OWNER_ATIME_PACKED);
+}
+static inline uint64_t tree_block_owner(const struct tree_block *block)
+{
+	return btree_owner_unpack(block->packed_owner);
+}
 
 /*
  * Simulator memory, not modeled space: a leaf and its copies share one item
@@ -391,6 +454,9 @@ bool btree_check_runs(const struct tree_block *leaf, GError **error);
 /* BT10 for one leaf: its items' payloads lie in its array's heap, apart,
  * and add up to the heap's live bytes. */
 bool btree_check_payloads(const struct tree_block *leaf, GError **error);
+/* BT7 for one leaf: its overlay's slots are its inode items (the marked
+ * form: a bit per item, set only at inode items). */
+bool btree_check_overlay(const struct tree_block *leaf, GError **error);
 
 /* btree_lookup() again, near an earlier answer: *path holds what a lookup or
  * visit of this tree left there, and the tree has not changed since (or

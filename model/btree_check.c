@@ -2,7 +2,7 @@
  * model/btree_check.c - the tree checker, dump and statistics.
  *
  * In the manner of SQLite's checkTreePage and btrfs's tree-checker: walk the
- * whole tree once and report the first broken invariant (BT1-BT5 in btree.h) as
+ * whole tree once and report the first broken invariant (BT1-BT5 and BT11 in btree.h) as
  * "corrupt <what>: tree T block B, <reason>".
  */
 #include "model_error.h"
@@ -45,7 +45,7 @@ static bool check_leaf(struct check_state *st, const struct tree_block *b, int d
 		return corrupt(st, b, "BT3 leaf at depth %d, others at %d", depth, st->leaf_depth);
 	if (!b->nritems && !is_root)
 		return corrupt(st, b, "BT4 empty leaf below the root");
-	if (!btree_check_runs(b, st->error) || !btree_check_payloads(b, st->error))
+	if (!btree_check_runs(b, st->error) || !btree_check_payloads(b, st->error) || !btree_check_overlay(b, st->error))
 		return false;
 	struct btree_leaf_cursor cursor;
 	btree_leaf_cursor_init(&cursor, b, 0);
@@ -67,6 +67,8 @@ static bool check_leaf(struct check_state *st, const struct tree_block *b, int d
 
 static bool check_block(struct check_state *st, const struct tree_block *b, int depth, bool is_root)
 {
+	if (!btree_owner_is_packed(b->packed_owner))
+		return corrupt(st, b, "BT11 owner %#x is no tree id's 32-bit image", b->packed_owner);
 	if (!b->level)
 		return check_leaf(st, b, depth, is_root);
 	if (b->nritems > btrfs_nodeptrs_per_block(st->nodesize))
@@ -78,7 +80,7 @@ static bool check_block(struct check_state *st, const struct tree_block *b, int 
 		if (child->level + 1 != b->level)
 			return corrupt(st, b, "BT3 child at level %u under level %u", child->level, b->level);
 		if (child->generation > b->generation)
-			return corrupt(st, b, "BT5 child generation %" PRIu64 " above the node's %" PRIu64,
+			return corrupt(st, b, "BT5 child generation %u above the node's %u",
 				       child->generation, b->generation);
 		if (i && btree_key_compare(&b->children[i - 1].key, &b->children[i].key) >= 0)
 			return corrupt(st, b, "BT1 pointer keys out of order at slot %u", i);
@@ -100,9 +102,9 @@ bool btree_check(const struct btree *tree, uint32_t nodesize, GError **error)
 
 static void dump_block(const struct tree_block *b, FILE *out, int indent)
 {
-	fprintf(out, "%*s%s %" PRIu64 " level %u items %u gen %" PRIu64 " owner %" PRIu64
+	fprintf(out, "%*s%s %" PRIu64 " level %u items %u gen %u owner %" PRIu64
 		" refs %u (tree %u shared %u)%s", indent, "", b->level ? "node" : "leaf", b->bytenr, b->level,
-		b->nritems, b->generation, b->owner, tree_block_refs(b), b->tree_refs, b->shared_refs,
+		b->nritems, b->generation, tree_block_owner(b), tree_block_refs(b), b->tree_refs, b->shared_refs,
 		(b->flags & TREE_BLOCK_FULL_BACKREF) ? " FULL_BACKREF" : "");
 	if (!b->level)
 		fprintf(out, " used %u\n", b->leaf_bytes);

@@ -275,13 +275,13 @@ static void drop_node(struct fs *fs, struct delayed_node *node)
 	node_release(delayed, node);
 }
 
-void delayed_items_insert_index(struct fs *fs, struct subvolume *sv, uint64_t dir, uint64_t index,
+bool delayed_items_insert_index(struct fs *fs, struct subvolume *sv, uint64_t dir, uint64_t index,
 				uint32_t size, const union item_payload *payload)
 {
 	if (!enabled(fs)) {
 		struct btree_key key = BTRFS_KEY(dir, BTRFS_DIR_INDEX_KEY, index);
 		subvol_insert(fs, sv, &key, size, payload);
-		return;
+		return true;
 	}
 	struct delayed_node *node = touch_node(fs, sv, dir);
 	struct delayed_index pending = {
@@ -295,6 +295,7 @@ void delayed_items_insert_index(struct fs *fs, struct subvolume *sv, uint64_t di
 		fs->delayed->index_dirs++;
 	g_array_append_val(node->indexes, pending);
 	fs->delayed->items++;
+	return false;
 }
 
 bool delayed_items_cancel_index(struct fs *fs, struct subvolume *sv, uint64_t dir, uint64_t index)

@@ -58,8 +58,9 @@ struct delayed_items *delayed_items_new(void);
 void delayed_items_free(struct delayed_items *delayed);
 
 /* The DIR_INDEX (dir, index) of `size` bytes: waits in dir's node, or goes
- * into the tree at once when the design has no batches. */
-void delayed_items_insert_index(struct fs *fs, struct subvolume *sv, uint64_t dir, uint64_t index,
+ * into the tree at once when the design has no batches. Returns whether it
+ * changed sv's items (the second case): paths kept into them are stale. */
+bool delayed_items_insert_index(struct fs *fs, struct subvolume *sv, uint64_t dir, uint64_t index,
 				uint32_t size, const union item_payload *payload);
 /* Takes a waiting DIR_INDEX out; false when it was not waiting (it is in
  * the tree). */

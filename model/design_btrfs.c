@@ -125,7 +125,9 @@ static struct btree_item *btrfs_insert_near(struct fs *fs, struct subvolume *sv,
 static void btrfs_insert_batch(struct fs *fs, struct subvolume *sv, const struct btree_key *keys,
 			       const uint32_t *sizes, const union item_payload *payloads, uint32_t count)
 {
-	g_autofree struct btree_key *plain_keys = g_new(struct btree_key, count);
+	struct btree_key few[4]; /* a new inode's items: no allocation per create */
+	g_autofree struct btree_key *many = count > G_N_ELEMENTS(few) ? g_new(struct btree_key, count) : NULL;
+	struct btree_key *plain_keys = many ? many : few;
 	for (uint32_t i = 0; i < count; i++)
 		plain_keys[i] = plain(&keys[i]);
 	btree_insert_items(sv->tree, &fs->txn, plain_keys, sizes, payloads, count);
@@ -222,7 +224,7 @@ static bool check_plain_keys(const struct fs *fs, GError **error)
 			bool whiteout = btree_item_is_whiteout(item);
 			if (k->snapshot || whiteout)
 				return derived_corrupt(error, "key", k->objectid, "DB2 snapshot %u%s in tree %" PRIu64,
-						       k->snapshot, whiteout ? ", a whiteout," : "", leaf->owner);
+						       k->snapshot, whiteout ? ", a whiteout," : "", tree_block_owner(leaf));
 		}
 	}
 	return true;

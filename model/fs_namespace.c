@@ -39,6 +39,8 @@
  *     btree_lookup_near() then finds from it exactly what a descent from
  *     the root finds. Reads of one directory's files in creation order find
  *     neighbouring inode items, usually in the same leaf.
+ * A step out of the directory the walks keep stepping out of asks that
+ * directory's table of entries instead of the tree (fs_dir_cache.c, DC1-DC2).
  * fs_namespace_check() re-walks each level's prefix in full and checks NS1-NS2,
  * and checks that a read cursor that passes as linked is the root's path.
  */
@@ -142,6 +144,7 @@ struct dir_match {
 	const char *name;
 	uint16_t name_len;
 	const struct btree_item *found;
+	uint64_t unused_offset; /* the first offset from the hash on that no entry seen holds */
 };
 
 static bool entry_is_named(const struct btree_item *item, const char *name, uint16_t name_len)
@@ -157,39 +160,49 @@ static bool match_name(const struct btree_item *item, void *opaque)
 		m->found = item;
 		return false;
 	}
+	if (btree_item_key(item)->offset == m->unused_offset)
+		m->unused_offset++;
 	return true;
 }
 
+/* How far past its hash a colliding name's DIR_ITEM is looked for. */
+#define DIR_HASH_PROBE 8
+
 /* The DIR_ITEM for `name` (whose hash is `hash`) in `dir`: at its hash, or
- * a few slots past it when a collision moved it (see the top of the file). */
+ * a few slots past it when a collision moved it (see the top of the file).
+ * When absent, *hash_slot (if given) is the offset its entry would take: the
+ * visit saw every entry from the hash to hash + DIR_HASH_PROBE, so the first
+ * offset it did not see is free_hash_slot()'s answer, unless all were taken. */
 static const struct btree_item *dir_lookup_hashed(const struct subvolume *subvolume, uint64_t dir, uint32_t hash,
-						  const char *name, uint16_t name_len, struct btree_path *near)
+						  const char *name, uint16_t name_len, struct btree_path *near,
+						  uint64_t *hash_slot)
 {
 	struct btree_key first = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, hash);
-	struct btree_key last = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, (uint64_t)hash + 8);
-	struct dir_match m = { name, name_len, NULL };
+	struct btree_key last = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, (uint64_t)hash + DIR_HASH_PROBE);
+	struct dir_match m = { name, name_len, NULL, hash };
 	subvol_visit_range_near(subvolume, &first, &last, match_name, &m, near);
+	if (hash_slot)
+		*hash_slot = !m.found && m.unused_offset <= last.offset ? m.unused_offset : FS_HASH_SLOT_UNKNOWN;
 	return m.found;
 }
 
 static const struct btree_item *dir_lookup_near(const struct subvolume *subvolume, uint64_t dir,
 					       const char *name, uint16_t name_len, struct btree_path *near)
 {
-	return dir_lookup_hashed(subvolume, dir, fs_name_hash(name, name_len), name, name_len, near);
+	return dir_lookup_hashed(subvolume, dir, fs_name_hash(name, name_len), name, name_len, near, NULL);
 }
 
 /* dir_lookup_near() for a name a walk expects to find: the entry at its own
  * hash, one lookup, is the common case; the visit of the hash's range finds
  * the rest (a collision's, and none). Both leave *near at the entry. */
-static const struct btree_item *dir_find_near(const struct subvolume *subvolume, uint64_t dir, const char *name,
-					     uint16_t name_len, struct btree_path *near)
+static const struct btree_item *dir_find_near(const struct subvolume *subvolume, uint64_t dir, uint32_t hash,
+					     const char *name, uint16_t name_len, struct btree_path *near)
 {
-	uint32_t hash = fs_name_hash(name, name_len);
 	struct btree_key key = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, hash);
 	const struct btree_item *entry = subvol_lookup_near(subvolume, &key, near);
 	if (entry && entry_is_named(entry, name, name_len))
 		return entry;
-	return dir_lookup_hashed(subvolume, dir, hash, name, name_len, near);
+	return dir_lookup_hashed(subvolume, dir, hash, name, name_len, near, NULL);
 }
 
 const struct btree_item *fs_dir_lookup(const struct subvolume *subvolume, uint64_t dir, const char *name,
@@ -202,13 +215,18 @@ const struct btree_item *fs_dir_lookup(const struct subvolume *subvolume, uint64
 /* The live subvolume a directory entry of dir_sv links, or NULL: the entry
  * names no subvolume, or it is a placeholder (btrfs_lookup_dentry(): no
  * ROOT_BACKREF from dir_sv, or the subvolume is deleted). */
+static struct subvolume *linked_subvolume_id(struct fs *fs, const struct subvolume *dir_sv, uint64_t id)
+{
+	struct subvolume *sv = fs_subvolume(fs, id);
+	return sv && !sv->deleted && fs_is_subvolume_link(fs, dir_sv, sv) ? sv : NULL;
+}
+
 static struct subvolume *linked_subvolume(struct fs *fs, const struct subvolume *dir_sv,
 					  const struct btree_item *entry)
 {
 	if (!btree_item_dir(entry)->location_is_root)
 		return NULL;
-	struct subvolume *sv = fs_subvolume(fs, btree_item_dir(entry)->location);
-	return sv && !sv->deleted && fs_is_subvolume_link(fs, dir_sv, sv) ? sv : NULL;
+	return linked_subvolume_id(fs, dir_sv, btree_item_dir(entry)->location);
 }
 
 /* One path component. A directory's inode item and its DIR_ITEMs share the
@@ -226,11 +244,24 @@ static int step_into(struct fs *fs, struct inode_location *at, const char *name,
 		if (!fs_mode_is_dir(btree_item_inode(inode)->mode))
 			return -ENOTDIR;
 	}
-	const struct btree_item *entry = dir_find_near(at->subvolume, at->inode, name, (uint16_t)length, near);
-	if (!entry)
-		return -ENOENT;
-	if (btree_item_dir(entry)->location_is_root) {
-		struct subvolume *next = linked_subvolume(fs, at->subvolume, entry);
+	uint32_t hash = fs_name_hash(name, length);
+	uint64_t location;
+	bool location_is_root;
+	const struct dir_cache_entry *cached;
+	if (fs_dir_cache_find(fs, at->subvolume, at->inode, hash, name, (uint16_t)length, &cached)) { /* DC1 */
+		if (!cached)
+			return -ENOENT;
+		location = cached->location;
+		location_is_root = cached->location_is_root;
+	} else {
+		const struct btree_item *entry = dir_find_near(at->subvolume, at->inode, hash, name, (uint16_t)length, near);
+		if (!entry)
+			return -ENOENT;
+		location = btree_item_dir(entry)->location;
+		location_is_root = btree_item_dir(entry)->location_is_root;
+	}
+	if (location_is_root) {
+		struct subvolume *next = linked_subvolume_id(fs, at->subvolume, location);
 		if (!next) {
 			at->inode = FS_PLACEHOLDER_INODE;
 			return 0;
@@ -238,7 +269,7 @@ static int step_into(struct fs *fs, struct inode_location *at, const char *name,
 		at->subvolume = next;
 		at->inode = FS_ROOT_DIR_INODE;
 	} else {
-		at->inode = btree_item_dir(entry)->location;
+		at->inode = location;
 	}
 	return 0;
 }
@@ -412,9 +443,11 @@ bool fs_namespace_check(struct fs *fs, GError **error)
 		return false;
 	}
 	g_autofree struct walk_memo *memo = g_memdup2(&fs->walk_memo, sizeof(fs->walk_memo));
-	bool ok = true;
+	bool ok = true, cache_off = fs->dir_cache.off;
+	fs->dir_cache.off = true; /* full walks, from the tree alone */
 	for (unsigned k = 0; k < memo->depth && ok; k++)
 		ok = memo_level_check(fs, memo, k, error);
+	fs->dir_cache.off = cache_off;
 	fs->walk_memo = *memo;
 	return ok;
 }
@@ -456,6 +489,7 @@ int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out
 	}
 	out->name = path + slash;
 	out->name_len = (uint16_t)length;
+	out->hash_slot = FS_HASH_SLOT_UNKNOWN;
 	return 0;
 }
 
@@ -482,9 +516,14 @@ static uint64_t free_hash_slot(const struct subvolume *subvolume, uint64_t dir, 
 	}
 }
 
-static void touch_dir(struct fs *fs, const struct inode_location *dir, int64_t size_change)
+/* The directory's size and times after an entry came or went. *near: a
+ * path into its subvolume left by the entry's change (or levels 0); the
+ * directory's inode item sorts just before its entries, usually in the
+ * same leaf. */
+static void touch_dir(struct fs *fs, const struct inode_location *dir, int64_t size_change, struct btree_path *near)
 {
-	struct item_inode *inode = btree_item_inode_for_write(fs_inode_item_for_write(fs, dir));
+	struct item_inode *inode = btree_item_inode_for_write(fs_inode_item_for_write_near(fs, dir, near));
+	delayed_items_inode_dirty(fs, dir->subvolume, dir->inode); /* as fs_inode_item_for_write() */
 	inode->size = (uint64_t)((int64_t)inode->size + size_change);
 	inode->mtime = inode->ctime = fs->clock_ns;
 }
@@ -502,12 +541,17 @@ int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t loc
 		.location_is_root = location_is_root,
 	} };
 	uint32_t size = BTRFS_DIR_ITEM_SIZE + at->name_len;
-	uint64_t slot = free_hash_slot(sv, at->dir.inode, fs_name_hash(at->name, at->name_len));
+	uint64_t slot = at->hash_slot != FS_HASH_SLOT_UNKNOWN
+				? at->hash_slot
+				: free_hash_slot(sv, at->dir.inode, fs_name_hash(at->name, at->name_len));
 	struct btree_key item_key = BTRFS_KEY(at->dir.inode, BTRFS_DIR_ITEM_KEY, slot);
-	subvol_insert(fs, sv, &item_key, size, &payload);
+	struct btree_path near = { .levels = 0 };
+	subvol_insert_near(fs, sv, &item_key, size, &payload, &near);
+	fs->names_added++; /* DC1 (fs_dir_cache.c) */
 	/* btrfs_insert_delayed_dir_index(): the index waits (delayed_items.h). */
-	delayed_items_insert_index(fs, sv, at->dir.inode, payload.dir.index, size, &payload);
-	touch_dir(fs, &at->dir, 2 * (int64_t)at->name_len);
+	if (delayed_items_insert_index(fs, sv, at->dir.inode, payload.dir.index, size, &payload))
+		near.levels = 0;
+	touch_dir(fs, &at->dir, 2 * (int64_t)at->name_len, &near);
 	return 0;
 }
 
@@ -523,7 +567,8 @@ void fs_remove_dir_entry(struct fs *fs, const struct name_location *at)
 	subvol_delete(fs, sv, &item_key);
 	if (!delayed_items_cancel_index(fs, sv, at->dir.inode, index_key.offset))
 		subvol_delete(fs, sv, &index_key);
-	touch_dir(fs, &at->dir, -2 * (int64_t)at->name_len);
+	struct btree_path near = { .levels = 0 };
+	touch_dir(fs, &at->dir, -2 * (int64_t)at->name_len, &near);
 }
 
 /* INODE_REF (inode, 12, parent): one item per parent, 10 + name per name. */
@@ -594,7 +639,11 @@ static int prepare_new_name(struct fs *fs, const char *path, struct name_locatio
 		return -EPERM;
 	if (at->dir.subvolume->readonly)
 		return -EROFS;
-	if (fs_dir_lookup(at->dir.subvolume, at->dir.inode, at->name, at->name_len))
+	/* The check's visit also finds the new entry's hash slot: nothing
+	 * adds a DIR_ITEM to the directory before fs_add_dir_entry(). */
+	struct btree_path near = { .levels = 0 };
+	if (dir_lookup_hashed(at->dir.subvolume, at->dir.inode, fs_name_hash(at->name, at->name_len), at->name,
+			      at->name_len, &near, &at->hash_slot))
 		return -EEXIST;
 	return 0;
 }

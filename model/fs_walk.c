@@ -63,7 +63,7 @@ static bool walk_block(struct walk_state *st, const struct tree_block *b, uint64
 		.parent = parent,
 		.depth = depth,
 		.bytenr = b->bytenr,
-		.owner = b->owner,
+		.owner = tree_block_owner(b),
 		.generation = b->generation,
 		.level = b->level,
 		.refs = tree_block_refs(b),

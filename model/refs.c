@@ -325,7 +325,7 @@ void refs_update_for_cow(struct transaction *txn, uint64_t root_id, struct tree_
 {
 	bool full = buf->flags & TREE_BLOCK_FULL_BACKREF;
 	if (tree_block_refs(buf) > 1) {
-		if (buf->owner == root_id && !full) {
+		if (tree_block_owner(buf) == root_id && !full) {
 			refs_inc_children(txn, buf, true);
 			buf->flags |= TREE_BLOCK_FULL_BACKREF;
 			queue_block(txn, buf);
@@ -914,7 +914,7 @@ static bool check_blocks(GHashTable *live, GHashTable *expected_blocks, GError *
 			return check_fail(error,
 					  "corrupt refs: block %" G_GUINT64_FORMAT " owner %" G_GUINT64_FORMAT
 					  ", RF1 counts tree %u shared %u, references found tree %u shared %u",
-					  block->bytenr, block->owner, block->tree_refs, block->shared_refs,
+					  block->bytenr, tree_block_owner(block), block->tree_refs, block->shared_refs,
 					  e->tree_refs, e->shared_refs);
 	}
 	return true;

@@ -3,6 +3,8 @@
  */
 #include "transaction.h"
 
+#include <inttypes.h>
+
 #include "blockstore.h"
 #include "btree.h"
 
@@ -28,6 +30,9 @@ uint64_t transaction_commit(struct transaction *txn, const struct transaction_co
 	btree_commit_blocks(txn);
 	blockstore_commit(txn->store);
 	btree_commit_finish(txn);
+	if (txn->transid >= UINT32_MAX)
+		g_error("transaction: %" PRIu64 " commits, past a tree block's 32-bit generation (btree.h BT11)",
+			txn->transid);
 	txn->transid++;
 	return written;
 }

@@ -95,7 +95,7 @@ static void count_written(struct fs *fs, uint64_t transid, unsigned all[SPACE_CA
 		if (block->generation != transid)
 			continue;
 		all[block->cause]++;
-		extent[block->cause] += block->owner == BTRFS_EXTENT_TREE_OBJECTID;
+		extent[block->cause] += tree_block_owner(block) == BTRFS_EXTENT_TREE_OBJECTID;
 	}
 }
 

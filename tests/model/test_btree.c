@@ -94,6 +94,28 @@ static void insert_checked(struct tree_fixture *f, const uint64_t *order, uint64
 
 /* --- inserts ---------------------------------------------------------------- */
 
+/* BT11: every tree id the model makes comes back from its 32-bit owner, and
+ * the ids between the ranges do not pack. */
+static void test_btree_owner_packs_every_kind_of_tree_id_and_only_those(void **state)
+{
+	const uint64_t ids[] = { BTRFS_ROOT_TREE_OBJECTID, BTRFS_EXTENT_TREE_OBJECTID, BTRFS_FS_TREE_OBJECTID,
+				 BTRFS_FREE_SPACE_TREE_OBJECTID, BTRFS_FIRST_FREE_OBJECTID, (1ull << 31) - 1,
+				 COWSIM_ATIME_TREE_BASE + BTRFS_FS_TREE_OBJECTID,
+				 COWSIM_ATIME_TREE_BASE + (1ull << 30) - 1, BTRFS_DATA_RELOC_TREE_OBJECTID,
+				 BTRFS_EXTENT_CSUM_OBJECTID, UINT64_MAX, (uint64_t)0 - (1ull << 16) };
+	for (size_t i = 0; i < G_N_ELEMENTS(ids); i++) {
+		assert_true(btree_owner_packs(ids[i]));
+		assert_true(btree_owner_is_packed(btree_owner_pack(ids[i])));
+		assert_int_equal(btree_owner_unpack(btree_owner_pack(ids[i])), ids[i]);
+		for (size_t j = 0; j < i; j++)
+			assert_int_not_equal(btree_owner_pack(ids[i]), btree_owner_pack(ids[j]));
+	}
+	const uint64_t outside[] = { 1ull << 31, 1ull << 40, COWSIM_ATIME_TREE_BASE - 1,
+				     COWSIM_ATIME_TREE_BASE + (1ull << 30), (uint64_t)0 - (1ull << 16) - 1 };
+	for (size_t i = 0; i < G_N_ELEMENTS(outside); i++)
+		assert_false(btree_owner_packs(outside[i]));
+}
+
 static void test_btree_insert_in_order_keeps_b1_to_b5_after_every_insert(void **state)
 {
 	struct tree_fixture *f = tree_fixture_new(4096);
@@ -902,6 +924,7 @@ static void test_btree_resize_of_a_missing_key_returns_null(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_btree_owner_packs_every_kind_of_tree_id_and_only_those),
 		cmocka_unit_test(test_btree_insert_in_order_keeps_b1_to_b5_after_every_insert),
 		cmocka_unit_test(test_btree_insert_in_reverse_order_keeps_b1_to_b5_after_every_insert),
 		cmocka_unit_test(test_btree_insert_in_random_order_with_commits_keeps_b1_to_b5_after_every_insert),

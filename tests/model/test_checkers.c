@@ -170,6 +170,59 @@ static void test_btree_check_fails_when_a_child_is_younger_than_its_parent(void 
 	tree_fixture_free(f);
 }
 
+/* A committed tree of 4 KiB blocks holding inode items 1..200, each with
+ * an INODE_REF when `refs`. */
+static struct tree_fixture *committed_tree_of_inodes(bool refs)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	for (uint64_t i = 1; i <= 200; i++) {
+		struct btree_key inode = BTRFS_KEY(i, BTRFS_INODE_ITEM_KEY, 0);
+		struct btree_key ref = BTRFS_KEY(i, BTRFS_INODE_REF_KEY, 256);
+		btree_insert_item(&f->tree, &f->txn, &inode, BTRFS_INODE_ITEM_SIZE, NULL);
+		if (refs)
+			btree_insert_item(&f->tree, &f->txn, &ref, 20, NULL);
+	}
+	tree_fixture_commit(f);
+	return f;
+}
+
+static void test_btree_check_fails_on_an_owner_that_is_no_tree_ids_image(void **state)
+{
+	struct tree_fixture *f = two_level_tree();
+	struct tree_block *leaf = f->tree.root->children[0].block;
+	uint32_t owner = leaf->packed_owner;
+	/* Between the atime trees' range and btrfs's ids below 2^64. */
+	leaf->packed_owner = BTREE_OWNER_ATIME_PACKED + (1u << 30);
+	assert_false(btree_owner_is_packed(leaf->packed_owner));
+	assert_tree_corrupt(f, "BT11 owner 0xc0000000 is no tree id's 32-bit image");
+	leaf->packed_owner = owner;
+	tree_fixture_free(f);
+}
+
+static void test_btree_check_fails_on_an_atime_marked_at_an_item_that_is_no_inode(void **state)
+{
+	/* An atime write to a snapshotted leaf gives the copy a marked overlay
+	 * (BT7): the atime written, and a bit per item of the leaf. A write
+	 * through a path at an INODE_REF marks a slot that holds no atime. */
+	struct tree_fixture *f = committed_tree_of_inodes(true);
+	tree_fixture_clone_root(f, 256);
+	tree_fixture_commit(f);
+	struct btree_key inode = BTRFS_KEY(100, BTRFS_INODE_ITEM_KEY, 0);
+	struct btree_key ref = BTRFS_KEY(100, BTRFS_INODE_REF_KEY, 256);
+	struct btree_path path;
+	assert_true(btree_lookup(&f->tree, &inode, &path));
+	btree_path_write_inode_atime(&f->tree, &f->txn, &path, 7);
+	g_autoptr(GError) error = NULL;
+	assert_true(btree_check(&f->tree, f->nodesize, &error));
+	assert_true(btree_lookup(&f->tree, &ref, &path));
+	btree_path_write_inode_atime(&f->tree, &f->txn, &path, 7);
+	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT
+						", BT7 a marked slot that is no inode item (slot %u)",
+						path.nodes[0]->bytenr, path.slots[0]);
+	assert_tree_corrupt(f, want);
+	tree_fixture_free(f);
+}
+
 static void test_item_sharing_check_fails_on_an_atime_overlay_on_a_node(void **state)
 {
 	struct tree_fixture *f = two_level_tree();
@@ -193,12 +246,7 @@ static void test_item_sharing_check_fails_when_a_leaf_lets_go_of_a_shared_array_
 	 * shares the item array with the snapshot's leaf (BT6: refs 2). A
 	 * leaf that drops its pointer without its reference going leaves the
 	 * count above the leaves that use the array. */
-	struct tree_fixture *f = tree_fixture_new(4096);
-	for (uint64_t i = 1; i <= 200; i++) {
-		struct btree_key key = BTRFS_KEY(i, BTRFS_INODE_ITEM_KEY, 0);
-		btree_insert_item(&f->tree, &f->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
-	}
-	tree_fixture_commit(f);
+	struct tree_fixture *f = committed_tree_of_inodes(false);
 	struct btree *snapshot = tree_fixture_clone_root(f, 256);
 	tree_fixture_commit(f);
 	struct btree_key key = BTRFS_KEY(100, BTRFS_INODE_ITEM_KEY, 0);
@@ -227,12 +275,7 @@ static void test_item_sharing_check_fails_when_a_freed_leaf_still_shares_its_arr
 {
 	/* Without a snapshot an atime write frees the old leaf, which gives its
 	 * array to the copy (BT8). */
-	struct tree_fixture *f = tree_fixture_new(4096);
-	for (uint64_t i = 1; i <= 200; i++) {
-		struct btree_key key = BTRFS_KEY(i, BTRFS_INODE_ITEM_KEY, 0);
-		btree_insert_item(&f->tree, &f->txn, &key, BTRFS_INODE_ITEM_SIZE, NULL);
-	}
-	tree_fixture_commit(f);
+	struct tree_fixture *f = committed_tree_of_inodes(false);
 	struct btree_key key = BTRFS_KEY(100, BTRFS_INODE_ITEM_KEY, 0);
 	struct btree_path path;
 	assert_true(btree_lookup(&f->tree, &key, &path));
@@ -710,6 +753,133 @@ static void test_namespace_check_fails_on_a_read_cursor_off_the_roots_path(void 
 	(void)state;
 }
 
+/* --- the directory cache (fs_dir_cache.c DC1-DC2) ---------------------------------------- */
+
+static int unlink_op(struct fs *fs, const char *path)
+{
+	return fs_unlink(fs, path);
+}
+
+static int rename_to_renamed_op(struct fs *fs, const char *path)
+{
+	return fs_rename(fs, path, "/d/renamed");
+}
+
+/* One operation on both: `cached` walks as cowsim does, `plain` never asks its directory cache. */
+static int cache_op_both(struct fs *cached, struct fs *plain, int (*op)(struct fs *, const char *), const char *path)
+{
+	plain->dir_cache.off = true;
+	int ret = op(cached, path);
+	assert_int_equal(op(plain, path), ret);
+	return ret;
+}
+
+/* /d's files read in order (the table is made after a few steps and answers the rest), with
+ * between them: the two names of one hash (test_fs.c), the second's entry past the first's; a
+ * missing name; a subvolume linked in /d and, in a snapshot, its placeholder; and in each round
+ * one change of /d's names (a create, an unlink, a rename), each followed at once by reads of the
+ * names it changed, which a table older than the change would answer wrongly (DC1). */
+static void test_a_step_through_the_dir_cache_finds_what_a_lookup_in_the_tree_finds(void **state)
+{
+	struct fs *cached, *plain;
+	int64_t now = two_populated_strictatime(&cached, &plain);
+	assert_int_equal(cache_op_both(cached, plain, create_op, "/d/n1441e896"), 0);
+	assert_int_equal(cache_op_both(cached, plain, create_op, "/d/nfca1a963"), 0);
+	assert_int_equal(fs_name_hash("n1441e896", 9), fs_name_hash("nfca1a963", 9));
+	assert_int_equal(fs_snapshot(cached, "/", "/d/sub", false), 0);
+	assert_int_equal(fs_snapshot(plain, "/", "/d/sub", false), 0);
+	assert_int_equal(fs_snapshot(cached, "/", "/s2", false), 0); /* /s2/d/sub is a placeholder */
+	assert_int_equal(fs_snapshot(plain, "/", "/s2", false), 0);
+	static const char *const changed[][2] = { { "/d/new-0", NULL }, { "/d/n1441e896", "/d/nfca1a963" },
+						  { "/d/file-007", "/d/renamed" } };
+	for (unsigned round = 0; round < 3; round++) {
+		now += 1000000000;
+		assert_int_equal(fs_set_clock(cached, now), 0);
+		assert_int_equal(fs_set_clock(plain, now), 0);
+		for (unsigned i = 0; i < FILES; i++) {
+			g_autofree char *path = g_strdup_printf("/d/file-%03u", i);
+			assert_int_equal(cache_op_both(cached, plain, read_op, path), 0);
+			if (i == 10) {
+				assert_int_equal(cache_op_both(cached, plain, read_op, "/d/nfca1a963"), 0);
+				assert_int_equal(cache_op_both(cached, plain, read_op, "/d/n1441e896"), round == 2 ? -ENOENT : 0);
+				assert_int_equal(cache_op_both(cached, plain, read_op, "/d/no-such-file"), -ENOENT);
+				assert_int_equal(cache_op_both(cached, plain, readdir_op, "/d/sub"), 0);
+				assert_true(cached->dir_cache.subvolume != NULL); /* the table answered these */
+				fixture_assert_fs_ok(cached, "the table of /d");
+			}
+			if (i == 20) {
+				int (*change)(struct fs *, const char *) =
+					round == 0 ? create_op : round == 1 ? unlink_op : rename_to_renamed_op;
+				assert_int_equal(cache_op_both(cached, plain, read_op, changed[round][0]), round ? 0 : -ENOENT);
+				assert_int_equal(cache_op_both(cached, plain, change, changed[round][0]), 0);
+				assert_int_equal(cache_op_both(cached, plain, read_op, changed[round][0]), round ? -ENOENT : 0);
+				if (changed[round][1])
+					assert_int_equal(cache_op_both(cached, plain, read_op, changed[round][1]), 0);
+			}
+		}
+		assert_int_equal(cache_op_both(cached, plain, read_op, "/d/sub/d/file-005"), 0);
+		assert_int_equal(cache_op_both(cached, plain, readdir_op, "/s2/d/sub"), 0);
+		assert_int_equal(cache_op_both(cached, plain, read_op, "/s2/d/sub/d/file-005"), -ENOENT);
+		for (unsigned i = 0; i < FILES; i += 3) {
+			g_autofree char *path = g_strdup_printf("/s2/d/file-%03u", i);
+			assert_int_equal(cache_op_both(cached, plain, read_op, path), 0);
+		}
+		fixture_assert_fs_ok(cached, "every round");
+	}
+	assert_same_reports_and_free(cached, plain, 3 * FILES);
+	(void)state;
+}
+
+/* A table whose entry says another inode than the tree's, misses an entry, holds one the tree
+ * does not, or belongs to no subvolume of the filesystem. */
+static void test_dir_cache_check_fails_on_a_table_unlike_the_tree(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	for (unsigned i = 0; i < 8; i++) {
+		g_autofree char *path = g_strdup_printf("/d/file-%03u", i);
+		assert_int_equal(fs_read(fs, path, NULL), 0);
+	}
+	struct dir_cache *c = &fs->dir_cache;
+	assert_non_null(c->subvolume);
+	assert_int_equal(c->count, FILES);
+	fixture_assert_fs_ok(fs, "the table as the tree has it");
+	struct dir_cache_entry *used = NULL, *free_slot = NULL;
+	for (uint32_t i = 0; i <= c->mask; i++) {
+		if (c->slots[i].fill == c->fill)
+			used = &c->slots[i];
+		else
+			free_slot = &c->slots[i];
+	}
+	assert_non_null(used);
+	assert_non_null(free_slot);
+	g_autofree char *wrong = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT
+						 ", DC2 the entry at %" G_GUINT64_FORMAT
+						 " is not in the table as the tree has it",
+						 c->dir, used->offset);
+	used->location++;
+	fixture_assert_fs_corrupt(fs, wrong);
+	used->location--;
+	used->fill--; /* the slot free: the entry missing */
+	fixture_assert_fs_corrupt(fs, wrong);
+	used->fill++;
+	fixture_assert_fs_ok(fs, "the entry put back");
+	*free_slot = *used;
+	free_slot->offset = 1; /* no name hashes to 1 in /d */
+	g_autofree char *extra = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT
+						 ", DC2 %u entries in the tree, %u in the table",
+						 c->dir, FILES, FILES + 1);
+	fixture_assert_fs_corrupt(fs, extra);
+	free_slot->fill = 0;
+	struct subvolume *kept = c->subvolume;
+	struct subvolume stranger = { 0 };
+	c->subvolume = &stranger;
+	fixture_assert_fs_corrupt(fs, "corrupt directory cache: DC1 a table for no live subvolume");
+	c->subvolume = kept;
+	fixture_assert_fs_ok(fs, "the table put right");
+	fs_free(fs);
+	(void)state;
+}
+
 /* --- the block store (blockstore.c BS1-BS3, BS5, BS6) -------------------------------------- */
 
 static void test_blockstore_check_fails_on_a_live_block_no_tree_reaches(void **state)
@@ -772,6 +942,21 @@ static void test_blockstore_check_fails_when_a_chunk_claims_mkfs_front_hole_behi
 	chunk->in_front_hole = !chunk->in_front_hole;
 	fixture_assert_fs_ok(fs, "the chunk's place restored");
 	fs_free(fs);
+}
+
+/* BS7: the overcommit a reservation may take, kept as chunks are added, is what the unallocated
+ * space gives; off by one stripe either way, the check says so. */
+static void test_blockstore_check_fails_on_an_overcommit_unlike_the_unallocated_space(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	blockstore_skew_overcommit_for_test(fs->store, BTRFS_STRIPE_LEN);
+	fixture_assert_fs_corrupt(fs, "corrupt blockstore: BS7 overcommit ");
+	blockstore_skew_overcommit_for_test(fs->store, -2 * (int64_t)BTRFS_STRIPE_LEN);
+	fixture_assert_fs_corrupt(fs, "corrupt blockstore: BS7 overcommit ");
+	blockstore_skew_overcommit_for_test(fs->store, BTRFS_STRIPE_LEN);
+	fixture_assert_fs_ok(fs, "the overcommit put right");
+	fs_free(fs);
+	(void)state;
 }
 
 /* --- extent tree ------------------------------------------------------------ */
@@ -1141,6 +1326,8 @@ int main(void)
 		cmocka_unit_test(test_btree_check_fails_when_a_node_skips_a_level),
 		cmocka_unit_test(test_btree_check_fails_when_a_leaf_holds_more_than_fits),
 		cmocka_unit_test(test_btree_check_fails_when_a_child_is_younger_than_its_parent),
+		cmocka_unit_test(test_btree_check_fails_on_an_owner_that_is_no_tree_ids_image),
+		cmocka_unit_test(test_btree_check_fails_on_an_atime_marked_at_an_item_that_is_no_inode),
 		cmocka_unit_test(test_item_sharing_check_fails_on_an_atime_overlay_on_a_node),
 		cmocka_unit_test(test_item_sharing_check_fails_when_a_leaf_lets_go_of_a_shared_array_uncounted),
 		cmocka_unit_test(test_item_sharing_check_fails_when_a_freed_leaf_still_shares_its_array),
@@ -1159,11 +1346,14 @@ int main(void)
 		cmocka_unit_test(test_a_read_through_the_cursor_finds_what_a_lookup_from_the_root_finds),
 		cmocka_unit_test(test_a_read_after_its_leaf_was_copied_sees_the_copy_not_the_cursors_leaf),
 		cmocka_unit_test(test_namespace_check_fails_on_a_read_cursor_off_the_roots_path),
+		cmocka_unit_test(test_a_step_through_the_dir_cache_finds_what_a_lookup_in_the_tree_finds),
+		cmocka_unit_test(test_dir_cache_check_fails_on_a_table_unlike_the_tree),
 		cmocka_unit_test(test_blockstore_check_fails_on_a_live_block_no_tree_reaches),
 		cmocka_unit_test(test_blockstore_check_fails_when_two_live_blocks_share_an_address),
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_is_used_past_its_length),
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_grows_behind_the_totals),
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_claims_mkfs_front_hole_behind_its_back),
+		cmocka_unit_test(test_blockstore_check_fails_on_an_overcommit_unlike_the_unallocated_space),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_live_block_loses_its_metadata_item),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_metadata_item_counts_one_ref_too_many),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_written_ref_count_is_not_the_blocks),

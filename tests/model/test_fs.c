@@ -378,6 +378,91 @@ static void test_fs_names_of_one_hash_resolve_each_to_its_own_inode(void **state
 	fixture_assert_fs_ok(fs, "names of one hash");
 }
 
+/* A name of `prefix` and four more bytes whose fs_name_hash() is `hash`, or
+ * false when those bytes hold a NUL or a '/'. The hash is the raw reflected
+ * crc32c state; every table entry has its own top byte, so the last four
+ * steps run backwards from `hash` give the four table indexes, and the
+ * bytes follow forwards from the prefix's state. */
+static bool name_of_hash(char *out, const char *prefix, uint32_t hash)
+{
+	uint32_t table[256];
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+		table[i] = c;
+	}
+	uint8_t index[4] = { 0 };
+	uint32_t state = hash;
+	for (int step = 3; step >= 0; step--) {
+		for (uint32_t i = 0; i < 256; i++)
+			if (table[i] >> 24 == state >> 24)
+				index[step] = (uint8_t)i;
+		state = (state ^ table[index[step]]) << 8;
+	}
+	size_t length = strlen(prefix);
+	memcpy(out, prefix, length);
+	uint32_t crc = fs_name_hash(prefix, length);
+	for (int step = 0; step < 4; step++) {
+		uint8_t byte = (uint8_t)((crc ^ index[step]) & 0xff);
+		if (!byte || byte == '/')
+			return false;
+		out[length + (size_t)step] = (char)byte;
+		crc = table[index[step]] ^ (crc >> 8);
+	}
+	out[length + 4] = '\0';
+	return fs_name_hash(out, length + 4) == hash;
+}
+
+/* The DIR_ITEM offset of the entry /h/NAME. */
+static uint64_t hash_slot_of(struct fs *fs, const char *name)
+{
+	struct inode_location dir;
+	EXPECT_OK(fs_resolve(fs, "/h", &dir));
+	const struct btree_item *entry = fs_dir_lookup(dir.subvolume, dir.inode, name, (uint16_t)strlen(name));
+	assert_non_null(entry);
+	return btree_item_key(entry)->offset;
+}
+
+/* Colliding names take the first free hash value from their hash on (the
+ * name check that found each absent saw which): a gap an unlink leaves is
+ * taken again, and a rename's new name takes the slot its old one freed. */
+static void test_fs_a_colliding_name_takes_the_first_free_slot_from_its_hash(void **state)
+{
+	struct fs *fs = *state;
+	enum { NAMES = 6 };
+	char names[NAMES][16], path[32], from[32];
+	const uint32_t hash = fs_name_hash("anchor", 6);
+	for (int i = 0, prefix = 0; i < NAMES; prefix++) {
+		g_snprintf(from, sizeof(from), "c%d", prefix);
+		if (name_of_hash(names[i], from, hash))
+			i++;
+	}
+	mkdir_p(fs, "/h");
+	for (int i = 0; i < 3; i++) {
+		g_snprintf(path, sizeof(path), "/h/%s", names[i]);
+		create(fs, path, 10);
+		assert_int_equal(hash_slot_of(fs, names[i]), (uint64_t)hash + (uint64_t)i);
+	}
+	g_snprintf(path, sizeof(path), "/h/%s", names[1]);
+	EXPECT_OK(fs_unlink(fs, path));
+	g_snprintf(path, sizeof(path), "/h/%s", names[3]);
+	create(fs, path, 10);
+	assert_int_equal(hash_slot_of(fs, names[3]), (uint64_t)hash + 1);
+	g_snprintf(path, sizeof(path), "/h/%s", names[4]);
+	mkdir_p(fs, path);
+	assert_int_equal(hash_slot_of(fs, names[4]), (uint64_t)hash + 3);
+	g_snprintf(from, sizeof(from), "/h/%s", names[0]);
+	g_snprintf(path, sizeof(path), "/h/%s", names[5]);
+	EXPECT_OK(fs_rename(fs, from, path));
+	assert_int_equal(hash_slot_of(fs, names[5]), (uint64_t)hash);
+	for (int i = 2; i < NAMES; i++) {
+		g_snprintf(path, sizeof(path), "/h/%s", names[i]);
+		EXPECT_OK(fs_stat(fs, path));
+	}
+	fixture_assert_fs_ok(fs, "colliding names");
+}
+
 static void test_fs_rename_over_an_existing_file_replaces_it(void **state)
 {
 	struct fs *fs = *state;
@@ -1063,6 +1148,7 @@ int main(void)
 		FS_TEST(test_fs_rename_moves_a_name_and_of_a_missing_name_is_enoent),
 		FS_TEST(test_fs_paths_resolve_anew_after_a_directory_is_renamed_removed_or_deleted),
 		FS_TEST(test_fs_names_of_one_hash_resolve_each_to_its_own_inode),
+		FS_TEST(test_fs_a_colliding_name_takes_the_first_free_slot_from_its_hash),
 		FS_TEST(test_fs_rename_over_an_existing_file_replaces_it),
 		FS_TEST(test_fs_rename_file_over_directory_is_eisdir_and_directory_over_file_enotdir),
 		FS_TEST(test_fs_rename_of_a_directory_into_its_own_subdirectory_is_einval),
