@@ -25,6 +25,9 @@
  *  BS6 front_hole_free == front_hole_size (BTRFS_MKFS_FRONT_HOLE, less on a
  *     device mkfs barely fits) less the raw bytes of the chunks placed in
  *     that hole, and never more than the raw unallocated.
+ *  BS7 overcommit == overcommit_of() the raw unallocated space: it is kept as
+ *     chunks are added, the only change of its inputs (every reservation
+ *     asks for it, and recomputing it was a tenth of a read's reservation).
  *
  * A new chunk goes where the kernel's find_free_dev_extent() puts it: in the
  * first hole (in device order) its whole raw size fits, else in the largest
@@ -70,6 +73,7 @@ struct blockstore {
 	enum space_cause cause;    /* charged to the blocks allocated now */
 	uint64_t txn_cause_blocks[SPACE_CAUSE_COUNT]; /* allocated + freed this transaction, by cause */
 	uint64_t reserved;         /* bytes held by blockstore_reserve */
+	uint64_t overcommit;       /* BS7: what a reservation may take beyond the chunks */
 	bool overcommitted;
 
 	/* data */
@@ -126,6 +130,18 @@ static uint64_t raw_unallocated(const struct blockstore *store)
 								 : 0;
 }
 
+/* The kernel grants a reservation that fits the metadata chunks, or the
+ * overcommit: the unallocated space the profile can use, less one data chunk
+ * (a data allocation may take it first), an eighth of it for
+ * BTRFS_RESERVE_FLUSH_ALL (space-info.c calc_available_free_space()). On a
+ * small device the data chunks soon leave nothing to overcommit. */
+static uint64_t overcommit_of(const struct blockstore *store)
+{
+	uint64_t usable = chunk_alloc_allocatable(store->config.metadata_dup, raw_unallocated(store));
+	uint64_t data_chunk = MIN(store->data_chunk_size, store->config.device_size / 10);
+	return usable > data_chunk ? (usable - data_chunk) >> 3 : 0;
+}
+
 /* Adds a chunk of `length` logical bytes, or of what the device still has
  * when that is less (the kernel shrinks the last chunk to fit, CA1).
  * Returns the new chunk's index, or -1 when the device has no room. */
@@ -147,6 +163,7 @@ static int add_chunk(struct blockstore *store, bool data, uint64_t length)
 			       .in_front_hole = in_hole };
 	store->next_logical += length;
 	store->raw_allocated += raw;
+	store->overcommit = overcommit_of(store); /* BS7 */
 	g_array_append_val(store->chunks, chunk);
 	store->chunk_bytes[data] += length;
 	return (int)store->chunks->len - 1;
@@ -285,18 +302,11 @@ int blockstore_reserve_fallback(struct blockstore *store, unsigned items)
 	return 0;
 }
 
-/* The kernel grants a reservation that fits the metadata chunks, or the
- * overcommit: the unallocated space the profile can use, less one data chunk
- * (a data allocation may take it first), an eighth of it for
- * BTRFS_RESERVE_FLUSH_ALL (space-info.c calc_available_free_space()). On a
- * small device the data chunks soon leave nothing to overcommit. */
+/* A reservation fits the metadata chunks or the overcommit (overcommit_of()). */
 bool blockstore_reserve_fits(const struct blockstore *store, unsigned items, uint64_t held)
 {
 	uint64_t need = (uint64_t)items * BTRFS_TICKET_NODES_PER_ITEM * store->config.nodesize + held;
-	uint64_t usable = chunk_alloc_allocatable(store->config.metadata_dup, raw_unallocated(store));
-	uint64_t data_chunk = MIN(store->data_chunk_size, store->config.device_size / 10);
-	uint64_t overcommit = usable > data_chunk ? (usable - data_chunk) >> 3 : 0;
-	return metadata_free(store) + overcommit >= need;
+	return metadata_free(store) + store->overcommit >= need;
 }
 
 int blockstore_reserve(struct blockstore *store, unsigned items)
@@ -738,7 +748,18 @@ bool blockstore_check(const struct blockstore *store, GHashTable *live, GError *
 			return false;
 		}
 	}
+	if (store->overcommit != overcommit_of(store)) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt blockstore: BS7 overcommit %" G_GUINT64_FORMAT " kept, %" G_GUINT64_FORMAT
+			    " from the unallocated space", store->overcommit, overcommit_of(store));
+		return false;
+	}
 	return true;
+}
+
+void blockstore_skew_overcommit_for_test(struct blockstore *store, int64_t delta)
+{
+	store->overcommit = (uint64_t)((int64_t)store->overcommit + delta);
 }
 
 G_DEFINE_QUARK(cowsim-model-error-quark, model_error)

@@ -186,5 +186,7 @@ unsigned blockstore_chunk_count(const struct blockstore *store, bool data);
  * are disjoint from live ones. `live` maps every reachable block (found by
  * walking the trees) to itself. Returns false and fills *error on corruption. */
 bool blockstore_check(const struct blockstore *store, GHashTable *live, GError **error);
+/* Tests: moves the kept overcommit off what BS7 says it is. */
+void blockstore_skew_overcommit_for_test(struct blockstore *store, int64_t delta);
 
 #endif

@@ -344,6 +344,7 @@ void fs_free(struct fs *fs)
 	delayed_items_free(fs->delayed);
 	g_array_unref(fs->free_space_written);
 	fs_dirty_time_free(fs);
+	fs_dir_cache_free(fs);
 	g_ptr_array_unref(fs->txn.written);
 	if (fs->txn.run_leaves)
 		g_ptr_array_unref(fs->txn.run_leaves);
@@ -590,6 +591,7 @@ bool fs_check(struct fs *fs, GError **error)
 	if (!blockstore_check(fs->store, live, error))
 		return false;
 	return derived_check(fs, live, error) && fs->design->check(fs, error) && fs_namespace_check(fs, error) &&
+	       fs_dir_cache_check(fs, error) &&
 	       delayed_items_check(fs, error) && fs_data_check(fs, error);
 }
 

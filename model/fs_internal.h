@@ -99,6 +99,31 @@ struct read_cursor {
 	struct btree_path inode_near;
 };
 
+/* DC1-DC2 (fs_dir_cache.c): the DIR_ITEMs of the directory the walks keep
+ * stepping out of, by key offset, while no name has been added or removed. */
+struct dir_cache_entry {
+	uint64_t offset;              /* the DIR_ITEM's key offset */
+	uint64_t location;
+	const char *name;             /* interned (fs->names) */
+	uint16_t name_len;
+	bool location_is_root;
+	uint32_t fill;                /* in use when the table's fill: no clearing between directories */
+};
+
+struct dir_cache {
+	struct subvolume *subvolume;  /* whose directory the table holds; NULL: none */
+	uint64_t dir;
+	uint64_t names_added, names_removed; /* the fs's when the table was filled (DC1) */
+	uint32_t count, mask;         /* entries; slots - 1 (slots a power of two) */
+	uint32_t fill;                /* the fills so far, the stamp of this one's slots */
+	struct dir_cache_entry *slots; /* owned; kept for the next directory */
+	/* the directory of the last steps, and how many in a row without a name added or removed */
+	const struct subvolume *last_subvolume;
+	uint64_t last_dir, last_names_added, last_names_removed;
+	unsigned streak;
+	bool off;                     /* checks and tests: every step looks its entry up in the tree */
+};
+
 struct fs {
 	struct fs_config config;
 	const struct fs_design_ops *design; /* model/design.h; never NULL */
@@ -122,7 +147,9 @@ struct fs {
 	GArray *free_space_written;   /* uint64 per chunk: used, as the free-space tree last said */
 	unsigned dev_extents_written; /* chunks with DEV_EXTENT items */
 	uint64_t names_removed;       /* directory entries, inodes and subvolumes removed so far */
+	uint64_t names_added;         /* directory entries added so far (DC1) */
 	struct walk_memo walk_memo;
+	struct dir_cache dir_cache;
 	struct read_cursor read_cursor;
 	bool writeback_without_cursor; /* tests: each write's inode lookup starts at the root (fs_data.c) */
 	int64_t clock_ns;
@@ -134,6 +161,14 @@ struct fs {
 /* NS1 and NS2 (fs_namespace.c): each level of the walk memo leads where a full walk of its
  * prefix does, and a level marked checked holds a directory. */
 bool fs_namespace_check(struct fs *fs, GError **error);
+
+/* fs_dir_cache.c: true when the table answers the step out of (sv, dir) to
+ * the name whose hash is `hash`; *found is its entry, NULL when there is none
+ * (what dir_lookup_hashed() would find). False: look it up in the tree. */
+bool fs_dir_cache_find(struct fs *fs, struct subvolume *sv, uint64_t dir, uint32_t hash, const char *name,
+		       uint16_t name_len, const struct dir_cache_entry **found);
+bool fs_dir_cache_check(const struct fs *fs, GError **error);
+void fs_dir_cache_free(struct fs *fs);
 
 /* A path's last component and the directory that holds it. */
 struct name_location {

@@ -39,6 +39,8 @@
  *     btree_lookup_near() then finds from it exactly what a descent from
  *     the root finds. Reads of one directory's files in creation order find
  *     neighbouring inode items, usually in the same leaf.
+ * A step out of the directory the walks keep stepping out of asks that
+ * directory's table of entries instead of the tree (fs_dir_cache.c, DC1-DC2).
  * fs_namespace_check() re-walks each level's prefix in full and checks NS1-NS2,
  * and checks that a read cursor that passes as linked is the root's path.
  */
@@ -193,10 +195,9 @@ static const struct btree_item *dir_lookup_near(const struct subvolume *subvolum
 /* dir_lookup_near() for a name a walk expects to find: the entry at its own
  * hash, one lookup, is the common case; the visit of the hash's range finds
  * the rest (a collision's, and none). Both leave *near at the entry. */
-static const struct btree_item *dir_find_near(const struct subvolume *subvolume, uint64_t dir, const char *name,
-					     uint16_t name_len, struct btree_path *near)
+static const struct btree_item *dir_find_near(const struct subvolume *subvolume, uint64_t dir, uint32_t hash,
+					     const char *name, uint16_t name_len, struct btree_path *near)
 {
-	uint32_t hash = fs_name_hash(name, name_len);
 	struct btree_key key = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, hash);
 	const struct btree_item *entry = subvol_lookup_near(subvolume, &key, near);
 	if (entry && entry_is_named(entry, name, name_len))
@@ -214,13 +215,18 @@ const struct btree_item *fs_dir_lookup(const struct subvolume *subvolume, uint64
 /* The live subvolume a directory entry of dir_sv links, or NULL: the entry
  * names no subvolume, or it is a placeholder (btrfs_lookup_dentry(): no
  * ROOT_BACKREF from dir_sv, or the subvolume is deleted). */
+static struct subvolume *linked_subvolume_id(struct fs *fs, const struct subvolume *dir_sv, uint64_t id)
+{
+	struct subvolume *sv = fs_subvolume(fs, id);
+	return sv && !sv->deleted && fs_is_subvolume_link(fs, dir_sv, sv) ? sv : NULL;
+}
+
 static struct subvolume *linked_subvolume(struct fs *fs, const struct subvolume *dir_sv,
 					  const struct btree_item *entry)
 {
 	if (!btree_item_dir(entry)->location_is_root)
 		return NULL;
-	struct subvolume *sv = fs_subvolume(fs, btree_item_dir(entry)->location);
-	return sv && !sv->deleted && fs_is_subvolume_link(fs, dir_sv, sv) ? sv : NULL;
+	return linked_subvolume_id(fs, dir_sv, btree_item_dir(entry)->location);
 }
 
 /* One path component. A directory's inode item and its DIR_ITEMs share the
@@ -238,11 +244,24 @@ static int step_into(struct fs *fs, struct inode_location *at, const char *name,
 		if (!fs_mode_is_dir(btree_item_inode(inode)->mode))
 			return -ENOTDIR;
 	}
-	const struct btree_item *entry = dir_find_near(at->subvolume, at->inode, name, (uint16_t)length, near);
-	if (!entry)
-		return -ENOENT;
-	if (btree_item_dir(entry)->location_is_root) {
-		struct subvolume *next = linked_subvolume(fs, at->subvolume, entry);
+	uint32_t hash = fs_name_hash(name, length);
+	uint64_t location;
+	bool location_is_root;
+	const struct dir_cache_entry *cached;
+	if (fs_dir_cache_find(fs, at->subvolume, at->inode, hash, name, (uint16_t)length, &cached)) { /* DC1 */
+		if (!cached)
+			return -ENOENT;
+		location = cached->location;
+		location_is_root = cached->location_is_root;
+	} else {
+		const struct btree_item *entry = dir_find_near(at->subvolume, at->inode, hash, name, (uint16_t)length, near);
+		if (!entry)
+			return -ENOENT;
+		location = btree_item_dir(entry)->location;
+		location_is_root = btree_item_dir(entry)->location_is_root;
+	}
+	if (location_is_root) {
+		struct subvolume *next = linked_subvolume_id(fs, at->subvolume, location);
 		if (!next) {
 			at->inode = FS_PLACEHOLDER_INODE;
 			return 0;
@@ -250,7 +269,7 @@ static int step_into(struct fs *fs, struct inode_location *at, const char *name,
 		at->subvolume = next;
 		at->inode = FS_ROOT_DIR_INODE;
 	} else {
-		at->inode = btree_item_dir(entry)->location;
+		at->inode = location;
 	}
 	return 0;
 }
@@ -424,9 +443,11 @@ bool fs_namespace_check(struct fs *fs, GError **error)
 		return false;
 	}
 	g_autofree struct walk_memo *memo = g_memdup2(&fs->walk_memo, sizeof(fs->walk_memo));
-	bool ok = true;
+	bool ok = true, cache_off = fs->dir_cache.off;
+	fs->dir_cache.off = true; /* full walks, from the tree alone */
 	for (unsigned k = 0; k < memo->depth && ok; k++)
 		ok = memo_level_check(fs, memo, k, error);
+	fs->dir_cache.off = cache_off;
 	fs->walk_memo = *memo;
 	return ok;
 }
@@ -526,6 +547,7 @@ int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t loc
 	struct btree_key item_key = BTRFS_KEY(at->dir.inode, BTRFS_DIR_ITEM_KEY, slot);
 	struct btree_path near = { .levels = 0 };
 	subvol_insert_near(fs, sv, &item_key, size, &payload, &near);
+	fs->names_added++; /* DC1 (fs_dir_cache.c) */
 	/* btrfs_insert_delayed_dir_index(): the index waits (delayed_items.h). */
 	if (delayed_items_insert_index(fs, sv, at->dir.inode, payload.dir.index, size, &payload))
 		near.levels = 0;

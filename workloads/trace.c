@@ -4,7 +4,14 @@
  * How reading works:
  *
  *   stream --fread--> chunk buffer (fixed, READ_CHUNK) --memchr--> line --lexer--> tokens --grammar--> trace_op
+ *                                   |                                                                   ^
+ *                                   +--- read_plain_line(): one word pass over the path (TR6) ----------+
  *
+ *   0. read_plain_line() takes the lines most traces are made of ("read
+ *      PATH", "create PATH size=N atime=T") straight from the buffer: a
+ *      remembered keyword, then one pass eight bytes at a time that checks
+ *      the path and finds where it ends, then the options; the '\n' after
+ *      them is the line's end.  Anything else goes to steps 1-3.
  *   1. read_line() finds the next '\n' in r->buf with memchr and makes
  *      r->line point at the line inside the buffer; no byte is copied unless a
  *      line straddles the end of the buffer, when the unread tail moves to the
@@ -31,18 +38,24 @@
  *   TR4 nothing on the path of a well-formed line allocates or formats: the
  *      strings of error messages are built only once an error is certain;
  *   TR5 r->buf[r->buf_start .. r->buf_end) are the bytes read but not yet
- *      consumed, and r->buf has one spare byte past READ_CHUNK, so a last line
- *      without '\n' can still be NUL-terminated;
- *   TR6 the fast path (parse_path_only) returns exactly the op parse_op()
- *      would: it takes only "KEYWORD PATH" or "KEYWORD PATH key=value ..."
- *      with a keyword of the last lines parse_op() accepted, one ' ' before
- *      each token, a path that is one plain token and certainly good, and
- *      plain key=value options the grammar takes, each once, each value good,
- *      every required key there; anything else, errors included, goes to
+ *      consumed; r->buf[r->buf_end] is a NUL sentinel (the spare byte past
+ *      READ_CHUNK, so a last line without '\n' is NUL-terminated too), and
+ *      READ_PAD readable bytes follow it: a scan eight bytes at a time that
+ *      stops at the first byte no unquoted token holds never leaves the
+ *      buffer, and never takes the sentinel for a line's end;
+ *   TR6 the fast path (read_plain_line) returns exactly the op read_line()
+ *      and parse_op() would: it takes only "KEYWORD PATH\n" or "KEYWORD PATH
+ *      key=value ...\n", whole in the buffer and at most TRACE_LINE_MAX
+ *      bytes, with a keyword of the last lines parse_op() accepted, one ' '
+ *      before each token, a path that is one plain token and certainly good,
+ *      and plain key=value options the grammar takes, each once, each value
+ *      good, every required key there; anything else ("\r\n", a line that
+ *      runs past the buffer, errors included) goes to read_line() and
  *      parse_op(), and nothing is consumed or written before the line is
- *      known good. Most lines of a grep or a find (read, readdir, stat) and of
- *      a tree's copy (create size= atime= mtime=, settime) are such lines:
- *      they cost one word pass over the path instead of lexing and checking.
+ *      known good. Most lines of a grep or a find (read, readdir, stat) and
+ *      of a tree's copy (create size= atime= mtime=, settime) are such lines:
+ *      they cost one word pass over the path instead of a memchr for the
+ *      line's end, lexing and checking.
  */
 #include "trace.h"
 
@@ -59,6 +72,8 @@
 /* Bytes fread() fills at once: several lines per call, and room for a whole maximal line (TR5). */
 #define READ_CHUNK (256 * 1024)
 G_STATIC_ASSERT(READ_CHUNK > TRACE_LINE_MAX + 1);
+/* Bytes past the sentinel a word-at-a-time scan may load (TR5): a word that holds the sentinel. */
+#define READ_PAD 8
 
 G_DEFINE_QUARK(cowsim-trace-error-quark, trace_error)
 
@@ -225,7 +240,7 @@ struct trace_reader {
 	FILE *stream;
 	bool owns_stream;
 	char *name;            /* for messages */
-	char *buf;             /* READ_CHUNK + 1 bytes, reused for every chunk (TR5) */
+	char *buf;             /* READ_CHUNK + 1 + READ_PAD bytes, reused for every chunk (TR5) */
 	size_t buf_start;      /* first byte not yet consumed */
 	size_t buf_end;        /* one past the last byte read */
 	bool at_eof;           /* fread() reached the end of the stream */
@@ -237,7 +252,7 @@ struct trace_reader {
 	/* TR6: the last two keywords parsed in full whose grammar lets "KEYWORD PATH" stand alone
 	 * (a grep alternates read and readdir), and the last path the fast path accepted */
 	struct keyword path_only[2];
-	char last_path[TRACE_NAME_MAX + 1];
+	const char *last_path; /* inside buf; refill() forgets it (last_path_len 0) */
 	size_t last_path_len;
 };
 
@@ -289,6 +304,8 @@ static bool refill(struct trace_reader *r, GError **error)
 	r->buf_end = tail;
 	size_t got = fread(r->buf + tail, 1, READ_CHUNK - tail, r->stream);
 	r->buf_end += got;
+	r->buf[r->buf_end] = '\0'; /* TR5's sentinel */
+	r->last_path_len = 0;       /* its bytes moved */
 	if (got == READ_CHUNK - tail)
 		return true;
 	if (ferror(r->stream)) {
@@ -547,7 +564,7 @@ static struct trace_reader *reader_new(FILE *stream, const char *name, bool owns
 	r->stream = stream;
 	r->owns_stream = owns;
 	r->name = g_strdup(name);
-	r->buf = g_malloc(READ_CHUNK + 1);
+	r->buf = g_malloc0(READ_CHUNK + 1 + READ_PAD); /* buf[0] is the sentinel of an empty buffer */
 	return r;
 }
 
@@ -912,10 +929,12 @@ static const struct keyword *remembered_keyword(const struct trace_reader *r, co
 	return NULL;
 }
 
-/* How many leading bytes of the LEN bytes at S equal the last accepted path's, 8 at a time. */
-static size_t shared_with_last_path(const struct trace_reader *r, const char *s, size_t len)
+/* How many leading bytes of the path at S equal the last accepted path's, 8 at a time.  The last
+ * path holds plain bytes only, so the bytes differ at the latest where this path ends: no read
+ * goes past the word holding that byte (TR5's padding). */
+static size_t shared_with_last_path(const struct trace_reader *r, const char *s)
 {
-	size_t n = MIN(len, r->last_path_len), i = 0;
+	size_t n = r->last_path_len, i = 0;
 	for (; i + 8 <= n; i += 8) {
 		uint64_t a, b;
 		memcpy(&a, s + i, 8);
@@ -928,63 +947,57 @@ static size_t shared_with_last_path(const struct trace_reader *r, const char *s,
 	return i;
 }
 
-/* TR6: the N bytes at S as " key=value" options of grammar G, each one plain token after one ' ',
- * no key twice, every value good and every required key there, stored into OP; else false. */
-static bool parse_plain_options(const struct trace_grammar *g, struct trace_op *op, const char *s, size_t n)
+/* TR6: the options at S (its first byte a ' ') as " key=value" tokens of grammar G, each one plain
+ * token after one ' ', no key twice, every value good and every required key there, stored into
+ * OP.  Returns the byte that ended them (the caller wants the '\n'), or NULL. */
+static char *parse_plain_options(const struct trace_grammar *g, struct trace_op *op, char *s)
 {
 	unsigned seen = 0;
-	const char *end = s + n;
-	while (s < end) {
-		if (*s++ != ' ')
-			return false;
-		const char *token = s;
-		while (s < end && plain_byte[(unsigned char)*s])
-			s++;
-		if (s < end && *s != ' ')
-			return false; /* a tab, quote or control byte: the full lexer decides */
-		const char *eq = memchr(token, '=', (size_t)(s - token));
+	while (*s == ' ') {
+		const char *token = ++s, *eq = NULL;
+		for (; plain_byte[(unsigned char)*s]; s++)
+			if (*s == '=' && !eq)
+				eq = s;
 		if (!eq)
-			return false; /* a flag or a positional */
+			return NULL; /* a flag or a positional, or an empty token: the full lexer decides */
 		unsigned key = trace_syntax_key_from_name(token, (size_t)(eq - token));
 		if (!(key & g->keys) || (seen & key) || apply_key(op, key, eq + 1, (size_t)(s - eq - 1)))
-			return false;
+			return NULL;
 		seen |= key;
 	}
-	return required_options_given(g, seen);
+	return required_options_given(g, seen) ? s : NULL;
 }
 
-/* TR6: the line from r->pos as "KEYWORD PATH [key=value ...]", or false (nothing consumed, *op
- * scribbled on) for parse_op(). */
-static bool parse_path_only(struct trace_reader *r, struct trace_op *op)
+/* TR6: the next line, straight from the buffer, as "KEYWORD PATH [key=value ...]\n", consumed and
+ * counted; or false (nothing consumed, *op scribbled on) for read_line() and parse_op(). */
+static bool read_plain_line(struct trace_reader *r, struct trace_op *op)
 {
-	const char *s = r->line + r->pos;
-	size_t left = r->line_len - r->pos;
-	const struct keyword *k = remembered_keyword(r, s, left);
+	char *line = r->buf + r->buf_start;
+	const struct keyword *k = remembered_keyword(r, line, r->buf_end - r->buf_start);
 	if (!k)
 		return false;
-	char *path = r->line + r->pos + k->len + 1;
-	size_t rest = left - k->len - 1, len = rest;
-	size_t known = shared_with_last_path(r, path, len);
-	/* the whole rest as the path first: a read's line has no options, and one pass checks it */
-	bool alone = k->stands_alone && trace_syntax_plain_path_token(path, len, known);
-	if (!alone) {
-		const char *blank = k->grammar->keys ? memchr(path, ' ', rest) : NULL;
-		if (!blank)
-			return false;
-		len = (size_t)(blank - path);
-		known = MIN(known, len);
-		if (!trace_syntax_plain_path_token(path, len, known))
-			return false;
-	}
-	/* trace_op_init(), then the path and line, as one compound literal */
-	*op = (struct trace_op){ .kind = k->kind, .mode = k->default_mode, .line = r->line_no, .path = path };
-	if (!alone && !parse_plain_options(k->grammar, op, path + len, rest - len))
+	char *path = line + k->len + 1;
+	size_t len = trace_syntax_plain_path_span(path, shared_with_last_path(r, path));
+	if (!len)
 		return false;
-	/* plain_path_token took at most TRACE_NAME_MAX + 1 bytes; the first KNOWN are there already */
-	memcpy(r->last_path + known, path + known, len - known);
+	/* trace_op_init(), then the path and line, as one compound literal */
+	*op = (struct trace_op){ .kind = k->kind, .mode = k->default_mode, .line = r->line_no + 1, .path = path };
+	char *end = path + len; /* the byte after the path: not plain, at worst TR5's sentinel */
+	if (*end == ' ' && k->grammar->keys)
+		end = parse_plain_options(k->grammar, op, end);
+	else if (!k->stands_alone)
+		return false;
+	/* a '\n' ends the line: not "\r\n", not the sentinel (the line goes on past the buffer) */
+	if (!end || *end != '\n' || (size_t)(end - line) > TRACE_LINE_MAX)
+		return false;
+	path[len] = '\0'; /* over the '\n', or the blank before the options, as lex_plain() does */
+	r->last_path = path;
 	r->last_path_len = len;
-	path[len] = '\0'; /* the line's own NUL, or the blank before the options, as lex_plain() does */
+	r->line = line;
+	r->line_len = (size_t)(end - line);
 	r->pos = r->line_len;
+	r->buf_start += r->line_len + 1;
+	r->line_no++;
 	return true;
 }
 
@@ -996,11 +1009,11 @@ int trace_reader_next(struct trace_reader *reader, struct trace_op *op, GError *
 		return -1;
 	}
 	for (;;) {
+		if (read_plain_line(reader, op))
+			return 1;
 		int got = read_line(reader, error);
 		if (got <= 0)
 			return got;
-		if (parse_path_only(reader, op)) /* a keyword at column 1: neither blank nor a comment */
-			return 1;
 		if (line_is_empty(reader))
 			continue;
 		if (!parse_op(reader, op, error))

@@ -308,8 +308,11 @@ const struct trace_grammar *trace_syntax_grammar(enum trace_op_kind kind)
 	return &grammars[kind];
 }
 
-static const char *const key_names[TRACE_KEY_COUNT] = {
-	"size", "mode", "uid", "gid", "atime", "mtime", "ctime",
+/* Each name with its length, so the reader's lookup needs no strlen. */
+#define KEY_NAME(s) { s, sizeof(s) - 1 }
+static const struct { const char *name; size_t len; } key_names[TRACE_KEY_COUNT] = {
+	KEY_NAME("size"), KEY_NAME("mode"), KEY_NAME("uid"), KEY_NAME("gid"),
+	KEY_NAME("atime"), KEY_NAME("mtime"), KEY_NAME("ctime"),
 };
 
 bool trace_syntax_kind_from_token(const char *s, size_t len, enum trace_op_kind *kind)
@@ -329,14 +332,14 @@ const char *trace_syntax_key_name(unsigned key)
 {
 	for (int i = 0; i < TRACE_KEY_COUNT; i++)
 		if (key == 1u << i)
-			return key_names[i];
+			return key_names[i].name;
 	return "?";
 }
 
 unsigned trace_syntax_key_from_name(const char *name, size_t len)
 {
 	for (int i = 0; i < TRACE_KEY_COUNT; i++)
-		if (strlen(key_names[i]) == len && !memcmp(key_names[i], name, len))
+		if (key_names[i].len == len && !memcmp(key_names[i].name, name, len))
 			return 1u << i;
 	return 0;
 }
@@ -389,32 +392,67 @@ static bool path_is_plainly_good(const char *s, size_t len)
 	return true;
 }
 
-/* One pass over S for both rules: plain bytes (the lexer's) and path_is_plainly_good's.  The last
- * word is loaded to end at S + LEN, overlapping the one before: both checks may see a byte twice,
- * and neither reads past the token (so no bytes of the next line or past the buffer).
+/* Bytes of a path the fast path takes: those an unquoted token may hold (the lexer's rule, trace.c
+ * plain_byte) but '=', which makes the token an option (trace.c is_option_token). */
+static bool path_byte(unsigned char c)
+{
+	return c > ' ' && c != '"' && c != '\\' && c != 0x7f && c != '=';
+}
+
+/* The same, eight bytes at a time: nonzero when some byte of X is not a path byte; its lowest bit
+ * is exact (the first such byte), the bits above it are not. */
+static uint64_t word_not_path_bytes(uint64_t x)
+{
+	return trace_bytes_not_plain(x) | trace_any_byte_below(x ^ (TRACE_BYTES_01 * '='), 1);
+}
+
+/* The byte C ends a component: a '/', or the first byte past the path. */
+static bool ends_component(unsigned char c)
+{
+	return c == '/' || !path_byte(c);
+}
+
+/* True when the component after the '/' at S is empty, "." or "..".  S[1..3] are read only up to the
+ * first byte that ends it, so never past the path's end. */
+static bool special_after_slash(const unsigned char *s)
+{
+	if (ends_component(s[1]))
+		return true;
+	if (s[1] != '.')
+		return false;
+	if (ends_component(s[2]))
+		return true;
+	return s[2] == '.' && ends_component(s[3]);
+}
+
+/* One pass over S, eight bytes a word, for both rules: path bytes (path_byte) and a good path (at
+ * most 256 bytes, so no component passes 255; absolute; no empty, "." or ".." component).  The
+ * first byte that is not a path byte ends the path; the scan finds it, so the bytes are read once.
  *
- * KNOWN: a slash at p decides with the bytes up to p + 3 (component_is_special), so the pass may
+ * KNOWN: a slash at p decides with the bytes up to p + 3 (special_after_slash), so the pass may
  * start at the word holding byte KNOWN - 3: every slash before it, and every byte, is the same as
  * in the path accepted before.  A grep or a find names paths in tree order: most of each path is
  * its predecessor's. */
-bool trace_syntax_plain_path_token(const char *s, size_t len, size_t known)
+size_t trace_syntax_plain_path_span(const char *s, size_t known)
 {
-	if (G_BYTE_ORDER != G_LITTLE_ENDIAN || len < 8 || len > TRACE_NAME_MAX + 1 || s[0] != '/')
-		return false;
-	g_assert(known <= len);
-	for (size_t base = known > 3 ? (known - 3) & ~(size_t)7 : 0;; base += 8) {
-		if (base + 8 > len)
-			base = len - 8;
+	if (G_BYTE_ORDER != G_LITTLE_ENDIAN || s[0] != '/')
+		return 0;
+	for (size_t base = known > 3 ? (known - 3) & ~(size_t)7 : 0; base <= TRACE_NAME_MAX + 1; base += 8) {
 		uint64_t word;
-		memcpy(&word, s + base, 8);
-		if (trace_bytes_not_plain(word))
-			return false;
-		for (uint64_t slashes = trace_bytes_equal(word, '/'); slashes; slashes &= slashes - 1)
-			if (component_is_special(s, len, base + (size_t)__builtin_ctzll(slashes) / 8))
-				return false;
-		if (base + 8 == len)
-			return true;
+		memcpy(&word, s + base, 8); /* a constant size: one load, no call */
+		uint64_t stop = word_not_path_bytes(word); /* its lowest bit is exact: the path's end */
+		uint64_t slashes = trace_bytes_equal(word, '/');
+		if (stop)
+			slashes &= (stop & (0 - stop)) - 1; /* the slashes before the end */
+		for (; slashes; slashes &= slashes - 1)
+			if (special_after_slash((const unsigned char *)s + base + (size_t)__builtin_ctzll(slashes) / 8))
+				return 0;
+		if (stop) {
+			size_t len = base + (size_t)__builtin_ctzll(stop) / 8;
+			return len <= TRACE_NAME_MAX + 1 ? len : 0;
+		}
 	}
+	return 0;
 }
 
 const char *trace_syntax_path_problem(const char *s, size_t len)

@@ -75,12 +75,14 @@ bool trace_syntax_kind_from_token(const char *s, size_t len, enum trace_op_kind 
 const char *trace_syntax_key_name(unsigned key);
 unsigned trace_syntax_key_from_name(const char *name, size_t len);
 
-/* True when the LEN bytes at S are certainly an unquoted token (no blank, control byte, '"', '\\'
- * or 0x7f: the lexer's plain bytes) holding a good path (TO1): the reader's fast path for
- * "KEYWORD PATH" lines.  False is no verdict: the caller lexes and checks the line in full.
- * KNOWN bytes of S (KNOWN <= LEN) are the start of a path this function accepted before: those
- * bytes are not checked again, only the components they may end. */
-bool trace_syntax_plain_path_token(const char *s, size_t len, size_t known);
+/* The length of the path at S when it is certainly an unquoted token holding a good path (TO1):
+ * plain bytes (no blank, control byte, '"', '\\' or 0x7f) and no '=' (which makes a token an
+ * option), up to the first byte that is not one of them, which ends it; at most TRACE_NAME_MAX + 1
+ * bytes.  0 is no verdict: the caller lexes the line in full.  S must be readable up to 7 bytes
+ * past that first byte (the reader's sentinel and padding, TR5).  KNOWN bytes of S are the start of a path this function accepted before and
+ * no longer than this one: those bytes are not checked again, only the components they may end.
+ * The reader's fast path for "KEYWORD PATH" lines. */
+size_t trace_syntax_plain_path_span(const char *s, size_t known);
 /* NULL if S (LEN bytes) may be a path (TO1), else why not. */
 const char *trace_syntax_path_problem(const char *s, size_t len);
 /* NULL if S may be a string value (non-empty, no NUL, <= TRACE_PATH_MAX), else why not. */

@@ -753,6 +753,133 @@ static void test_namespace_check_fails_on_a_read_cursor_off_the_roots_path(void 
 	(void)state;
 }
 
+/* --- the directory cache (fs_dir_cache.c DC1-DC2) ---------------------------------------- */
+
+static int unlink_op(struct fs *fs, const char *path)
+{
+	return fs_unlink(fs, path);
+}
+
+static int rename_to_renamed_op(struct fs *fs, const char *path)
+{
+	return fs_rename(fs, path, "/d/renamed");
+}
+
+/* One operation on both: `cached` walks as cowsim does, `plain` never asks its directory cache. */
+static int cache_op_both(struct fs *cached, struct fs *plain, int (*op)(struct fs *, const char *), const char *path)
+{
+	plain->dir_cache.off = true;
+	int ret = op(cached, path);
+	assert_int_equal(op(plain, path), ret);
+	return ret;
+}
+
+/* /d's files read in order (the table is made after a few steps and answers the rest), with
+ * between them: the two names of one hash (test_fs.c), the second's entry past the first's; a
+ * missing name; a subvolume linked in /d and, in a snapshot, its placeholder; and in each round
+ * one change of /d's names (a create, an unlink, a rename), each followed at once by reads of the
+ * names it changed, which a table older than the change would answer wrongly (DC1). */
+static void test_a_step_through_the_dir_cache_finds_what_a_lookup_in_the_tree_finds(void **state)
+{
+	struct fs *cached, *plain;
+	int64_t now = two_populated_strictatime(&cached, &plain);
+	assert_int_equal(cache_op_both(cached, plain, create_op, "/d/n1441e896"), 0);
+	assert_int_equal(cache_op_both(cached, plain, create_op, "/d/nfca1a963"), 0);
+	assert_int_equal(fs_name_hash("n1441e896", 9), fs_name_hash("nfca1a963", 9));
+	assert_int_equal(fs_snapshot(cached, "/", "/d/sub", false), 0);
+	assert_int_equal(fs_snapshot(plain, "/", "/d/sub", false), 0);
+	assert_int_equal(fs_snapshot(cached, "/", "/s2", false), 0); /* /s2/d/sub is a placeholder */
+	assert_int_equal(fs_snapshot(plain, "/", "/s2", false), 0);
+	static const char *const changed[][2] = { { "/d/new-0", NULL }, { "/d/n1441e896", "/d/nfca1a963" },
+						  { "/d/file-007", "/d/renamed" } };
+	for (unsigned round = 0; round < 3; round++) {
+		now += 1000000000;
+		assert_int_equal(fs_set_clock(cached, now), 0);
+		assert_int_equal(fs_set_clock(plain, now), 0);
+		for (unsigned i = 0; i < FILES; i++) {
+			g_autofree char *path = g_strdup_printf("/d/file-%03u", i);
+			assert_int_equal(cache_op_both(cached, plain, read_op, path), 0);
+			if (i == 10) {
+				assert_int_equal(cache_op_both(cached, plain, read_op, "/d/nfca1a963"), 0);
+				assert_int_equal(cache_op_both(cached, plain, read_op, "/d/n1441e896"), round == 2 ? -ENOENT : 0);
+				assert_int_equal(cache_op_both(cached, plain, read_op, "/d/no-such-file"), -ENOENT);
+				assert_int_equal(cache_op_both(cached, plain, readdir_op, "/d/sub"), 0);
+				assert_true(cached->dir_cache.subvolume != NULL); /* the table answered these */
+				fixture_assert_fs_ok(cached, "the table of /d");
+			}
+			if (i == 20) {
+				int (*change)(struct fs *, const char *) =
+					round == 0 ? create_op : round == 1 ? unlink_op : rename_to_renamed_op;
+				assert_int_equal(cache_op_both(cached, plain, read_op, changed[round][0]), round ? 0 : -ENOENT);
+				assert_int_equal(cache_op_both(cached, plain, change, changed[round][0]), 0);
+				assert_int_equal(cache_op_both(cached, plain, read_op, changed[round][0]), round ? -ENOENT : 0);
+				if (changed[round][1])
+					assert_int_equal(cache_op_both(cached, plain, read_op, changed[round][1]), 0);
+			}
+		}
+		assert_int_equal(cache_op_both(cached, plain, read_op, "/d/sub/d/file-005"), 0);
+		assert_int_equal(cache_op_both(cached, plain, readdir_op, "/s2/d/sub"), 0);
+		assert_int_equal(cache_op_both(cached, plain, read_op, "/s2/d/sub/d/file-005"), -ENOENT);
+		for (unsigned i = 0; i < FILES; i += 3) {
+			g_autofree char *path = g_strdup_printf("/s2/d/file-%03u", i);
+			assert_int_equal(cache_op_both(cached, plain, read_op, path), 0);
+		}
+		fixture_assert_fs_ok(cached, "every round");
+	}
+	assert_same_reports_and_free(cached, plain, 3 * FILES);
+	(void)state;
+}
+
+/* A table whose entry says another inode than the tree's, misses an entry, holds one the tree
+ * does not, or belongs to no subvolume of the filesystem. */
+static void test_dir_cache_check_fails_on_a_table_unlike_the_tree(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	for (unsigned i = 0; i < 8; i++) {
+		g_autofree char *path = g_strdup_printf("/d/file-%03u", i);
+		assert_int_equal(fs_read(fs, path, NULL), 0);
+	}
+	struct dir_cache *c = &fs->dir_cache;
+	assert_non_null(c->subvolume);
+	assert_int_equal(c->count, FILES);
+	fixture_assert_fs_ok(fs, "the table as the tree has it");
+	struct dir_cache_entry *used = NULL, *free_slot = NULL;
+	for (uint32_t i = 0; i <= c->mask; i++) {
+		if (c->slots[i].fill == c->fill)
+			used = &c->slots[i];
+		else
+			free_slot = &c->slots[i];
+	}
+	assert_non_null(used);
+	assert_non_null(free_slot);
+	g_autofree char *wrong = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT
+						 ", DC2 the entry at %" G_GUINT64_FORMAT
+						 " is not in the table as the tree has it",
+						 c->dir, used->offset);
+	used->location++;
+	fixture_assert_fs_corrupt(fs, wrong);
+	used->location--;
+	used->fill--; /* the slot free: the entry missing */
+	fixture_assert_fs_corrupt(fs, wrong);
+	used->fill++;
+	fixture_assert_fs_ok(fs, "the entry put back");
+	*free_slot = *used;
+	free_slot->offset = 1; /* no name hashes to 1 in /d */
+	g_autofree char *extra = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT
+						 ", DC2 %u entries in the tree, %u in the table",
+						 c->dir, FILES, FILES + 1);
+	fixture_assert_fs_corrupt(fs, extra);
+	free_slot->fill = 0;
+	struct subvolume *kept = c->subvolume;
+	struct subvolume stranger = { 0 };
+	c->subvolume = &stranger;
+	fixture_assert_fs_corrupt(fs, "corrupt directory cache: DC1 a table for no live subvolume");
+	c->subvolume = kept;
+	fixture_assert_fs_ok(fs, "the table put right");
+	fs_free(fs);
+	(void)state;
+}
+
 /* --- the block store (blockstore.c BS1-BS3, BS5, BS6) -------------------------------------- */
 
 static void test_blockstore_check_fails_on_a_live_block_no_tree_reaches(void **state)
@@ -815,6 +942,21 @@ static void test_blockstore_check_fails_when_a_chunk_claims_mkfs_front_hole_behi
 	chunk->in_front_hole = !chunk->in_front_hole;
 	fixture_assert_fs_ok(fs, "the chunk's place restored");
 	fs_free(fs);
+}
+
+/* BS7: the overcommit a reservation may take, kept as chunks are added, is what the unallocated
+ * space gives; off by one stripe either way, the check says so. */
+static void test_blockstore_check_fails_on_an_overcommit_unlike_the_unallocated_space(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	blockstore_skew_overcommit_for_test(fs->store, BTRFS_STRIPE_LEN);
+	fixture_assert_fs_corrupt(fs, "corrupt blockstore: BS7 overcommit ");
+	blockstore_skew_overcommit_for_test(fs->store, -2 * (int64_t)BTRFS_STRIPE_LEN);
+	fixture_assert_fs_corrupt(fs, "corrupt blockstore: BS7 overcommit ");
+	blockstore_skew_overcommit_for_test(fs->store, BTRFS_STRIPE_LEN);
+	fixture_assert_fs_ok(fs, "the overcommit put right");
+	fs_free(fs);
+	(void)state;
 }
 
 /* --- extent tree ------------------------------------------------------------ */
@@ -1204,11 +1346,14 @@ int main(void)
 		cmocka_unit_test(test_a_read_through_the_cursor_finds_what_a_lookup_from_the_root_finds),
 		cmocka_unit_test(test_a_read_after_its_leaf_was_copied_sees_the_copy_not_the_cursors_leaf),
 		cmocka_unit_test(test_namespace_check_fails_on_a_read_cursor_off_the_roots_path),
+		cmocka_unit_test(test_a_step_through_the_dir_cache_finds_what_a_lookup_in_the_tree_finds),
+		cmocka_unit_test(test_dir_cache_check_fails_on_a_table_unlike_the_tree),
 		cmocka_unit_test(test_blockstore_check_fails_on_a_live_block_no_tree_reaches),
 		cmocka_unit_test(test_blockstore_check_fails_when_two_live_blocks_share_an_address),
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_is_used_past_its_length),
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_grows_behind_the_totals),
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_claims_mkfs_front_hole_behind_its_back),
+		cmocka_unit_test(test_blockstore_check_fails_on_an_overcommit_unlike_the_unallocated_space),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_live_block_loses_its_metadata_item),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_metadata_item_counts_one_ref_too_many),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_written_ref_count_is_not_the_blocks),

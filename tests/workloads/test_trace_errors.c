@@ -189,6 +189,8 @@ static void test_parser_fast_path_reads_every_line_as_the_full_lexer_does(void *
 		"/tree/abc\\x", "/tree/abc/def.h mode=0700", long_ok, long_bad, long_deep,
 		"/tree12/.", "/tree12/..", "/tree12//abc", "/tree12/.x/abc", "/tree12/../abcdefgh", "/tree12/./abcdefgh",
 		"/tree12//abcdefghij", "/tree12/abcdefgh/", "/tree12/abcdefgh",
+		/* '=' makes a token an option, so the path is missing (main up to e2267f6 took it as a path) */
+		"/tree/abc/d=ef.h", "/tree/abc=", "/tree/abc/def.h=x", "/=",
 	};
 	/* Slashes at 5 and 9, and at 7: a path sharing 8 bytes must still check the slash before them. */
 	const char *warm_paths[] = { "/tree/abc/def.h", "/tree12/abcdefgh" };
@@ -249,6 +251,61 @@ static void test_parser_fast_path_reads_options_as_the_full_lexer_does(void **st
 	assert_int_equal(warm->op.times_given, TRACE_TIME_ATIME);
 	g_free(cold);
 	g_free(warm);
+	(void)state;
+}
+
+/* TR5/TR6: the fast path reads lines straight from the buffer, so the line's end is what it finds
+ * after the path.  A last line without '\n', a raw NUL after the path, and a line of options past
+ * TRACE_LINE_MAX read the same warm (after two lines of the keyword) as cold. */
+static void test_parser_fast_path_finds_the_line_end_as_read_line_does(void **state)
+{
+	struct verdict *cold = g_new(struct verdict, 1), *warm = g_new(struct verdict, 1);
+	/* the last line of the trace, without '\n' */
+	assert_read_alike("read /tree/abc/def.h", H "read /tree/abc/def.h",
+			  H "read /tree/abc/xyz.h\nread /tree/abc/xyz.h\nread /tree/abc/def.h", cold, warm);
+	assert_string_equal(warm->path, "/tree/abc/def.h");
+	assert_read_alike("create ... size=1", H "create /tree/abc/def.h size=1",
+			  H "create /tree/a/b size=2\ncreate /tree/a/b size=2\ncreate /tree/abc/def.h size=1", cold,
+			  warm);
+	assert_int_equal(warm->op.size, 1);
+	/* a line of 40 961 bytes whose options would all be good: too long, as read_line() says */
+	g_autofree char *zeros = g_strnfill(40 * 1024, '0');
+	g_autofree char *line = g_strdup_printf("create /tree/abc/def.h size=1 mtime=%s1", zeros);
+	g_autofree char *cold_text = g_strdup_printf(H "%s\n", line);
+	g_autofree char *warm_text = g_strdup_printf(H "create /a/b/c size=1\ncreate /a/b/c size=1\n%s\n", line);
+	assert_read_alike("create ... mtime=000...", cold_text, warm_text, cold, warm);
+	assert_non_null(strstr(warm->message, "field line: line longer than 40960 bytes"));
+	g_free(cold);
+	g_free(warm);
+	(void)state;
+}
+
+/* The error for the LEN bytes of TEXT (which may hold NUL bytes). */
+static char *first_error_of_bytes(const char *text, size_t len)
+{
+	FILE *stream = tmpfile();
+	assert_non_null(stream);
+	assert_int_equal(fwrite(text, 1, len, stream), len);
+	rewind(stream);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(trace_reader) reader = trace_reader_new_from_stream(stream, "t.trace", true, &error);
+	assert_non_null(reader);
+	struct trace_op op;
+	while (trace_reader_next(reader, &op, &error) == 1)
+		;
+	assert_non_null(error);
+	return g_strdup(error->message);
+}
+
+/* A raw NUL ends the fast path's scan as the sentinel does; it is an error, at its column. */
+static void test_parser_fast_path_rejects_a_raw_nul_after_the_path(void **state)
+{
+	static const char cold[] = H "read /tree/abc/def.h\0x\n";
+	static const char warm[] = H "read /tree/abc/xyz.h\nread /tree/abc/xyz.h\nread /tree/abc/def.h\0x\n";
+	g_autofree char *cold_message = first_error_of_bytes(cold, sizeof(cold) - 1);
+	g_autofree char *warm_message = first_error_of_bytes(warm, sizeof(warm) - 1);
+	assert_string_equal(cold_message, "t.trace:2:21: field path: control byte 0x00 (write it as \\x00 inside quotes)");
+	assert_string_equal(warm_message, "t.trace:4:21: field path: control byte 0x00 (write it as \\x00 inside quotes)");
 	(void)state;
 }
 
@@ -331,6 +388,8 @@ int main(void)
 		cmocka_unit_test(test_parser_rejects_a_component_longer_than_255_bytes),
 		cmocka_unit_test(test_parser_fast_path_reads_every_line_as_the_full_lexer_does),
 		cmocka_unit_test(test_parser_fast_path_reads_options_as_the_full_lexer_does),
+		cmocka_unit_test(test_parser_fast_path_finds_the_line_end_as_read_line_does),
+		cmocka_unit_test(test_parser_fast_path_rejects_a_raw_nul_after_the_path),
 		cmocka_unit_test(test_parser_rejects_a_path_longer_than_4095_bytes),
 		cmocka_unit_test(test_parser_stops_after_the_first_error),
 		cmocka_unit_test(test_reader_open_reports_a_missing_file),

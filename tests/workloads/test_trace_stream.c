@@ -6,6 +6,7 @@
  */
 #include "helpers.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,6 +51,60 @@ static void test_reader_streams_a_million_line_trace(void **state)
 	assert_int_equal(trace_reader_line(reader), LINES + 1);
 }
 
+/* The op of line I of the fast-path trace: plain paths of 5 to 201 bytes, so that over the chunks
+ * of the reader's buffer (256 KiB) every line end meets the end of a chunk at some offset; read,
+ * readdir and create with options, as a copy and a grep write them. */
+static void fast_path_op(int i, struct trace_op *op, char *path, size_t size)
+{
+	static const enum trace_op_kind kinds[] = { TRACE_READ, TRACE_READDIR, TRACE_CREATE };
+	trace_op_init(op, kinds[i / 100 % 3]); /* runs of one kind: the fast path remembers two */
+	int n = snprintf(path, size, "/t%d/", i % 7);
+	for (int k = 0; k <= i % 197; k++)
+		path[n++] = (char)('a' + (i + k) % 26);
+	path[n] = '\0';
+	op->path = path;
+	if (op->kind == TRACE_CREATE) {
+		op->size = (uint64_t)i * 11;
+		op->times_given = TRACE_TIME_ATIME | TRACE_TIME_MTIME;
+		op->atime_ns = (int64_t)i * 1000000007;
+		op->mtime_ns = 1669064730 * TRACE_NS_PER_SEC;
+	}
+}
+
+/* TR5/TR6: lines the fast path takes straight from the buffer read back as written, across the
+ * chunk ends (where a line goes on past the buffer and read_line() takes it). */
+static void test_reader_fast_path_reads_back_what_was_written_across_chunks(void **state)
+{
+	enum { FAST_LINES = 40000 }; /* about 4.5 MB: 17 chunks */
+	FILE *f = tmpfile();
+	g_autoptr(GError) error = NULL;
+	g_autoptr(trace_writer) writer = trace_writer_new(f);
+	char path[256], expected_path[256];
+	assert_true(trace_writer_begin(writer, &error));
+	for (int i = 0; i < FAST_LINES; i++) {
+		struct trace_op op;
+		fast_path_op(i, &op, path, sizeof(path));
+		assert_true(trace_writer_op(writer, &op, &error));
+	}
+	assert_true(trace_writer_finish(writer, &error));
+	rewind(f);
+	g_autoptr(trace_reader) reader = trace_reader_new_from_stream(f, "fast.trace", true, &error);
+	assert_non_null(reader);
+	struct trace_op op, expected;
+	int i = 0, got;
+	while ((got = trace_reader_next(reader, &op, &error)) == 1) {
+		fast_path_op(i, &expected, expected_path, sizeof(expected_path));
+		if (!trace_op_equal(&op, &expected) || op.line != (uint64_t)i + 2)
+			fail_msg("line %d: read '%s' (line %" PRIu64 "), wrote '%s'", i + 2, op.path, op.line,
+				 expected.path);
+		i++;
+	}
+	if (got < 0)
+		fail_msg("%s", error->message);
+	assert_int_equal(i, FAST_LINES);
+	(void)state;
+}
+
 static void test_reader_rejects_a_line_over_the_limit_without_reading_it_whole(void **state)
 {
 	FILE *f = tmpfile();
@@ -69,6 +124,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reader_streams_a_million_line_trace),
+		cmocka_unit_test(test_reader_fast_path_reads_back_what_was_written_across_chunks),
 		cmocka_unit_test(test_reader_rejects_a_line_over_the_limit_without_reading_it_whole),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
