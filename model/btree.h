@@ -450,7 +450,7 @@ const struct btree_item *btree_leaf_cursor_next(struct btree_leaf_cursor *cursor
  * path or item pointer into them survives it. */
 void btree_compact_runs(struct transaction *txn, uint32_t keep);
 /* BT9 for one leaf: its runs expand to exactly its items. */
-bool btree_check_runs(const struct tree_block *leaf, GError **error);
+bool btree_check_runs(const struct tree_block *leaf, uint32_t nodesize, GError **error);
 /* BT10 for one leaf: its items' payloads lie in its array's heap, apart,
  * and add up to the heap's live bytes. */
 bool btree_check_payloads(const struct tree_block *leaf, GError **error);
