@@ -172,7 +172,8 @@ static const struct btree_key *block_first_key(const struct tree_block *block)
  * BT6 refs counts the blocks whose items point into the array, released or
  *    not; only an array with refs 1 is changed, and only by its leaf.
  * BT7 only a leaf has an overlay, and only while refs > 1 or until its next
- *    change (leaf_make_private) or its commit (btree_commit_finish). The
+ *    change (leaf_make_private) or the commit of a transaction that listed
+ *    it (btree_commit_finish, BT12). The
  *    slots never move, because moving items needs a private array. In the
  *    marked form (a new overlay's) it holds the one atime t written since
  *    it was made and a bitmap of the slots that have it, n bits for the n
@@ -732,10 +733,18 @@ static void ensure_capacity(struct tree_block *block, uint32_t slots)
  *   items (nritems 6)   (x 168 s) (x 178 1) (x 178 2) (x 178 3) (x 178 4) (y 169 0)
  *   stored (entries 3)  (x 168 s) (x 178 1)*4                            (y 169 0)
  *
+ * Likewise the METADATA_ITEMs of blocks at consecutive addresses, (a,
+ * 169, level), (a + nodesize, 169, level) ...: a grep's copies of leaves
+ * are allocated one after the other, and their extent items are 11 x 10^6
+ * of the 10^7 scenario's items.
+ *
  * BT9 a leaf with TREE_BLOCK_RUNS has an array of `entries` entries, no
  *     overlay, and at least one run; an entry whose type is a keyed
  *     backref and whose payload.value is k >= 2 stands for k items with
- *     offsets offset..offset+k-1, the same size and no payload; expanded,
+ *     offsets offset..offset+k-1, the same size and no payload; a
+ *     METADATA_ITEM entry whose payload.value is k | log2(nodesize) << 32,
+ *     k >= 2, for k items at objectids objectid + i * nodesize, the same
+ *     offset (level) and size and no payload; expanded,
  *     the entries are the leaf's nritems items (leaf_bytes, BT1, BT4 as
  *     before). nritems, leaf_bytes and the slots on paths always count
  *     items, so the modeled leaf is the same whichever way it is stored.
@@ -753,12 +762,32 @@ static bool key_is_keyed_backref(uint8_t type)
 	return type == BTRFS_EXTENT_DATA_REF_KEY || type == BTRFS_TREE_BLOCK_REF_KEY;
 }
 
+/* Can an item of this type be a member of a run? */
+static bool key_runs(uint8_t type)
+{
+	return key_is_keyed_backref(type) || type == BTRFS_METADATA_ITEM_KEY;
+}
+
+/* The low half of a run's payload.value counts its items; a METADATA_ITEM
+ * run's high half is log2 of the stride of its addresses (the nodesize). */
+#define RUN_COUNT(value) ((uint32_t)(value))
+#define RUN_SHIFT(value) ((uint32_t)((value) >> 32))
+
 /* Items an entry of a leaf with runs stands for. */
 static uint32_t entry_span(const struct btree_item *entry)
 {
-	if (!key_is_keyed_backref(entry->key.type) || entry->payload.value < 2)
+	if (!key_runs(entry->key.type) || RUN_COUNT(entry->payload.value) < 2)
 		return 1;
-	return (uint32_t)entry->payload.value;
+	return RUN_COUNT(entry->payload.value);
+}
+
+/* The key of member k of a run whose first key is *key (its entry's value). */
+static void run_member_key(struct btree_key *key, uint64_t value, uint32_t k)
+{
+	if (key->type == BTRFS_METADATA_ITEM_KEY)
+		key->objectid += (uint64_t)k << RUN_SHIFT(value);
+	else
+		key->offset += k;
 }
 
 /* Member `k` of the run `entry`, or the entry itself when it is no run. */
@@ -767,7 +796,7 @@ static const struct btree_item *run_member(const struct btree_item *entry, uint3
 	if (entry_span(entry) == 1)
 		return entry;
 	*made_up = *entry;
-	made_up->key.offset += k;
+	run_member_key(&made_up->key, entry->payload.value, k);
 	made_up->payload.value = 0;
 	return made_up;
 }
@@ -777,28 +806,35 @@ static uint32_t leaf_entries(const struct tree_block *leaf)
 	return (leaf->flags & TREE_BLOCK_RUNS) ? leaf_items_of(leaf)->entries : leaf->nritems;
 }
 
-/* Does `next` continue the run (or single item) that `entry` starts? */
-static bool run_continues(const struct btree_item *entry, const struct btree_item *next)
+/* Does `next` continue the run (or single item) that `entry` starts?
+ * METADATA_ITEMs run at addresses 2^shift apart. */
+static bool run_continues(const struct btree_item *entry, const struct btree_item *next, uint32_t shift)
 {
 	const struct btree_key *a = &entry->key, *b = &next->key;
-	return key_is_keyed_backref(a->type) && a->type == b->type && a->objectid == b->objectid &&
-	       a->snapshot == b->snapshot && b->offset == a->offset + entry_span(entry) &&
-	       entry->size == next->size && !entry->whiteout && !next->whiteout && !next->payload.value;
+	if (!key_runs(a->type) || a->type != b->type || a->snapshot != b->snapshot || entry->size != next->size ||
+	    entry->whiteout || next->whiteout || next->payload.value)
+		return false;
+	uint32_t span = entry_span(entry);
+	if (a->type == BTRFS_METADATA_ITEM_KEY)
+		return a->offset == b->offset && b->objectid == a->objectid + ((uint64_t)span << shift);
+	return a->objectid == b->objectid && b->offset == a->offset + span;
 }
 
-/* The items of a private, overlay-free leaf stored as runs, in place. */
-static void leaf_store_runs(struct tree_block *leaf)
+/* The items of a private, overlay-free leaf of a tree of 2^shift-byte
+ * blocks stored as runs, in place. */
+static void leaf_store_runs(struct tree_block *leaf, uint32_t shift)
 {
 	struct btree_item *items = leaf->items;
 	uint32_t out = 0;
 	for (uint32_t i = 0; i < leaf->nritems; i++) {
-		if (out && run_continues(&items[out - 1], &items[i])) {
-			items[out - 1].payload.value = entry_span(&items[out - 1]) + 1;
+		if (out && run_continues(&items[out - 1], &items[i], shift)) {
+			uint64_t stride = items[out - 1].key.type == BTRFS_METADATA_ITEM_KEY ? (uint64_t)shift << 32 : 0;
+			items[out - 1].payload.value = (entry_span(&items[out - 1]) + 1) | stride;
 			continue;
 		}
 		if (out != i)
 			items[out] = items[i];
-		if (key_is_keyed_backref(items[out].key.type) && items[out].payload.value)
+		if (key_runs(items[out].key.type) && items[out].payload.value)
 			g_error("btree: keyed backref (%" PRIu64 " %u %" PRIu64 ") with a payload",
 				items[out].key.objectid, items[out].key.type, items[out].key.offset);
 		out++;
@@ -830,16 +866,10 @@ static void leaf_expand_runs(struct tree_block *leaf)
 	leaf_items_resize(leaf, with_room_to_grow(leaf->nritems));
 	struct btree_item *out = leaf->items;
 	for (uint32_t e = 0; e < entries; e++) {
-		uint32_t span = entry_span(&stored->item[e]);
-		*out = stored->item[e];
-		if (span > 1)
-			out->payload.value = 0;
-		for (uint32_t k = 1; k < span; k++) {
-			out[1] = out[0];
-			out[1].key.offset++;
-			out++;
-		}
-		out++;
+		const struct btree_item *entry = &stored->item[e];
+		struct btree_item made_up;
+		for (uint32_t k = 0, span = entry_span(entry); k < span; k++)
+			*out++ = *run_member(entry, k, &made_up);
 	}
 	uint32_t n = (uint32_t)(out - leaf->items);
 	g_assert(n == leaf->nritems);
@@ -856,31 +886,36 @@ static void leaf_expand_runs(struct tree_block *leaf)
 
 /* The leaf became writable in `txn`: no runs while it changes, and a place
  * on the compaction list if it is a leaf of the extent tree. */
+static void list_written(struct transaction *txn, struct tree_block *block);
+
 static void leaf_prepare_write(struct transaction *txn, struct tree_block *leaf)
 {
 	if (leaf->flags & TREE_BLOCK_RUNS)
 		leaf_expand_runs(leaf);
+	if (!leaf_items_shared(leaf))
+		list_written(txn, leaf);
 	if (tree_block_owner(leaf) == BTRFS_EXTENT_TREE_OBJECTID && txn->run_leaves && !(leaf->flags & TREE_BLOCK_RUNS_LISTED)) {
 		leaf->flags |= TREE_BLOCK_RUNS_LISTED;
 		g_ptr_array_add(txn->run_leaves, leaf);
 	}
 }
 
-static void leaf_compact(struct tree_block *leaf)
+static void leaf_compact(struct tree_block *leaf, uint32_t shift)
 {
 	leaf->flags &= ~TREE_BLOCK_RUNS_LISTED;
 	if (leaf->level || !leaf->items || (leaf->flags & (TREE_BLOCK_FREED | TREE_BLOCK_RUNS)) || leaf->atimes ||
 	    leaf_items_shared(leaf))
 		return;
-	leaf_store_runs(leaf);
+	leaf_store_runs(leaf, shift);
 }
 
 void btree_compact_runs(struct transaction *txn, uint32_t keep)
 {
 	if (!txn->run_leaves || txn->run_leaves->len <= keep)
 		return;
+	uint32_t shift = (uint32_t)__builtin_ctz(nodesize_of(txn));
 	for (guint i = 0; i < txn->run_leaves->len; i++)
-		leaf_compact(txn->run_leaves->pdata[i]);
+		leaf_compact(txn->run_leaves->pdata[i], shift);
 	g_ptr_array_set_size(txn->run_leaves, 0);
 }
 
@@ -963,18 +998,23 @@ static uint32_t runs_find_slot(const struct tree_block *leaf, const struct btree
 	const struct btree_item *before = &leaf->items[low - 1];
 	uint32_t span = entry_span(before);
 	struct btree_key last = before->key;
-	last.offset += span - 1;
+	run_member_key(&last, before->payload.value, span - 1);
 	if (span == 1 || btree_key_compare(&last, key) < 0)
 		return first + span;
-	/* Inside the run: same objectid and type, offset within. */
+	/* Inside the run: member k is the last at or below the key (keyed
+	 * backrefs: same objectid and type, offset within; METADATA_ITEMs:
+	 * an address within). */
+	uint32_t k = before->key.type == BTRFS_METADATA_ITEM_KEY
+			     ? (uint32_t)((key->objectid - before->key.objectid) >> RUN_SHIFT(before->payload.value))
+			     : (uint32_t)(key->offset - before->key.offset);
 	struct btree_key member = before->key;
-	member.offset = key->offset;
+	run_member_key(&member, before->payload.value, k);
 	int cmp = btree_key_compare(&member, key);
 	*exact = cmp == 0;
-	return first + (uint32_t)(key->offset - before->key.offset) + (cmp < 0);
+	return first + k + (cmp < 0);
 }
 
-bool btree_check_runs(const struct tree_block *leaf, GError **error)
+bool btree_check_runs(const struct tree_block *leaf, uint32_t nodesize, GError **error)
 {
 	if (leaf->level || !(leaf->flags & TREE_BLOCK_RUNS))
 		return true;
@@ -986,8 +1026,13 @@ bool btree_check_runs(const struct tree_block *leaf, GError **error)
 	for (uint32_t e = 0; !broken && e < stored->entries; e++) {
 		const struct btree_item *entry = &stored->item[e];
 		uint32_t span = entry_span(entry);
+		bool metadata = entry->key.type == BTRFS_METADATA_ITEM_KEY;
 		if (key_is_keyed_backref(entry->key.type) && entry->payload.value == 1)
 			broken = "a keyed backref with a payload";
+		else if (metadata && span == 1 && entry->payload.value)
+			broken = "a metadata item with a payload";
+		else if (metadata && span > 1 && RUN_SHIFT(entry->payload.value) != (uint32_t)__builtin_ctz(nodesize))
+			broken = "a run of metadata items not a block apart";
 		else if (span > 1 && entry->whiteout)
 			broken = "a run of whiteouts";
 		runs += span > 1;
@@ -1151,6 +1196,38 @@ bool btree_check_item_sharing(GHashTable *live, const GPtrArray *unreleased, GEr
 	return true;
 }
 
+bool btree_check_written(const struct transaction *txn, GHashTable *live, GError **error)
+{
+	if (!txn->written)
+		return true;
+	g_autoptr(GHashTable) listed = g_hash_table_new(NULL, NULL);
+	const struct tree_block *bad = NULL;
+	const char *broken = NULL;
+	for (guint i = 0; !broken && i < txn->written->len; i++) {
+		bad = txn->written->pdata[i];
+		if (!(bad->flags & TREE_BLOCK_WRITTEN_LISTED))
+			broken = "listed without its flag";
+		else if (!g_hash_table_add(listed, (gpointer)bad))
+			broken = "listed twice";
+	}
+	GHashTableIter iter;
+	gpointer key;
+	g_hash_table_iter_init(&iter, live);
+	while (!broken && g_hash_table_iter_next(&iter, &key, NULL)) {
+		bad = key;
+		bool on_list = g_hash_table_contains(listed, bad);
+		if ((bad->flags & TREE_BLOCK_WRITTEN_LISTED) && !on_list)
+			broken = "flagged but not listed";
+		else if (bad->level && bad->generation == txn->transid && !on_list)
+			broken = "a node the transaction wrote, not listed";
+	}
+	if (!broken)
+		return true;
+	g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT, "corrupt written list: block %" PRIu64 ", BT12 %s",
+		    bad->bytenr, broken);
+	return false;
+}
+
 void btree_block_freed(struct tree_block *block)
 {
 	if (!block->level && leaf_items_shared(block))
@@ -1169,14 +1246,33 @@ void btree_release_block(struct tree_block *block)
 /* A block this transaction created or copied: the accounting counts its
  * first reference, the commit will write it, and btree_commit_blocks() trims
  * it. */
+/*
+ * BT12 txn->written lists, once each (TREE_BLOCK_WRITTEN_LISTED), the nodes
+ *      the transaction wrote and the leaves it wrote that held an array of
+ *      their own when a path made them writable: what the commit trims
+ *      (capacity, payload heap) and whose overlay it folds. A copy of a
+ *      leaf that still shares its array with a snapshot's is not listed:
+ *      a commit has nothing to trim there, and a grep makes 1.1 x 10^7 of
+ *      them at 10^7 (8 bytes each, in an array that doubles). A leaf that a
+ *      change made private after its path was made writable is listed at
+ *      its next write; until then its slack and its overlay wait.
+ */
+static void list_written(struct transaction *txn, struct tree_block *block)
+{
+	if (!txn->written || (block->flags & TREE_BLOCK_WRITTEN_LISTED))
+		return;
+	block->flags |= TREE_BLOCK_WRITTEN_LISTED;
+	g_ptr_array_add(txn->written, block);
+}
+
 static void block_created(struct transaction *txn, struct tree_block *block)
 {
 	txn->stats.blocks_allocated++;
 	txn->ops->block_allocated(txn, block);
 	txn->blocks_dirty++;
-	if (txn->written)
-		g_ptr_array_add(txn->written, block);
-	if (!block->level)
+	if (block->level)
+		list_written(txn, block);
+	else
 		leaf_prepare_write(txn, block);
 }
 
@@ -1211,6 +1307,7 @@ void btree_commit_finish(struct transaction *txn)
 		return;
 	for (guint i = 0; i < txn->written->len; i++) {
 		struct tree_block *block = txn->written->pdata[i];
+		block->flags &= ~TREE_BLOCK_WRITTEN_LISTED;
 		if (!block->level && block->atimes && !leaf_items_shared(block))
 			leaf_fold_atimes(block);
 	}

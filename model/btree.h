@@ -282,6 +282,8 @@ enum {
 	TREE_BLOCK_RUNS_LISTED = 1u << 4,
 	/* btree_count_holders() has counted the block's holders (teardown only). */
 	TREE_BLOCK_HOLDERS_COUNTED = 1u << 5,
+	/* btree.c BT12: the block is on txn->written, for the commit to trim. */
+	TREE_BLOCK_WRITTEN_LISTED = 1u << 6,
 };
 
 /*
@@ -450,7 +452,7 @@ const struct btree_item *btree_leaf_cursor_next(struct btree_leaf_cursor *cursor
  * path or item pointer into them survives it. */
 void btree_compact_runs(struct transaction *txn, uint32_t keep);
 /* BT9 for one leaf: its runs expand to exactly its items. */
-bool btree_check_runs(const struct tree_block *leaf, GError **error);
+bool btree_check_runs(const struct tree_block *leaf, uint32_t nodesize, GError **error);
 /* BT10 for one leaf: its items' payloads lie in its array's heap, apart,
  * and add up to the heap's live bytes. */
 bool btree_check_payloads(const struct tree_block *leaf, GError **error);
@@ -569,11 +571,16 @@ void btree_release_held(struct tree_block *block);
 
 /* At a commit, before blockstore_commit(): the blocks the transaction wrote
  * never change again (the next change copies them, should_cow_block), so the
- * slots ensure_capacity() kept for their growth are given back. */
+ * slots ensure_capacity() kept for their growth are given back (the blocks
+ * txn->written lists, btree.c BT12). */
 void btree_commit_blocks(struct transaction *txn);
-/* After blockstore_commit() released the blocks the commit freed: a leaf the
- * transaction wrote that is now its array's only user folds its overlay. */
+/* After blockstore_commit() released the blocks the commit freed: a listed
+ * leaf that is now its array's only user folds its overlay. */
 void btree_commit_finish(struct transaction *txn);
+/* BT12 over `live` (as refs_check() fills it): the written list holds each
+ * block once, flagged, every flagged live block, and every live node the
+ * running transaction wrote. */
+bool btree_check_written(const struct transaction *txn, GHashTable *live, GError **error);
 
 /* The sharing invariants BT6-BT8 (btree.c) over every tree_block in memory:
  * `live` (a set, as refs_check() fills it) and `unreleased`, the freed

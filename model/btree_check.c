@@ -45,7 +45,7 @@ static bool check_leaf(struct check_state *st, const struct tree_block *b, int d
 		return corrupt(st, b, "BT3 leaf at depth %d, others at %d", depth, st->leaf_depth);
 	if (!b->nritems && !is_root)
 		return corrupt(st, b, "BT4 empty leaf below the root");
-	if (!btree_check_runs(b, st->error) || !btree_check_payloads(b, st->error) || !btree_check_overlay(b, st->error))
+	if (!btree_check_runs(b, st->nodesize, st->error) || !btree_check_payloads(b, st->error) || !btree_check_overlay(b, st->error))
 		return false;
 	struct btree_leaf_cursor cursor;
 	btree_leaf_cursor_init(&cursor, b, 0);

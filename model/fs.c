@@ -586,7 +586,8 @@ bool fs_check(struct fs *fs, GError **error)
 	g_autoptr(GHashTable) live = g_hash_table_new(NULL, NULL);
 	if (!refs_check(fs->refs, trees, n, live, error))
 		return false;
-	if (!btree_check_item_sharing(live, blockstore_unreleased_blocks(fs->store), error))
+	if (!btree_check_item_sharing(live, blockstore_unreleased_blocks(fs->store), error) ||
+	    !btree_check_written(&fs->txn, live, error))
 		return false;
 	if (!blockstore_check(fs->store, live, error))
 		return false;

@@ -1,6 +1,6 @@
 /*
- * tests/model/test_backref_runs.c - keyed backrefs stored as counted runs
- * (model/btree.c BT9) are simulator memory only: the extent tree keeps the
+ * tests/model/test_backref_runs.c - keyed backrefs and METADATA_ITEMs stored
+ * as counted runs (model/btree.c BT9) are simulator memory only: the extent tree keeps the
  * leaves, items and addresses it has when every item is stored on its own.
  *
  * The workload gives every data extent more references than its extent item
@@ -202,6 +202,38 @@ static void test_lookups_find_every_member_of_a_run(void **state)
 }
 
 /* BT9: a run whose count no longer adds up to the leaf's items is caught. */
+/* Items a stored entry stands for: a run of keyed backrefs counts them in
+ * its value, a run of METADATA_ITEMs in the value's low 32 bits. */
+static uint32_t entry_items(const struct btree_item *entry)
+{
+	uint8_t type = btree_item_key(entry)->type;
+	bool runs = type == BTRFS_EXTENT_DATA_REF_KEY || type == BTRFS_TREE_BLOCK_REF_KEY ||
+		    type == BTRFS_METADATA_ITEM_KEY;
+	uint32_t count = (uint32_t)btree_item_value(entry);
+	return runs && count > 1 ? count : 1;
+}
+
+/* The first stored run of items of `type` in the extent tree, and its leaf. */
+static struct btree_item *first_run(const struct fs *fs, uint8_t type, struct tree_block **leafp)
+{
+	g_autoptr(GPtrArray) leaves = g_ptr_array_new();
+	collect_leaves(fs->extent_tree.root, leaves);
+	for (guint i = 0; i < leaves->len; i++) {
+		struct tree_block *leaf = leaves->pdata[i];
+		if (!(leaf->flags & TREE_BLOCK_RUNS))
+			continue;
+		for (uint32_t e = 0, items = 0; items < leaf->nritems; e++) {
+			struct btree_item *entry = &leaf->items[e];
+			items += entry_items(entry);
+			if (entry_items(entry) > 1 && btree_item_key(entry)->type == type) {
+				*leafp = leaf;
+				return entry;
+			}
+		}
+	}
+	return NULL;
+}
+
 static void test_tree_check_fails_on_a_run_that_does_not_add_up_to_the_leaf(void **state)
 {
 	(void)state;
@@ -209,25 +241,8 @@ static void test_tree_check_fails_on_a_run_that_does_not_add_up_to_the_leaf(void
 	build(fs);
 	assert_int_equal(fs_sync(fs), 0);
 	fixture_assert_fs_ok(fs, "before the break");
-	g_autoptr(GPtrArray) leaves = g_ptr_array_new();
-	collect_leaves(fs->extent_tree.root, leaves);
 	struct tree_block *leaf = NULL;
-	struct btree_item *run = NULL;
-	for (guint i = 0; i < leaves->len && !run; i++) {
-		leaf = leaves->pdata[i];
-		if (!(leaf->flags & TREE_BLOCK_RUNS))
-			continue;
-		/* The stored entries: a run of keyed backrefs counts its items. */
-		for (uint32_t e = 0, items = 0; items < leaf->nritems && !run; e++) {
-			struct btree_item *entry = &leaf->items[e];
-			bool keyed = btree_item_key(entry)->type == BTRFS_EXTENT_DATA_REF_KEY ||
-				     btree_item_key(entry)->type == BTRFS_TREE_BLOCK_REF_KEY;
-			bool is_run = keyed && btree_item_value(entry) > 1;
-			items += is_run ? (uint32_t)btree_item_value(entry) : 1;
-			if (is_run && btree_item_key(entry)->type == BTRFS_EXTENT_DATA_REF_KEY)
-				run = entry;
-		}
-	}
+	struct btree_item *run = first_run(fs, BTRFS_EXTENT_DATA_REF_KEY, &leaf);
 	assert_non_null(run);
 	(*btree_item_value_for_write(run))++;
 	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT ", BT9 runs that do not add up",
@@ -238,12 +253,34 @@ static void test_tree_check_fails_on_a_run_that_does_not_add_up_to_the_leaf(void
 	fs_free(fs);
 }
 
+/* The copies of leaves the reads made sit at consecutive addresses: their
+ * METADATA_ITEMs are stored as runs, one block apart. */
+static void test_tree_check_fails_on_a_run_of_metadata_items_not_a_block_apart(void **state)
+{
+	(void)state;
+	struct fs *fs = new_fs(true);
+	build(fs);
+	assert_int_equal(fs_sync(fs), 0);
+	struct tree_block *leaf = NULL;
+	struct btree_item *run = first_run(fs, BTRFS_METADATA_ITEM_KEY, &leaf);
+	assert_non_null(run);
+	assert_int_equal(btree_item_value(run) >> 32, 12); /* 4 KiB blocks */
+	*btree_item_value_for_write(run) += 1ull << 32;
+	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT
+						", BT9 a run of metadata items not a block apart", leaf->bytenr);
+	fixture_assert_fs_corrupt(fs, want);
+	*btree_item_value_for_write(run) -= 1ull << 32;
+	fixture_assert_fs_ok(fs, "after the repair");
+	fs_free(fs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keyed_backrefs_stored_as_runs_leave_the_extent_tree_as_items_one_by_one_do),
 		cmocka_unit_test(test_lookups_find_every_member_of_a_run),
 		cmocka_unit_test(test_tree_check_fails_on_a_run_that_does_not_add_up_to_the_leaf),
+		cmocka_unit_test(test_tree_check_fails_on_a_run_of_metadata_items_not_a_block_apart),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -412,6 +412,32 @@ static void test_refs_check_fails_when_a_block_counts_a_reference_too_many(void 
 	fs_free(fs);
 }
 
+static void test_written_check_fails_on_a_node_the_transaction_wrote_and_did_not_list(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	/* A write after the sync: the transaction copies the path to the file. */
+	assert_int_equal(fs_write(fs, "/d/file-001", 0, 20000), 0);
+	struct tree_block *node = NULL;
+	guint at = 0;
+	for (guint i = 0; i < fs->txn.written->len && !node; i++) {
+		struct tree_block *b = fs->txn.written->pdata[i];
+		if (b->level && !(b->flags & TREE_BLOCK_FREED)) {
+			node = b;
+			at = i;
+		}
+	}
+	assert_non_null(node);
+	g_ptr_array_remove_index(fs->txn.written, at);
+	node->flags &= ~TREE_BLOCK_WRITTEN_LISTED;
+	g_autofree char *want = g_strdup_printf("corrupt written list: block %" G_GUINT64_FORMAT
+						", BT12 a node the transaction wrote, not listed", node->bytenr);
+	fixture_assert_fs_corrupt(fs, want);
+	node->flags |= TREE_BLOCK_WRITTEN_LISTED;
+	g_ptr_array_add(fs->txn.written, node);
+	fixture_assert_fs_ok(fs, "after the repair");
+	fs_free(fs);
+}
+
 static void test_refs_check_fails_when_a_data_extent_counts_a_reference_too_many(void **state)
 {
 	struct fs *fs = populated("btrfs");
@@ -1336,6 +1362,7 @@ int main(void)
 		cmocka_unit_test(test_payload_check_fails_when_the_heaps_live_bytes_are_not_the_payloads),
 		cmocka_unit_test(test_item_sharing_check_fails_when_two_arrays_hold_one_payload_heap),
 		cmocka_unit_test(test_refs_check_fails_when_a_block_counts_a_reference_too_many),
+		cmocka_unit_test(test_written_check_fails_on_a_node_the_transaction_wrote_and_did_not_list),
 		cmocka_unit_test(test_refs_check_fails_when_a_data_extent_counts_a_reference_too_many),
 		cmocka_unit_test(test_refs_check_fails_when_a_reachable_data_extent_is_freed),
 		cmocka_unit_test(test_namespace_check_fails_on_a_memo_that_leads_elsewhere),
