@@ -28,15 +28,18 @@ static bool is_digit(char c)
 static const char *parse_digits(const char *s, size_t len, size_t *pos, uint64_t max, uint64_t *out)
 {
 	uint64_t value = 0, limit = max / 10, last = max % 10; /* value * 10 + digit <= max */
-	size_t start = *pos;
+	size_t start = *pos, i = start;
 
-	for (; *pos < len && is_digit(s[*pos]); (*pos)++) {
-		uint64_t digit = (uint64_t)(s[*pos] - '0');
-		if (value > limit || (value == limit && digit > last))
+	for (; i < len && is_digit(s[i]); i++) {
+		uint64_t digit = (uint64_t)(s[i] - '0');
+		if (value > limit || (value == limit && digit > last)) {
+			*pos = i;
 			return "out of range";
+		}
 		value = value * 10 + digit;
 	}
-	if (*pos == start)
+	*pos = i;
+	if (i == start)
 		return "not a number";
 	*out = value;
 	return NULL;
