@@ -341,7 +341,10 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, const str
 			*updated = true;
 		return 0;
 	}
+	uint64_t tickets = fs->counters.reserve_tickets;
 	int reserved = fs_reserve(fs, COWSIM_RESERVE_ATIME);
+	if (near && fs->counters.reserve_tickets != tickets)
+		near->levels = 0; /* the flusher wrote the trees: the path is stale (btree_lookup_near) */
 	if (reserved == -ENOSPC && !policy->drops_on_enospc) {
 		reserved = reserve_after_flushing(fs, COWSIM_RESERVE_ATIME);
 		near = NULL; /* the commits may have moved the path the lookup left */
