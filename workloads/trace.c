@@ -40,7 +40,7 @@
  *   TR5 r->buf[r->buf_start .. r->buf_end) are the bytes read but not yet
  *      consumed; r->buf[r->buf_end] is a NUL sentinel (the spare byte past
  *      READ_CHUNK, so a last line without '\n' is NUL-terminated too), and
- *      READ_PAD readable bytes follow it: a scan eight bytes at a time that
+ *      READ_PAD readable bytes follow it: a scan 8 or 16 bytes at a time that
  *      stops at the first byte no unquoted token holds never leaves the
  *      buffer, and never takes the sentinel for a line's end;
  *   TR6 the fast path (read_plain_line) returns exactly the op read_line()
@@ -72,8 +72,8 @@
 /* Bytes fread() fills at once: several lines per call, and room for a whole maximal line (TR5). */
 #define READ_CHUNK (256 * 1024)
 G_STATIC_ASSERT(READ_CHUNK > TRACE_LINE_MAX + 1);
-/* Bytes past the sentinel a word-at-a-time scan may load (TR5): a word that holds the sentinel. */
-#define READ_PAD 8
+/* Bytes past the sentinel a scan may load (TR5): the rest of a 16-byte block that holds the sentinel. */
+#define READ_PAD 16
 
 G_DEFINE_QUARK(cowsim-trace-error-quark, trace_error)
 
@@ -929,22 +929,12 @@ static const struct keyword *remembered_keyword(const struct trace_reader *r, co
 	return NULL;
 }
 
-/* How many leading bytes of the path at S equal the last accepted path's, 8 at a time.  The last
- * path holds plain bytes only, so the bytes differ at the latest where this path ends: no read
- * goes past the word holding that byte (TR5's padding). */
+/* How many leading bytes of the path at S equal the last accepted path's.  The last path holds
+ * path bytes only, so the two differ at the latest where this path ends, or at the NUL written
+ * after the last one: the reads stay inside the buffer and its padding (TR5). */
 static size_t shared_with_last_path(const struct trace_reader *r, const char *s)
 {
-	size_t n = r->last_path_len, i = 0;
-	for (; i + 8 <= n; i += 8) {
-		uint64_t a, b;
-		memcpy(&a, s + i, 8);
-		memcpy(&b, r->last_path + i, 8);
-		if (a != b)
-			return i + (G_BYTE_ORDER == G_LITTLE_ENDIAN ? (size_t)__builtin_ctzll(a ^ b) / 8 : 0);
-	}
-	while (i < n && s[i] == r->last_path[i])
-		i++;
-	return i;
+	return trace_syntax_shared_prefix(s, r->last_path, r->last_path_len);
 }
 
 /* TR6: the options at S (its first byte a ' ') as " key=value" tokens of grammar G, each one plain

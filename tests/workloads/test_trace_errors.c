@@ -280,6 +280,27 @@ static void test_parser_fast_path_finds_the_line_end_as_read_line_does(void **st
 	(void)state;
 }
 
+/* TR6's byte classes (16 bytes a block with SSE2): every byte value but NUL, around a slash and at
+ * the edges of the first block, reads warm as cold. */
+static void test_parser_fast_path_classifies_every_byte_as_the_full_lexer_does(void **state)
+{
+	static const size_t at[] = { 1, 5, 6, 14, 15, 16, 17 }; /* "/tree/" has its slash at 5 */
+	struct verdict *cold = g_new(struct verdict, 1), *warm = g_new(struct verdict, 1);
+	for (unsigned b = 1; b < 256; b++) {
+		for (size_t i = 0; i < G_N_ELEMENTS(at); i++) {
+			char path[] = "/tree/abcdefghijklmnop";
+			path[at[i]] = (char)b;
+			g_autofree char *line = g_strdup_printf("read %s", path);
+			g_autofree char *cold_text = g_strdup_printf(H "%s\n", line);
+			g_autofree char *warm_text = g_strdup_printf(H "read /tree/abc\nread /tree/abc\n%s\n", line);
+			assert_read_alike(line, cold_text, warm_text, cold, warm);
+		}
+	}
+	g_free(cold);
+	g_free(warm);
+	(void)state;
+}
+
 /* The error for the LEN bytes of TEXT (which may hold NUL bytes). */
 static char *first_error_of_bytes(const char *text, size_t len)
 {
@@ -390,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_parser_fast_path_reads_options_as_the_full_lexer_does),
 		cmocka_unit_test(test_parser_fast_path_finds_the_line_end_as_read_line_does),
 		cmocka_unit_test(test_parser_fast_path_rejects_a_raw_nul_after_the_path),
+		cmocka_unit_test(test_parser_fast_path_classifies_every_byte_as_the_full_lexer_does),
 		cmocka_unit_test(test_parser_rejects_a_path_longer_than_4095_bytes),
 		cmocka_unit_test(test_parser_stops_after_the_first_error),
 		cmocka_unit_test(test_reader_open_reports_a_missing_file),
