@@ -343,8 +343,11 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, const str
 	}
 	uint64_t tickets = fs->counters.reserve_tickets;
 	int reserved = fs_reserve(fs, COWSIM_RESERVE_ATIME);
+	/* A ticket's flusher wrote the trees: its delayed items may have copied
+	 * the leaf the lookup found and freed it, and btree_lookup_near() needs
+	 * a path with no change since (a read then followed freed blocks). */
 	if (near && fs->counters.reserve_tickets != tickets)
-		near->levels = 0; /* the flusher wrote the trees: the path is stale (btree_lookup_near) */
+		near->levels = 0;
 	if (reserved == -ENOSPC && !policy->drops_on_enospc) {
 		reserved = reserve_after_flushing(fs, COWSIM_RESERVE_ATIME);
 		near = NULL; /* the commits may have moved the path the lookup left */

@@ -164,6 +164,51 @@ static void test_enospc_read_fail_what_if_fails_the_read_and_loses_nothing(void 
 	fs_free(fs);
 }
 
+/* A read whose atime reservation waits on a ticket: the flusher's delayed
+ * items go into the leaf the read's lookup found (a large directory's last
+ * DIR_INDEX items share it with its first file's inode item), copying it
+ * when the transaction had not yet. The atime write must not follow the
+ * path the lookup left (its blocks are freed copies); it lands in the tree,
+ * so a second read at the same time has nothing to update. */
+static void test_a_read_whose_reservation_waits_on_a_ticket_writes_the_atime_into_the_current_tree(void **state)
+{
+	(void)state;
+	static const char first[] = "/d/file-with-a-longish-name-00000";
+	struct fs_config config;
+	fs_config_init(&config);
+	config.device_size = 128 * MiB;
+	config.atime.mode = ATIME_STRICT;
+	struct fs *fs = fixture_fs_new_config(&config);
+	struct fs_attributes attributes;
+	fs_attributes_init(&attributes);
+	assert_int_equal(fs_mkdir(fs, "/d", &attributes), 0);
+	char path[64];
+	for (unsigned i = 0; i < 3000; i++) {
+		g_snprintf(path, sizeof(path), "/d/file-with-a-longish-name-%05u", i);
+		assert_int_equal(fs_create(fs, path, 0, &attributes), 0);
+	}
+	struct fs_counters before, after;
+	bool updated = false;
+	for (unsigned i = 3000; i < 60000; i++) {
+		/* A clean tree, then a create: the root is copied, the directory's index waits. */
+		assert_int_equal(fs_commit(fs), 0);
+		g_snprintf(path, sizeof(path), "/d/file-with-a-longish-name-%05u", i);
+		assert_int_equal(fs_create(fs, path, 0, &attributes), 0);
+		assert_int_equal(fs_set_clock(fs, fs_clock(fs) + 1000000000ll), 0);
+		fs_counters(fs, &before);
+		assert_int_equal(fs_read(fs, first, &updated), 0);
+		fs_counters(fs, &after);
+		if (after.reserve_tickets > before.reserve_tickets)
+			break;
+	}
+	assert_true(after.reserve_tickets > before.reserve_tickets); /* the read waited */
+	assert_true(updated);
+	fixture_assert_fs_ok(fs, "after the ticketed read");
+	assert_int_equal(fs_read(fs, first, &updated), 0);
+	assert_false(updated);
+	fs_free(fs);
+}
+
 /* The filesystem around one create: its report, its waiting delayed items
  * and its writes waiting for writeback just before and just after. */
 struct around_create {
@@ -376,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_chunk_alloc_fresh_filesystem_totals_are_what_mkfs_made),
 		cmocka_unit_test(test_enospc_in_an_atime_update_loses_the_update_and_the_read_succeeds),
 		cmocka_unit_test(test_enospc_read_fail_what_if_fails_the_read_and_loses_nothing),
+		cmocka_unit_test(test_a_read_whose_reservation_waits_on_a_ticket_writes_the_atime_into_the_current_tree),
 		cmocka_unit_test(test_a_reservation_the_kernel_would_ticket_runs_the_delayed_items_first),
 		cmocka_unit_test(test_a_ticket_the_flush_cannot_satisfy_forces_a_metadata_chunk),
 		cmocka_unit_test(test_a_ticket_the_delayed_items_and_refs_cannot_satisfy_writes_delalloc_back),
