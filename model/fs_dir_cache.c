@@ -40,7 +40,6 @@ enum {
 	DIR_CACHE_MAX = 1u << 16,     /* entries at most: a larger directory keeps its lookups */
 	DIR_CACHE_MIN_SLOTS = 64,
 	DIR_CACHE_KEEP_SLOTS = 4096,  /* a larger table is not cleared for the next directory but freed */
-	DIR_CACHE_PROBE = 9,          /* offsets hash .. hash + 8, as dir_lookup_hashed() */
 };
 
 static bool dir_cache_current(const struct fs *fs, const struct dir_cache *c)
@@ -158,7 +157,7 @@ bool fs_dir_cache_find(struct fs *fs, struct subvolume *sv, uint64_t dir, uint32
 		return false;
 	const struct dir_cache *c = &fs->dir_cache;
 	*found = NULL;
-	for (uint64_t offset = hash; offset < (uint64_t)hash + DIR_CACHE_PROBE; offset++) {
+	for (uint64_t offset = hash; offset <= (uint64_t)hash + FS_DIR_HASH_PROBE; offset++) {
 		const struct dir_cache_entry *e = slot_of(c, offset);
 		if (in_use(c, e) && e->name_len == name_len && !memcmp(e->name, name, name_len)) {
 			*found = e;

@@ -165,20 +165,17 @@ static bool match_name(const struct btree_item *item, void *opaque)
 	return true;
 }
 
-/* How far past its hash a colliding name's DIR_ITEM is looked for. */
-#define DIR_HASH_PROBE 8
-
 /* The DIR_ITEM for `name` (whose hash is `hash`) in `dir`: at its hash, or
  * a few slots past it when a collision moved it (see the top of the file).
  * When absent, *hash_slot (if given) is the offset its entry would take: the
- * visit saw every entry from the hash to hash + DIR_HASH_PROBE, so the first
+ * visit saw every entry from the hash to hash + FS_DIR_HASH_PROBE, so the first
  * offset it did not see is free_hash_slot()'s answer, unless all were taken. */
 static const struct btree_item *dir_lookup_hashed(const struct subvolume *subvolume, uint64_t dir, uint32_t hash,
 						  const char *name, uint16_t name_len, struct btree_path *near,
 						  uint64_t *hash_slot)
 {
 	struct btree_key first = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, hash);
-	struct btree_key last = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, (uint64_t)hash + DIR_HASH_PROBE);
+	struct btree_key last = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, (uint64_t)hash + FS_DIR_HASH_PROBE);
 	struct dir_match m = { name, name_len, NULL, hash };
 	subvol_visit_range_near(subvolume, &first, &last, match_name, &m, near);
 	if (hash_slot)
