@@ -547,6 +547,16 @@ void fs_counters(const struct fs *fs, struct fs_counters *counters)
 				  counters->data_bytes_written;
 }
 
+uint64_t fs_enospc_events(const struct fs *fs)
+{
+	return fs->counters.enospc_events;
+}
+
+uint64_t fs_atime_enospc(const struct fs *fs)
+{
+	return fs->counters.atime_enospc;
+}
+
 void fs_report(const struct fs *fs, struct fs_report *report)
 {
 	blockstore_report(fs->store, &report->space);

@@ -256,8 +256,12 @@ void fs_set_atime_options(struct fs *fs, const struct atime_options *options);
 const struct atime_options *fs_atime_options(const struct fs *fs);
 
 void fs_report(const struct fs *fs, struct fs_report *report);
-/* fs_report()'s counters alone: cheap enough to read after every op. */
+/* fs_report()'s counters alone. */
 void fs_counters(const struct fs *fs, struct fs_counters *counters);
+/* The two counters a driver watches after every op (replay's first ENOSPC and
+ * first lost atime update), without copying the other thirty. */
+uint64_t fs_enospc_events(const struct fs *fs);
+uint64_t fs_atime_enospc(const struct fs *fs);
 /* Per subvolume exclusive and shared bytes, as qgroups count them. The caller
  * frees the array with fs_subvolume_usage_free(). */
 GArray *fs_subvolume_usage(const struct fs *fs);

@@ -262,10 +262,8 @@ static void note_events(struct run_state *st, const struct trace_op *op, uint64_
 {
 	if (outcome->first_enospc.seen && outcome->first_atime_lost.seen)
 		return;
-	struct fs_counters c;
-	fs_counters(st->fs, &c);
-	note_first(&outcome->first_enospc, c.enospc_events, st, op, index);
-	note_first(&outcome->first_atime_lost, c.atime_enospc, st, op, index);
+	note_first(&outcome->first_enospc, fs_enospc_events(st->fs), st, op, index);
+	note_first(&outcome->first_atime_lost, fs_atime_enospc(st->fs), st, op, index);
 }
 
 /* After an op: the checker, and what to do with a refused op. */

@@ -376,6 +376,49 @@ static void test_payload_check_fails_when_the_heaps_live_bytes_are_not_the_paylo
 	tree_fixture_free(f);
 }
 
+/* BT13: the heap's count of file extents that map a data extent. An item's
+ * extent set or cleared behind the heap's back (a write through
+ * btree_item_file_extent_for_write(), which only num_bytes may take) makes
+ * the count wrong either way. */
+static void test_payload_check_fails_when_the_heap_miscounts_the_mapped_data_extents(void **state)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	for (uint64_t ino = 1; ino <= 40; ino++) {
+		struct btree_key data = BTRFS_KEY(ino, BTRFS_EXTENT_DATA_KEY, 0);
+		struct data_extent *extent = ino % 2 ? refs_data_extent_new(&f->txn, (1ull << 30) + ino * 65536, 65536) : NULL;
+		union item_payload payload = { .file_extent = { .extent = extent, .num_bytes = 65536 } };
+		btree_insert_item(&f->tree, &f->txn, &data, BTRFS_FILE_EXTENT_REGULAR_SIZE, &payload);
+	}
+	tree_fixture_commit(f);
+	tree_fixture_assert_ok(f, "mapped and inline extents");
+	struct btree_key mapped_key = BTRFS_KEY(21, BTRFS_EXTENT_DATA_KEY, 0), inline_key = BTRFS_KEY(22, BTRFS_EXTENT_DATA_KEY, 0);
+	struct btree_path mapped, inline_path;
+	assert_true(btree_lookup(&f->tree, &mapped_key, &mapped));
+	assert_true(btree_lookup(&f->tree, &inline_key, &inline_path));
+	struct item_file_extent *m = btree_item_file_extent_for_write(btree_path_item(&mapped));
+	struct item_file_extent *i = btree_item_file_extent_for_write(btree_path_item(&inline_path));
+	struct data_extent *extent = m->extent;
+	assert_non_null(extent);
+	assert_null(i->extent);
+	g_autoptr(GError) error = NULL;
+	m->extent = NULL;
+	assert_false(btree_check_payloads(mapped.nodes[0], &error));
+	g_autofree char *fewer = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT ", BT13 the heap counts ",
+						 mapped.nodes[0]->bytenr);
+	assert_true(g_str_has_prefix(error->message, fewer));
+	g_clear_error(&error);
+	m->extent = extent;
+	assert_true(btree_check_payloads(mapped.nodes[0], &error));
+	i->extent = extent;
+	assert_false(btree_check_payloads(inline_path.nodes[0], &error));
+	g_autofree char *more = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT ", BT13 the heap counts ",
+						inline_path.nodes[0]->bytenr);
+	assert_true(g_str_has_prefix(error->message, more));
+	i->extent = NULL;
+	tree_fixture_assert_ok(f, "restored");
+	tree_fixture_free(f);
+}
+
 static void test_item_sharing_check_fails_when_two_arrays_hold_one_payload_heap(void **state)
 {
 	/* The heap pointer sits just before an array's items (btree.c's struct
@@ -1474,6 +1517,7 @@ int main(void)
 		cmocka_unit_test(test_payload_check_fails_when_two_items_point_at_one_payload),
 		cmocka_unit_test(test_payload_check_fails_when_an_item_points_into_another_leafs_heap),
 		cmocka_unit_test(test_payload_check_fails_when_the_heaps_live_bytes_are_not_the_payloads),
+		cmocka_unit_test(test_payload_check_fails_when_the_heap_miscounts_the_mapped_data_extents),
 		cmocka_unit_test(test_item_sharing_check_fails_when_two_arrays_hold_one_payload_heap),
 		cmocka_unit_test(test_refs_check_fails_when_a_block_counts_a_reference_too_many),
 		cmocka_unit_test(test_written_check_fails_on_a_node_the_transaction_wrote_and_did_not_list),
