@@ -90,6 +90,13 @@ static bool payload_fits_kind(uint8_t type, const union item_payload *payload)
 	return !any;
 }
 
+/* Is the payload at `at` of an item of `type` a file extent that maps a data
+ * extent (BT13)? */
+static inline uint32_t payload_maps_data(uint8_t type, const void *at)
+{
+	return type == BTRFS_EXTENT_DATA_KEY && ((const struct item_file_extent *)at)->extent;
+}
+
 /* The bytes an item's payload takes in the heap: 0 for a value. */
 static inline uint32_t heap_bytes_of(const struct btree_item *item)
 {
@@ -220,6 +227,14 @@ struct leaf_items {
  *      deletes and moves to other leaves left, given back when the heap is
  *      rebuilt); a heap belongs to one array (a copy of a leaf shares the
  *      array, heap and all, BT6).
+ * BT13 `data_refs` is the number of its payloads that are file extents with
+ *      a data extent (item_file_extent.extent set: the items refs.c counts,
+ *      RF2). A leaf with none, or no heap, maps no data extent, and
+ *      btree_leaf_maps_data() says so without reading its items: a copy of
+ *      a leaf of inline files (the bench's, most of the seed's) changed
+ *      no data reference, yet refs.c walked all its items to find that out
+ *      (27 % of a bench read's simulated D1 misses, docs/performance.md
+ *      round 13a).
  *
  * An inode item costs the simulator 32 + 40 bytes, a directory entry
  * 32 + 32, a file extent 32 + 16, any other item 32 (64 each before).
@@ -228,7 +243,7 @@ struct payload_heap {
 	uint32_t used;                    /* bytes handed out, from the front */
 	uint32_t live;                    /* of those, bytes an item points at */
 	uint32_t capacity;
-	uint32_t unused;
+	uint32_t data_refs;               /* BT13: file extents with a data extent */
 	uint64_t bytes[];
 };
 
@@ -636,6 +651,7 @@ static struct payload_heap *heap_rebuild(struct leaf_items *array, uint32_t coun
 			copy_payload(at, item->payload.at, bytes);
 			item->payload.at = at;
 			heap->used += bytes;
+			heap->data_refs += payload_maps_data(item->key.type, at);
 		}
 		heap->live = heap->used;
 		g_assert(heap->used <= capacity);
@@ -678,13 +694,19 @@ static void heap_reserve(struct tree_block *leaf, uint32_t bytes)
 	heap_resize(array, leaf->nritems, heap_room_for((heap ? heap->live : 0) + bytes));
 }
 
-/* `bytes` of the private leaf's heap, reserved before. */
-static void *heap_take(struct tree_block *leaf, uint32_t bytes)
+/* `bytes` of the private leaf's heap, reserved before, holding a copy of
+ * the payload at `from` (zeros when NULL) of an item of `type`. */
+static void *heap_put(struct tree_block *leaf, uint8_t type, const void *from, uint32_t bytes)
 {
 	struct payload_heap *heap = leaf_items_of(leaf)->heap;
 	void *at = (char *)heap->bytes + heap->used;
 	heap->used += bytes;
 	heap->live += bytes;
+	if (from)
+		copy_payload(at, from, bytes);
+	else
+		memset(at, 0, bytes);
+	heap->data_refs += payload_maps_data(type, at); /* BT13 */
 	return at;
 }
 
@@ -702,8 +724,17 @@ static void heap_trim(struct tree_block *leaf)
 static void heap_forget(struct tree_block *leaf, const struct btree_item *item)
 {
 	uint32_t bytes = heap_bytes_of(item);
-	if (bytes)
-		leaf_items_of(leaf)->heap->live -= bytes;
+	if (!bytes)
+		return;
+	struct payload_heap *heap = leaf_items_of(leaf)->heap;
+	heap->live -= bytes;
+	heap->data_refs -= payload_maps_data(item->key.type, item->payload.at); /* BT13 */
+}
+
+bool btree_leaf_maps_data(const struct tree_block *leaf)
+{
+	const struct payload_heap *heap = !leaf->level && leaf->items ? leaf_items_of(leaf)->heap : NULL;
+	return heap && heap->data_refs;
 }
 
 
@@ -1160,7 +1191,7 @@ bool btree_check_payloads(const struct tree_block *leaf, GError **error)
 		return true;
 	const struct leaf_items *array = leaf_items_of(leaf);
 	const struct payload_heap *heap = array->heap;
-	uint32_t count = leaf_entries(leaf), live = 0, found = 0;
+	uint32_t count = leaf_entries(leaf), live = 0, found = 0, maps_data = 0;
 	g_autofree struct heap_span *spans = g_new(struct heap_span, count + 1);
 	const char *broken = NULL;
 	for (uint32_t i = 0; !broken && i < count; i++) {
@@ -1178,6 +1209,7 @@ bool btree_check_payloads(const struct tree_block *leaf, GError **error)
 		    offset % sizeof(uint64_t))
 			broken = "a payload outside its array's heap";
 		live += bytes;
+		maps_data += !broken && payload_maps_data(item->key.type, item->payload.at);
 		spans[found++] = (struct heap_span){ (uintptr_t)item->payload.at, bytes };
 	}
 	qsort(spans, found, sizeof(*spans), compare_spans);
@@ -1186,6 +1218,12 @@ bool btree_check_payloads(const struct tree_block *leaf, GError **error)
 			broken = "two payloads overlapping";
 	if (!broken && heap && heap->live != live)
 		broken = "live bytes that are not the payloads'";
+	if (!broken && heap && heap->data_refs != maps_data) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt leaf: block %" PRIu64 ", BT13 the heap counts %u data extents mapped, its file "
+			    "extents map %u", leaf->bytenr, heap->data_refs, maps_data);
+		return false;
+	}
 	if (!broken)
 		return true;
 	g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
@@ -1724,10 +1762,8 @@ static void leaf_move_items(struct tree_block *dst, uint32_t at, struct tree_blo
 		uint32_t item_heap_bytes = heap_bytes_of(item);
 		if (!item_heap_bytes)
 			continue;
-		void *payload = heap_take(dst, item_heap_bytes);
-		copy_payload(payload, item->payload.at, item_heap_bytes);
-		item->payload.at = payload;
 		heap_forget(src, item);
+		item->payload.at = heap_put(dst, item->key.type, item->payload.at, item_heap_bytes);
 	}
 	dst->nritems += count;
 	dst->leaf_bytes += bytes;
@@ -2268,11 +2304,7 @@ static void leaf_insert_at(struct btree_path *path, const struct btree_key *key,
 	uint32_t heap_bytes = heap_bytes_of(&new_item);
 	if (heap_bytes) {
 		heap_reserve(leaf, heap_bytes);
-		new_item.payload.at = heap_take(leaf, heap_bytes);
-		if (payload)
-			copy_payload(new_item.payload.at, payload, heap_bytes);
-		else
-			memset(new_item.payload.at, 0, heap_bytes);
+		new_item.payload.at = heap_put(leaf, key->type, payload, heap_bytes);
 	} else if (btree_payload_kind(key->type) == BTREE_PAYLOAD_VALUE) {
 		new_item.payload.value = payload ? payload->value : 0;
 	}
