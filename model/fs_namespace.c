@@ -39,8 +39,9 @@
  *     btree_lookup_near() then finds from it exactly what a descent from
  *     the root finds. Reads of one directory's files in creation order find
  *     neighbouring inode items, usually in the same leaf.
- * A step out of the directory the walks keep stepping out of asks that
- * directory's table of entries instead of the tree (fs_dir_cache.c, DC1-DC2).
+ * A step out of one of the last directories the walks kept stepping out of
+ * asks that directory's table of entries instead of the tree (fs_dir_cache.c,
+ * DC1-DC3).
  * fs_namespace_check() re-walks each level's prefix in full and checks NS1-NS2,
  * and checks that a read cursor that passes as linked is the root's path.
  */

@@ -223,6 +223,45 @@ static void test_btree_check_fails_on_an_atime_marked_at_an_item_that_is_no_inod
 	tree_fixture_free(f);
 }
 
+static void test_btree_check_fails_on_an_overlay_in_the_block_that_is_not_a_small_marked_one(void **state)
+{
+	/* Two distinct atimes in a snapshotted leaf: its overlay moves from the
+	 * block (the marked form, BT13) to a chunk of its own (the shared
+	 * form). The shared form's first 24 bytes put back in the block read
+	 * as an overlay of the wrong form there. */
+	struct tree_fixture *f = committed_tree_of_inodes(true);
+	tree_fixture_clone_root(f, 256);
+	tree_fixture_commit(f);
+	struct btree_path path;
+	struct btree_key inode = BTRFS_KEY(100, BTRFS_INODE_ITEM_KEY, 0);
+	assert_true(btree_lookup(&f->tree, &inode, &path));
+	btree_path_write_inode_atime(&f->tree, &f->txn, &path, 7);
+	struct tree_block *leaf = path.nodes[0];
+	assert_true(leaf->flags & TREE_BLOCK_OVERLAY_HERE);
+	uint32_t other = 0;
+	while (btree_item_key(btree_leaf_item(leaf, other))->type != BTRFS_INODE_ITEM_KEY ||
+	       btree_item_key(btree_leaf_item(leaf, other))->objectid == 100)
+		other++;
+	inode = BTRFS_KEY(btree_item_key(btree_leaf_item(leaf, other))->objectid, BTRFS_INODE_ITEM_KEY, 0);
+	assert_true(btree_lookup(&f->tree, &inode, &path));
+	assert_ptr_equal(path.nodes[0], leaf);
+	btree_path_write_inode_atime(&f->tree, &f->txn, &path, 8);
+	assert_false(leaf->flags & TREE_BLOCK_OVERLAY_HERE);
+	g_autoptr(GError) error = NULL;
+	assert_true(btree_check(&f->tree, f->nodesize, &error));
+	struct atime_overlay *apart = leaf->atimes;
+	memcpy(&leaf->overlay_here, apart, sizeof(leaf->overlay_here));
+	leaf->flags |= TREE_BLOCK_OVERLAY_HERE;
+	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT
+						", BT13 an overlay in the block that is not the marked form",
+						leaf->bytenr);
+	assert_tree_corrupt(f, want);
+	leaf->flags &= ~TREE_BLOCK_OVERLAY_HERE;
+	memset(&leaf->overlay_here, 0, sizeof(leaf->overlay_here));
+	leaf->atimes = apart;
+	tree_fixture_free(f);
+}
+
 static void test_item_sharing_check_fails_on_an_atime_overlay_on_a_node(void **state)
 {
 	struct tree_fixture *f = two_level_tree();
@@ -873,7 +912,7 @@ static void test_a_step_through_the_dir_cache_finds_what_a_lookup_in_the_tree_fi
 				assert_int_equal(cache_op_both(cached, plain, read_op, "/d/n1441e896"), round == 2 ? -ENOENT : 0);
 				assert_int_equal(cache_op_both(cached, plain, read_op, "/d/no-such-file"), -ENOENT);
 				assert_int_equal(cache_op_both(cached, plain, readdir_op, "/d/sub"), 0);
-				assert_true(cached->dir_cache.subvolume != NULL); /* the table answered these */
+				assert_true(cached->dir_cache.tables[cached->dir_cache.last].subvolume != NULL); /* a table answered */
 				fixture_assert_fs_ok(cached, "the table of /d");
 			}
 			if (i == 20) {
@@ -899,6 +938,120 @@ static void test_a_step_through_the_dir_cache_finds_what_a_lookup_in_the_tree_fi
 	(void)state;
 }
 
+/* Tables of the directory cache in use (DC1). */
+static unsigned current_tables(const struct fs *fs)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < DIR_CACHE_TABLES; i++) {
+		const struct dir_table *t = &fs->dir_cache.tables[i];
+		n += t->subvolume && t->names_added == fs->names_added && t->names_removed == fs->names_removed;
+	}
+	return n;
+}
+
+/* Twelve directories (more than the cache has tables) read in turn and back, in and out of
+ * order, with missing names, a snapshot's copy of each, and in each round a create and an
+ * unlink read back at once: the answers, and at the end every counter and space figure, are
+ * those of a filesystem that looks every entry up in the tree. */
+static void test_steps_among_more_directories_than_tables_find_what_the_tree_finds(void **state)
+{
+	enum { DIRS = 12, PER_DIR = 6 };
+	struct fs *cached, *plain;
+	int64_t now = two_populated_strictatime(&cached, &plain);
+	for (unsigned d = 0; d < DIRS; d++) {
+		g_autofree char *dir = g_strdup_printf("/t%u", d);
+		assert_int_equal(cache_op_both(cached, plain, mkdir_op, dir), 0);
+		for (unsigned f = 0; f < PER_DIR; f++) {
+			g_autofree char *path = g_strdup_printf("/t%u/file-%u", d, f);
+			assert_int_equal(cache_op_both(cached, plain, create_op, path), 0);
+		}
+	}
+	assert_int_equal(fs_snapshot(cached, "/", "/s", false), 0);
+	assert_int_equal(fs_snapshot(plain, "/", "/s", false), 0);
+	unsigned most_tables = 0;
+	bool gone[DIRS][PER_DIR + 1] = { { false } };
+	for (unsigned d = 0; d < DIRS; d++)
+		gone[d][PER_DIR] = true; /* file-6: no such name */
+	for (unsigned round = 0; round < 4; round++) {
+		now += 1000000000;
+		assert_int_equal(fs_set_clock(cached, now), 0);
+		assert_int_equal(fs_set_clock(plain, now), 0);
+		for (unsigned step = 0; step < 4 * DIRS * PER_DIR; step++) {
+			unsigned d = step / 3 % (round % 2 ? DIRS : 9), f = (step * 3 + round) % (PER_DIR + 1);
+			bool in_snapshot = step % 5 == 4;
+			g_autofree char *path = g_strdup_printf("%s/t%u/file-%u", in_snapshot ? "/s" : "", d, f);
+			int ret = cache_op_both(cached, plain, read_op, path);
+			if (!in_snapshot)
+				assert_int_equal(ret, gone[d][f] ? -ENOENT : 0);
+			most_tables = MAX(most_tables, current_tables(cached));
+			if (step == DIRS * PER_DIR) { /* a name in, a name out, each read back at once */
+				g_autofree char *made = g_strdup_printf("/t%u/new-%u", (round * 5) % DIRS, round);
+				g_autofree char *out = g_strdup_printf("/t3/file-%u", round);
+				assert_int_equal(cache_op_both(cached, plain, read_op, made), -ENOENT);
+				assert_int_equal(cache_op_both(cached, plain, create_op, made), 0);
+				assert_int_equal(cache_op_both(cached, plain, read_op, made), 0);
+				assert_int_equal(cache_op_both(cached, plain, unlink_op, out), 0);
+				assert_int_equal(cache_op_both(cached, plain, read_op, out), -ENOENT);
+				gone[3][round] = true;
+			}
+		}
+		fixture_assert_fs_ok(cached, "every round");
+	}
+	assert_int_equal(most_tables, DIR_CACHE_TABLES); /* the steps used every table */
+	assert_same_reports_and_free(cached, plain, 3 * FILES);
+	(void)state;
+}
+
+/* Two tables of one directory (DC3), and a table other than the last one asked unlike the tree
+ * (DC2 is checked in every table in use). */
+static void test_dir_cache_check_fails_on_two_tables_of_one_directory(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	for (unsigned i = 0; i < 8; i++) { /* /d's table, then /snap/d's */
+		g_autofree char *path = g_strdup_printf("/d/file-%03u", i);
+		assert_int_equal(fs_read(fs, path, NULL), 0);
+	}
+	for (unsigned i = 0; i < 8; i++) {
+		g_autofree char *path = g_strdup_printf("/snap/d/file-%03u", i);
+		assert_int_equal(fs_read(fs, path, NULL), 0);
+	}
+	assert_int_equal(current_tables(fs), 2u);
+	fixture_assert_fs_ok(fs, "two tables as the tree has them");
+	struct dir_cache *c = &fs->dir_cache;
+	struct dir_table *last = &c->tables[c->last], *other = NULL, *spare = NULL;
+	for (unsigned i = 0; i < DIR_CACHE_TABLES; i++) {
+		struct dir_table *t = &c->tables[i];
+		if (t != last && t->subvolume)
+			other = t;
+		else if (!t->subvolume && !spare)
+			spare = t;
+	}
+	assert_non_null(other);
+	assert_non_null(spare);
+	struct dir_table kept = *spare;
+	*spare = *last; /* shares last's slots: put back before they are freed */
+	g_autofree char *twice = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT ", DC3 in two tables",
+						 last->dir);
+	fixture_assert_fs_corrupt(fs, twice);
+	*spare = kept;
+	fixture_assert_fs_ok(fs, "one table each again");
+	struct dir_cache_entry *used = NULL;
+	for (uint32_t i = 0; i <= other->mask && !used; i++)
+		if (other->slots[i].fill == other->fill)
+			used = &other->slots[i];
+	assert_non_null(used);
+	used->location++;
+	g_autofree char *wrong = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT
+						 ", DC2 the entry at %" G_GUINT64_FORMAT
+						 " is not in the table as the tree has it",
+						 other->dir, used->offset);
+	fixture_assert_fs_corrupt(fs, wrong);
+	used->location--;
+	fixture_assert_fs_ok(fs, "the entry put right");
+	fs_free(fs);
+	(void)state;
+}
+
 /* A table whose entry says another inode than the tree's, misses an entry, holds one the tree
  * does not, or belongs to no subvolume of the filesystem. */
 static void test_dir_cache_check_fails_on_a_table_unlike_the_tree(void **state)
@@ -908,7 +1061,7 @@ static void test_dir_cache_check_fails_on_a_table_unlike_the_tree(void **state)
 		g_autofree char *path = g_strdup_printf("/d/file-%03u", i);
 		assert_int_equal(fs_read(fs, path, NULL), 0);
 	}
-	struct dir_cache *c = &fs->dir_cache;
+	struct dir_table *c = &fs->dir_cache.tables[fs->dir_cache.last];
 	assert_non_null(c->subvolume);
 	assert_int_equal(c->count, FILES);
 	fixture_assert_fs_ok(fs, "the table as the tree has it");
@@ -1397,6 +1550,7 @@ int main(void)
 		cmocka_unit_test(test_btree_check_fails_when_a_child_is_younger_than_its_parent),
 		cmocka_unit_test(test_btree_check_fails_on_an_owner_that_is_no_tree_ids_image),
 		cmocka_unit_test(test_btree_check_fails_on_an_atime_marked_at_an_item_that_is_no_inode),
+		cmocka_unit_test(test_btree_check_fails_on_an_overlay_in_the_block_that_is_not_a_small_marked_one),
 		cmocka_unit_test(test_item_sharing_check_fails_on_an_atime_overlay_on_a_node),
 		cmocka_unit_test(test_item_sharing_check_fails_when_a_leaf_lets_go_of_a_shared_array_uncounted),
 		cmocka_unit_test(test_item_sharing_check_fails_when_a_freed_leaf_still_shares_its_array),
@@ -1419,6 +1573,8 @@ int main(void)
 		cmocka_unit_test(test_namespace_check_fails_on_a_read_cursor_off_the_roots_path),
 		cmocka_unit_test(test_a_step_through_the_dir_cache_finds_what_a_lookup_in_the_tree_finds),
 		cmocka_unit_test(test_dir_cache_check_fails_on_a_table_unlike_the_tree),
+		cmocka_unit_test(test_steps_among_more_directories_than_tables_find_what_the_tree_finds),
+		cmocka_unit_test(test_dir_cache_check_fails_on_two_tables_of_one_directory),
 		cmocka_unit_test(test_blockstore_check_fails_on_a_live_block_no_tree_reaches),
 		cmocka_unit_test(test_blockstore_check_fails_when_two_live_blocks_share_an_address),
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_is_used_past_its_length),
