@@ -226,7 +226,7 @@ static void test_btree_check_fails_on_an_atime_marked_at_an_item_that_is_no_inod
 static void test_btree_check_fails_on_an_overlay_in_the_block_that_is_not_a_small_marked_one(void **state)
 {
 	/* Two distinct atimes in a snapshotted leaf: its overlay moves from the
-	 * block (the marked form, BT13) to a chunk of its own (the shared
+	 * block (the marked form, BT14) to a chunk of its own (the shared
 	 * form). The shared form's first 24 bytes put back in the block read
 	 * as an overlay of the wrong form there. */
 	struct tree_fixture *f = committed_tree_of_inodes(true);
@@ -253,7 +253,7 @@ static void test_btree_check_fails_on_an_overlay_in_the_block_that_is_not_a_smal
 	memcpy(&leaf->overlay_here, apart, sizeof(leaf->overlay_here));
 	leaf->flags |= TREE_BLOCK_OVERLAY_HERE;
 	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT
-						", BT13 an overlay in the block that is not the marked form",
+						", BT14 an overlay in the block that is not the marked form",
 						leaf->bytenr);
 	assert_tree_corrupt(f, want);
 	leaf->flags &= ~TREE_BLOCK_OVERLAY_HERE;
