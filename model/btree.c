@@ -2093,11 +2093,11 @@ bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, st
 	const struct tree_block *leaf = path->nodes[0];
 	if (path->slots[0] < leaf->nritems && !btree_key_compare(&btree_leaf_item(leaf, path->slots[0])->key, key))
 		return true; /* the same key again: the path is the answer */
+	if (leaf_key_just_after(path, key))
+		return true; /* in the path's leaf, so on the one path from the root to it */
 	unsigned level = 0;
 	while (!path_block_covers(path, level, key))
 		level++;
-	if (!level && leaf_key_just_after(path, key))
-		return true;
 	return descend(path->nodes[level], key, path);
 }
 

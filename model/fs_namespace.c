@@ -83,7 +83,19 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, con
 		c = __builtin_ia32_crc32di(c, word);
 	}
 	crc = (uint32_t)c;
-	for (; length; name++, length--)
+	if (length & 4) { /* the rest, 4, 2 and 1 bytes at a time, in order */
+		uint32_t word;
+		memcpy(&word, name, 4);
+		crc = __builtin_ia32_crc32si(crc, word);
+		name += 4;
+	}
+	if (length & 2) {
+		uint16_t half;
+		memcpy(&half, name, 2);
+		crc = __builtin_ia32_crc32hi(crc, half);
+		name += 2;
+	}
+	if (length & 1)
 		crc = __builtin_ia32_crc32qi(crc, (unsigned char)*name);
 	return crc;
 }

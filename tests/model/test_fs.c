@@ -355,6 +355,31 @@ static void test_fs_paths_resolve_anew_after_a_directory_is_renamed_removed_or_d
 	fixture_assert_fs_ok(fs, "paths after renames and deletions");
 }
 
+/* btrfs_name_hash(): crc32c(~1, name), no final inversion, a bit at a time. */
+static uint32_t crc32c_by_bits(const char *name, size_t length)
+{
+	uint32_t crc = ~1u;
+	for (size_t i = 0; i < length; i++) {
+		crc ^= (uint8_t)name[i];
+		for (int k = 0; k < 8; k++)
+			crc = (crc & 1) ? (crc >> 1) ^ 0x82F63B78u : crc >> 1;
+	}
+	return crc;
+}
+
+/* fs_name_hash() for every length up to 3 words and a little more: whatever it takes a word,
+ * four, two or one byte at a time, the hash is the byte-at-a-time crc32c. */
+static void test_fs_name_hash_is_crc32c_at_every_length(void **state)
+{
+	static const char name[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	for (size_t length = 0; length + 1 < sizeof(name); length++)
+		for (size_t start = 0; start < 3; start++)
+			assert_int_equal(fs_name_hash(name + start, length - MIN(length, start)),
+					 crc32c_by_bits(name + start, length - MIN(length, start)));
+	assert_int_equal(fs_name_hash("n1441e896", 9), 0x34093da7u);
+	(void)state;
+}
+
 /* Two names of one crc32c: the second's DIR_ITEM moves to the next hash value (fs_namespace.c).
  * A walk finds each by its name: the moved one past the other's entry at their hash, and past
  * the empty hash once the other is gone. */
@@ -1148,6 +1173,7 @@ int main(void)
 		FS_TEST(test_fs_rename_moves_a_name_and_of_a_missing_name_is_enoent),
 		FS_TEST(test_fs_paths_resolve_anew_after_a_directory_is_renamed_removed_or_deleted),
 		FS_TEST(test_fs_names_of_one_hash_resolve_each_to_its_own_inode),
+		FS_TEST(test_fs_name_hash_is_crc32c_at_every_length),
 		FS_TEST(test_fs_a_colliding_name_takes_the_first_free_slot_from_its_hash),
 		FS_TEST(test_fs_rename_over_an_existing_file_replaces_it),
 		FS_TEST(test_fs_rename_file_over_directory_is_eisdir_and_directory_over_file_enotdir),
