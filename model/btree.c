@@ -90,6 +90,13 @@ static bool payload_fits_kind(uint8_t type, const union item_payload *payload)
 	return !any;
 }
 
+/* Is the payload at `at` of an item of `type` a file extent that maps a data
+ * extent (BT13)? */
+static inline uint32_t payload_maps_data(uint8_t type, const void *at)
+{
+	return type == BTRFS_EXTENT_DATA_KEY && ((const struct item_file_extent *)at)->extent;
+}
+
 /* The bytes an item's payload takes in the heap: 0 for a value. */
 static inline uint32_t heap_bytes_of(const struct btree_item *item)
 {
@@ -220,6 +227,14 @@ struct leaf_items {
  *      deletes and moves to other leaves left, given back when the heap is
  *      rebuilt); a heap belongs to one array (a copy of a leaf shares the
  *      array, heap and all, BT6).
+ * BT13 `data_refs` is the number of its payloads that are file extents with
+ *      a data extent (item_file_extent.extent set: the items refs.c counts,
+ *      RF2). A leaf with none, or no heap, maps no data extent, and
+ *      btree_leaf_maps_data() says so without reading its items: a copy of
+ *      a leaf of inline files (the bench's, most of the seed's) changed
+ *      no data reference, yet refs.c walked all its items to find that out
+ *      (27 % of a bench read's simulated D1 misses, docs/performance.md
+ *      round 13a).
  *
  * An inode item costs the simulator 32 + 40 bytes, a directory entry
  * 32 + 32, a file extent 32 + 16, any other item 32 (64 each before).
@@ -228,7 +243,7 @@ struct payload_heap {
 	uint32_t used;                    /* bytes handed out, from the front */
 	uint32_t live;                    /* of those, bytes an item points at */
 	uint32_t capacity;
-	uint32_t unused;
+	uint32_t data_refs;               /* BT13: file extents with a data extent */
 	uint64_t bytes[];
 };
 
@@ -590,6 +605,7 @@ static struct payload_heap *heap_rebuild(struct leaf_items *array, uint32_t coun
 			copy_payload(at, item->payload.at, bytes);
 			item->payload.at = at;
 			heap->used += bytes;
+			heap->data_refs += payload_maps_data(item->key.type, at);
 		}
 		heap->live = heap->used;
 		g_assert(heap->used <= capacity);
@@ -632,13 +648,19 @@ static void heap_reserve(struct tree_block *leaf, uint32_t bytes)
 	heap_resize(array, leaf->nritems, heap_room_for((heap ? heap->live : 0) + bytes));
 }
 
-/* `bytes` of the private leaf's heap, reserved before. */
-static void *heap_take(struct tree_block *leaf, uint32_t bytes)
+/* `bytes` of the private leaf's heap, reserved before, holding a copy of
+ * the payload at `from` (zeros when NULL) of an item of `type`. */
+static void *heap_put(struct tree_block *leaf, uint8_t type, const void *from, uint32_t bytes)
 {
 	struct payload_heap *heap = leaf_items_of(leaf)->heap;
 	void *at = (char *)heap->bytes + heap->used;
 	heap->used += bytes;
 	heap->live += bytes;
+	if (from)
+		copy_payload(at, from, bytes);
+	else
+		memset(at, 0, bytes);
+	heap->data_refs += payload_maps_data(type, at); /* BT13 */
 	return at;
 }
 
@@ -656,8 +678,17 @@ static void heap_trim(struct tree_block *leaf)
 static void heap_forget(struct tree_block *leaf, const struct btree_item *item)
 {
 	uint32_t bytes = heap_bytes_of(item);
-	if (bytes)
-		leaf_items_of(leaf)->heap->live -= bytes;
+	if (!bytes)
+		return;
+	struct payload_heap *heap = leaf_items_of(leaf)->heap;
+	heap->live -= bytes;
+	heap->data_refs -= payload_maps_data(item->key.type, item->payload.at); /* BT13 */
+}
+
+bool btree_leaf_maps_data(const struct tree_block *leaf)
+{
+	const struct payload_heap *heap = !leaf->level && leaf->items ? leaf_items_of(leaf)->heap : NULL;
+	return heap && heap->data_refs;
 }
 
 
@@ -1108,7 +1139,7 @@ bool btree_check_payloads(const struct tree_block *leaf, GError **error)
 		return true;
 	const struct leaf_items *array = leaf_items_of(leaf);
 	const struct payload_heap *heap = array->heap;
-	uint32_t count = leaf_entries(leaf), live = 0, found = 0;
+	uint32_t count = leaf_entries(leaf), live = 0, found = 0, maps_data = 0;
 	g_autofree struct heap_span *spans = g_new(struct heap_span, count + 1);
 	const char *broken = NULL;
 	for (uint32_t i = 0; !broken && i < count; i++) {
@@ -1126,6 +1157,7 @@ bool btree_check_payloads(const struct tree_block *leaf, GError **error)
 		    offset % sizeof(uint64_t))
 			broken = "a payload outside its array's heap";
 		live += bytes;
+		maps_data += !broken && payload_maps_data(item->key.type, item->payload.at);
 		spans[found++] = (struct heap_span){ (uintptr_t)item->payload.at, bytes };
 	}
 	qsort(spans, found, sizeof(*spans), compare_spans);
@@ -1134,6 +1166,12 @@ bool btree_check_payloads(const struct tree_block *leaf, GError **error)
 			broken = "two payloads overlapping";
 	if (!broken && heap && heap->live != live)
 		broken = "live bytes that are not the payloads'";
+	if (!broken && heap && heap->data_refs != maps_data) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt leaf: block %" PRIu64 ", BT13 the heap counts %u data extents mapped, its file "
+			    "extents map %u", leaf->bytenr, heap->data_refs, maps_data);
+		return false;
+	}
 	if (!broken)
 		return true;
 	g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
@@ -1622,6 +1660,34 @@ static bool balance_node(struct btree *tree, struct transaction *txn, struct btr
 
 /* --- leaf push and split ---------------------------------------------- */
 
+/*
+ * A leaf that items left (a split, a push to a sibling) gives back the room
+ * they took once it holds more than twice what it needs (and 32 slots or
+ * bytes), keeping room for its own growth. Kept until the commit's trim,
+ * that room was 40 % of populate's item arrays and payload heaps (cowsim
+ * bench --sizes 1000000: 64 + 33 MiB when the sync trimmed them), and the
+ * trims left it as holes between the arrays, which the grep's copies then
+ * filled; given back while populate allocates, it goes to the next leaves'
+ * arrays. Twice, not with_room_to_grow(): a leaf that a push takes a few
+ * items from is not resized at each push (the heap is rebuilt when it has
+ * holes); peak RSS is the same, a create costs 1 % more instructions
+ * instead of 6 %.
+ */
+static bool room_to_give_back(uint32_t capacity, uint32_t needed)
+{
+	return capacity > 2 * needed + 32;
+}
+
+static void leaf_give_back_room(struct tree_block *leaf)
+{
+	if (room_to_give_back(leaf->capacity, leaf->nritems))
+		leaf_items_resize(leaf, with_room_to_grow(leaf->nritems));
+	struct leaf_items *array = leaf_items_of(leaf);
+	const struct payload_heap *heap = array->heap;
+	if (heap && room_to_give_back(heap->capacity, heap->live))
+		heap_resize(array, leaf->nritems, heap->live ? heap_room_for(heap->live) : 0);
+}
+
 /* Move items [start, start+count) of src to dst at slot `at`. */
 static void leaf_move_items(struct tree_block *dst, uint32_t at, struct tree_block *src, uint32_t start,
 			    uint32_t count)
@@ -1642,10 +1708,8 @@ static void leaf_move_items(struct tree_block *dst, uint32_t at, struct tree_blo
 		uint32_t item_heap_bytes = heap_bytes_of(item);
 		if (!item_heap_bytes)
 			continue;
-		void *payload = heap_take(dst, item_heap_bytes);
-		copy_payload(payload, item->payload.at, item_heap_bytes);
-		item->payload.at = payload;
 		heap_forget(src, item);
+		item->payload.at = heap_put(dst, item->key.type, item->payload.at, item_heap_bytes);
 	}
 	dst->nritems += count;
 	dst->leaf_bytes += bytes;
@@ -1653,6 +1717,7 @@ static void leaf_move_items(struct tree_block *dst, uint32_t at, struct tree_blo
 		(src->nritems - start - count) * sizeof(struct btree_item));
 	src->nritems -= count;
 	src->leaf_bytes -= bytes;
+	leaf_give_back_room(src);
 }
 
 /*
@@ -1809,12 +1874,6 @@ static void split_leaf_at(struct btree *tree, struct transaction *txn, struct bt
 	struct tree_block *right = blockstore_alloc_block(txn->store, tree->id, 0, txn->transid);
 	block_created(txn, right);
 	leaf_move_items(right, 0, left, mid, left->nritems - mid);
-	/* The left half keeps room for its own growth, not for the items that
-	 * moved: a transaction that splits many leaves would otherwise hold
-	 * twice their memory until its commit trims them. */
-	uint32_t room = with_room_to_grow(left->nritems);
-	if (left->capacity > room)
-		leaf_items_resize(left, room);
 	node_insert_ptr(path->nodes[1], path->slots[1] + 1, &right->items[0].key, right);
 	if (slot >= mid) {
 		path->nodes[0] = right;
@@ -2192,11 +2251,7 @@ static void leaf_insert_at(struct btree_path *path, const struct btree_key *key,
 	uint32_t heap_bytes = heap_bytes_of(&new_item);
 	if (heap_bytes) {
 		heap_reserve(leaf, heap_bytes);
-		new_item.payload.at = heap_take(leaf, heap_bytes);
-		if (payload)
-			copy_payload(new_item.payload.at, payload, heap_bytes);
-		else
-			memset(new_item.payload.at, 0, heap_bytes);
+		new_item.payload.at = heap_put(leaf, key->type, payload, heap_bytes);
 	} else if (btree_payload_kind(key->type) == BTREE_PAYLOAD_VALUE) {
 		new_item.payload.value = payload ? payload->value : 0;
 	}

@@ -433,6 +433,11 @@ static inline struct btree_item *btree_path_item(const struct btree_path *path)
 	return &leaf->items[path->slots[0]];
 }
 
+/* Does any item of `leaf` map a data extent (an EXTENT_DATA item whose
+ * item_file_extent.extent is set)? Answered from a count its payload heap
+ * keeps (btree.c BT13), without reading the items. */
+bool btree_leaf_maps_data(const struct tree_block *leaf);
+
 /* A leaf's items in order, runs included:
  *   struct btree_leaf_cursor c;
  *   btree_leaf_cursor_init(&c, leaf, 0);

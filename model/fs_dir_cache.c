@@ -1,6 +1,6 @@
 /*
- * model/fs_dir_cache.c - the entries of the directory the walks keep
- * stepping out of, in a hash table (the walk's name -> inode cache).
+ * model/fs_dir_cache.c - the entries of the last directories the walks
+ * stepped out of, a hash table each (the walk's name -> inode cache).
  *
  * A walk's last step, a name's DIR_ITEM looked up from the root, was a
  * third of a read (docs/performance.md round 12b): a grep or the bench
@@ -15,20 +15,28 @@
  *                          (linear probing; at most half the slots used; a
  *                          slot is in use when its fill is the table's)
  *
+ * There are DIR_CACHE_TABLES tables, one directory each: a grep goes down
+ * into a subdirectory and comes back to read the next name of the one above
+ * (round 13b), which found that directory's table gone when there was one.
+ * A new directory takes a table not in use, or the one the steps turned to
+ * least recently; the last one asked is asked first.
+ *
  * A probe asks what dir_lookup_hashed() asks of the tree: the entry with the
- * name among the offsets hash .. hash + 8. The table holds entries, not the
+ * name among the offsets hash .. hash + 8. A table holds entries, not the
  * answers a step makes of them (a subvolume link is still checked as the
  * walk checks it), so it stays what the tree says while no entry is added
  * or removed:
- *  DC1 the table is used only while fs->names_added and fs->names_removed
+ *  DC1 a table is used only while fs->names_added and fs->names_removed
  *     are what they were when it was filled. Every DIR_ITEM goes in and out
  *     through fs_add_dir_entry() and fs_remove_dir_entry() (or with its
  *     subvolume's deletion), and each counts; payload copies of a COW keep
  *     the same entry, and names are interned, never freed before the fs;
  *  DC2 while it is used, it holds every DIR_ITEM of (subvolume, dir), each
  *     at a slot its offset's probe reaches, with the tree's location, name
- *     and is_root, and count says how many.
- * fs_dir_cache_check() visits the directory again and checks DC2.
+ *     and is_root, and count says how many;
+ *  DC3 no two tables in use hold one directory.
+ * fs_dir_cache_check() visits each used table's directory again (DC2) and
+ * compares the tables in use pairwise (DC3).
  */
 #include "design.h"
 #include "model_error.h"
@@ -36,105 +44,144 @@
 #include <string.h>
 
 enum {
-	DIR_CACHE_AFTER = 4,          /* steps in a row out of a directory before its table is made */
-	DIR_CACHE_MAX = 1u << 16,     /* entries at most: a larger directory keeps its lookups */
+	DIR_CACHE_AFTER = 2,          /* steps in a row out of a directory before its table is made */
+	DIR_CACHE_MAX = 1u << 16,     /* entries at most (a power of two): a larger directory keeps its lookups */
 	DIR_CACHE_MIN_SLOTS = 64,
 	DIR_CACHE_KEEP_SLOTS = 4096,  /* a larger table is not cleared for the next directory but freed */
 };
 
-static bool dir_cache_current(const struct fs *fs, const struct dir_cache *c)
+static bool table_current(const struct fs *fs, const struct dir_table *t)
 {
-	return c->subvolume && c->names_added == fs->names_added && c->names_removed == fs->names_removed;
+	return t->subvolume && t->names_added == fs->names_added && t->names_removed == fs->names_removed;
 }
 
-static bool in_use(const struct dir_cache *c, const struct dir_cache_entry *e)
+static bool in_use(const struct dir_table *t, const struct dir_cache_entry *e)
 {
-	return e->fill == c->fill;
+	return e->fill == t->fill;
 }
 
 /* The slot of the entry at offset, or the free slot where it would go. */
-static struct dir_cache_entry *slot_of(const struct dir_cache *c, uint64_t offset)
+static struct dir_cache_entry *slot_of(const struct dir_table *t, uint64_t offset)
 {
-	for (uint32_t i = (uint32_t)offset & c->mask;; i = (i + 1) & c->mask) {
-		struct dir_cache_entry *e = &c->slots[i];
-		if (!in_use(c, e) || e->offset == offset)
+	for (uint32_t i = (uint32_t)offset & t->mask;; i = (i + 1) & t->mask) {
+		struct dir_cache_entry *e = &t->slots[i];
+		if (!in_use(t, e) || e->offset == offset)
 			return e;
 	}
 }
 
-static void put(struct dir_cache *c, const struct dir_cache_entry *entry)
+static void put(struct dir_table *t, const struct dir_cache_entry *entry)
 {
-	struct dir_cache_entry *e = slot_of(c, entry->offset);
+	struct dir_cache_entry *e = slot_of(t, entry->offset);
 	*e = *entry;
-	e->fill = c->fill;
-	c->count++;
+	e->fill = t->fill;
+	t->count++;
 }
 
 /* Twice the slots, the entries probed in again. */
-static void grow(struct dir_cache *c)
+static void grow(struct dir_table *t)
 {
-	struct dir_cache_entry *old = c->slots;
-	uint32_t old_slots = c->mask + 1;
-	c->mask = 2 * old_slots - 1;
-	c->slots = g_new0(struct dir_cache_entry, c->mask + 1);
-	c->count = 0;
+	struct dir_cache_entry *old = t->slots;
+	uint32_t old_slots = t->mask + 1;
+	t->mask = 2 * old_slots - 1;
+	t->slots = g_new0(struct dir_cache_entry, t->mask + 1);
+	t->count = 0;
 	for (uint32_t i = 0; i < old_slots; i++)
-		if (in_use(c, &old[i]))
-			put(c, &old[i]);
+		if (old[i].fill == t->fill)
+			put(t, &old[i]);
 	g_free(old);
 }
 
 static bool fill_one(const struct btree_item *item, void *opaque)
 {
-	struct dir_cache *c = opaque;
-	if (c->count == DIR_CACHE_MAX) {
-		c->subvolume = NULL; /* too large: not made */
-		return false;
+	struct dir_table *t = opaque;
+	if (2 * (t->count + 1) > t->mask + 1) { /* more than half the slots: grow, or give up */
+		if (t->count == DIR_CACHE_MAX) {
+			t->subvolume = NULL; /* too large: not made */
+			return false;
+		}
+		grow(t);
 	}
-	if (2 * (c->count + 1) > c->mask + 1)
-		grow(c);
 	const struct item_dir *d = btree_item_dir(item);
-	put(c, &(struct dir_cache_entry){ .offset = btree_item_key(item)->offset, .location = d->location,
+	put(t, &(struct dir_cache_entry){ .offset = btree_item_key(item)->offset, .location = d->location,
 					  .name = d->name, .name_len = d->name_len,
 					  .location_is_root = d->location_is_root });
 	return true;
 }
 
-/* The table of (sv, dir) from the tree; false when the directory is too large. */
-static bool fill(struct fs *fs, struct subvolume *sv, uint64_t dir)
+/* The table a new directory takes: one not current (DC1) if any, else the
+ * one the steps turned to least recently. */
+static struct dir_table *victim(struct fs *fs)
 {
 	struct dir_cache *c = &fs->dir_cache;
-	if (c->mask + 1 > DIR_CACHE_KEEP_SLOTS) { /* the last was large: start small again */
-		g_free(c->slots);
-		c->slots = NULL;
+	struct dir_table *oldest = &c->tables[0];
+	for (unsigned i = 0; i < DIR_CACHE_TABLES; i++) {
+		struct dir_table *t = &c->tables[i];
+		if (!table_current(fs, t))
+			return t;
+		if (t->used < oldest->used)
+			oldest = t;
 	}
-	if (!c->slots) {
-		c->mask = DIR_CACHE_MIN_SLOTS - 1;
-		c->slots = g_new0(struct dir_cache_entry, DIR_CACHE_MIN_SLOTS);
-	}
-	if (!++c->fill) { /* every stamp used: clear them */
-		memset(c->slots, 0, (c->mask + 1) * sizeof(*c->slots));
-		c->fill = 1;
-	}
-	c->subvolume = sv;
-	c->dir = dir;
-	c->names_added = fs->names_added;
-	c->names_removed = fs->names_removed;
-	c->count = 0;
-	struct btree_key first = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, 0);
-	struct btree_key last = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, UINT64_MAX);
-	subvol_visit_range(sv, &first, &last, fill_one, c);
-	return c->subvolume != NULL;
+	return oldest;
 }
 
-/* Is the walk's step out of (sv, dir) one the table answers, now or once made? */
-static bool answers(struct fs *fs, struct subvolume *sv, uint64_t dir)
+/* The table of (sv, dir) from the tree; NULL when the directory is too large. */
+static struct dir_table *fill(struct fs *fs, struct subvolume *sv, uint64_t dir)
+{
+	struct dir_cache *c = &fs->dir_cache;
+	struct dir_table *t = victim(fs);
+	if (t->mask + 1 > DIR_CACHE_KEEP_SLOTS) { /* the last was large: start small again */
+		g_free(t->slots);
+		t->slots = NULL;
+	}
+	if (!t->slots) {
+		t->mask = DIR_CACHE_MIN_SLOTS - 1;
+		t->slots = g_new0(struct dir_cache_entry, DIR_CACHE_MIN_SLOTS);
+	}
+	if (!++t->fill) { /* every stamp used: clear them */
+		memset(t->slots, 0, (t->mask + 1) * sizeof(*t->slots));
+		t->fill = 1;
+	}
+	t->subvolume = sv;
+	t->dir = dir;
+	t->names_added = fs->names_added;
+	t->names_removed = fs->names_removed;
+	t->used = ++c->clock;
+	t->count = 0;
+	c->last = (unsigned)(t - c->tables);
+	struct btree_key first = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, 0);
+	struct btree_key last = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, UINT64_MAX);
+	subvol_visit_range(sv, &first, &last, fill_one, t);
+	return t->subvolume ? t : NULL;
+}
+
+/* The current table of (sv, dir), or NULL: the last step's first. */
+static struct dir_table *table_of(struct fs *fs, const struct subvolume *sv, uint64_t dir)
+{
+	struct dir_cache *c = &fs->dir_cache;
+	struct dir_table *t = &c->tables[c->last];
+	if (t->subvolume == sv && t->dir == dir && table_current(fs, t))
+		return t;
+	for (unsigned i = 0; i < DIR_CACHE_TABLES; i++) {
+		t = &c->tables[i];
+		if (t->subvolume == sv && t->dir == dir && table_current(fs, t)) {
+			c->tables[c->last].used = t->used = ++c->clock; /* both just used */
+			c->last = i;
+			return t;
+		}
+	}
+	return NULL;
+}
+
+/* The table that answers the walk's step out of (sv, dir), now or once made; NULL: none. */
+static struct dir_table *answers(struct fs *fs, struct subvolume *sv, uint64_t dir)
 {
 	struct dir_cache *c = &fs->dir_cache;
 	if (c->off)
-		return false;
-	if (c->subvolume == sv && c->dir == dir && dir_cache_current(fs, c))
-		return true;
+		return NULL;
+	struct dir_table *t = table_of(fs, sv, dir);
+	if (t)
+		return t;
 	if (c->last_subvolume != sv || c->last_dir != dir || c->last_names_added != fs->names_added ||
 	    c->last_names_removed != fs->names_removed) {
 		c->last_subvolume = sv;
@@ -144,22 +191,22 @@ static bool answers(struct fs *fs, struct subvolume *sv, uint64_t dir)
 		c->streak = 0;
 	}
 	if (c->streak >= DIR_CACHE_AFTER)
-		return false; /* this directory was too large */
+		return NULL; /* this directory was too large */
 	if (++c->streak < DIR_CACHE_AFTER)
-		return false; /* not yet */
+		return NULL; /* not yet */
 	return fill(fs, sv, dir);
 }
 
 bool fs_dir_cache_find(struct fs *fs, struct subvolume *sv, uint64_t dir, uint32_t hash, const char *name,
 		       uint16_t name_len, const struct dir_cache_entry **found)
 {
-	if (!answers(fs, sv, dir))
+	const struct dir_table *t = answers(fs, sv, dir);
+	if (!t)
 		return false;
-	const struct dir_cache *c = &fs->dir_cache;
 	*found = NULL;
 	for (uint64_t offset = hash; offset <= (uint64_t)hash + FS_DIR_HASH_PROBE; offset++) {
-		const struct dir_cache_entry *e = slot_of(c, offset);
-		if (in_use(c, e) && e->name_len == name_len && !memcmp(e->name, name, name_len)) {
+		const struct dir_cache_entry *e = slot_of(t, offset);
+		if (in_use(t, e) && e->name_len == name_len && !memcmp(e->name, name, name_len)) {
 			*found = e;
 			break;
 		}
@@ -169,14 +216,15 @@ bool fs_dir_cache_find(struct fs *fs, struct subvolume *sv, uint64_t dir, uint32
 
 void fs_dir_cache_free(struct fs *fs)
 {
-	g_free(fs->dir_cache.slots);
+	for (unsigned i = 0; i < DIR_CACHE_TABLES; i++)
+		g_free(fs->dir_cache.tables[i].slots);
 	fs->dir_cache = (struct dir_cache){ 0 };
 }
 
 /* --- DC2 -------------------------------------------------------------- */
 
 struct dc_check {
-	const struct dir_cache *cache;
+	const struct dir_table *table;
 	uint32_t seen;
 	bool ok;
 	GError **error;
@@ -187,47 +235,64 @@ static bool check_one(const struct btree_item *item, void *opaque)
 	struct dc_check *k = opaque;
 	const struct item_dir *d = btree_item_dir(item);
 	uint64_t offset = btree_item_key(item)->offset;
-	const struct dir_cache_entry *e = slot_of(k->cache, offset);
-	if (!in_use(k->cache, e) || e->location != d->location || e->location_is_root != d->location_is_root ||
+	const struct dir_cache_entry *e = slot_of(k->table, offset);
+	if (!in_use(k->table, e) || e->location != d->location || e->location_is_root != d->location_is_root ||
 	    e->name_len != d->name_len || memcmp(e->name, d->name, d->name_len)) {
 		g_set_error(k->error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
 			    "corrupt directory cache: %" G_GUINT64_FORMAT ", DC2 the entry at %" G_GUINT64_FORMAT
 			    " is not in the table as the tree has it",
-			    k->cache->dir, offset);
+			    k->table->dir, offset);
 		return k->ok = false;
 	}
 	k->seen++;
 	return true;
 }
 
-bool fs_dir_cache_check(const struct fs *fs, GError **error)
+static bool table_check(const struct fs *fs, const struct dir_table *t, GError **error)
 {
-	const struct dir_cache *c = &fs->dir_cache;
-	if (!dir_cache_current(fs, c))
-		return true; /* DC1: not used */
 	bool known = false;
 	for (unsigned i = 0; i < fs->subvolumes->len && !known; i++)
-		known = fs->subvolumes->pdata[i] == c->subvolume && !c->subvolume->deleted;
+		known = fs->subvolumes->pdata[i] == t->subvolume && !t->subvolume->deleted;
 	if (!known) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
 			    "corrupt directory cache: DC1 a table for no live subvolume");
 		return false;
 	}
 	uint32_t used = 0;
-	for (uint32_t i = 0; i <= c->mask; i++)
-		used += in_use(c, &c->slots[i]);
-	struct dc_check k = { c, 0, true, error };
-	struct btree_key first = BTRFS_KEY(c->dir, BTRFS_DIR_ITEM_KEY, 0);
-	struct btree_key last = BTRFS_KEY(c->dir, BTRFS_DIR_ITEM_KEY, UINT64_MAX);
-	subvol_visit_range(c->subvolume, &first, &last, check_one, &k);
+	for (uint32_t i = 0; i <= t->mask; i++)
+		used += in_use(t, &t->slots[i]);
+	struct dc_check k = { t, 0, true, error };
+	struct btree_key first = BTRFS_KEY(t->dir, BTRFS_DIR_ITEM_KEY, 0);
+	struct btree_key last = BTRFS_KEY(t->dir, BTRFS_DIR_ITEM_KEY, UINT64_MAX);
+	subvol_visit_range(t->subvolume, &first, &last, check_one, &k);
 	if (!k.ok)
 		return false;
-	if (k.seen != c->count || used != c->count) {
+	if (k.seen != t->count || used != t->count) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
 			    "corrupt directory cache: %" G_GUINT64_FORMAT ", DC2 %u entries in the tree, %u in the table"
 			    " (count %u)",
-			    c->dir, k.seen, used, c->count);
+			    t->dir, k.seen, used, t->count);
 		return false;
+	}
+	return true;
+}
+
+bool fs_dir_cache_check(const struct fs *fs, GError **error)
+{
+	const struct dir_cache *c = &fs->dir_cache;
+	for (unsigned i = 0; i < DIR_CACHE_TABLES; i++) {
+		const struct dir_table *t = &c->tables[i];
+		if (!table_current(fs, t))
+			continue; /* DC1: not used */
+		for (unsigned j = 0; j < i; j++)
+			if (table_current(fs, &c->tables[j]) && c->tables[j].subvolume == t->subvolume &&
+			    c->tables[j].dir == t->dir) {
+				g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+					    "corrupt directory cache: %" G_GUINT64_FORMAT ", DC3 in two tables", t->dir);
+				return false;
+			}
+		if (!table_check(fs, t, error))
+			return false;
 	}
 	return true;
 }

@@ -99,8 +99,9 @@ struct read_cursor {
 	struct btree_path inode_near;
 };
 
-/* DC1-DC2 (fs_dir_cache.c): the DIR_ITEMs of the directory the walks keep
- * stepping out of, by key offset, while no name has been added or removed. */
+/* DC1-DC2 (fs_dir_cache.c): the DIR_ITEMs of the last directories the walks
+ * stepped out of, one table each, by key offset, while no name has been
+ * added or removed. */
 struct dir_cache_entry {
 	uint64_t offset;              /* the DIR_ITEM's key offset */
 	uint64_t location;
@@ -110,13 +111,21 @@ struct dir_cache_entry {
 	uint32_t fill;                /* in use when the table's fill: no clearing between directories */
 };
 
-struct dir_cache {
+struct dir_table {
 	struct subvolume *subvolume;  /* whose directory the table holds; NULL: none */
 	uint64_t dir;
 	uint64_t names_added, names_removed; /* the fs's when the table was filled (DC1) */
+	uint64_t used;                /* the cache's clock when a step last turned to it */
 	uint32_t count, mask;         /* entries; slots - 1 (slots a power of two) */
 	uint32_t fill;                /* the fills so far, the stamp of this one's slots */
 	struct dir_cache_entry *slots; /* owned; kept for the next directory */
+};
+
+#define DIR_CACHE_TABLES 8
+struct dir_cache {
+	struct dir_table tables[DIR_CACHE_TABLES];
+	unsigned last;                /* the table the last step asked: asked first */
+	uint64_t clock;               /* counts the turns from one table to another */
 	/* the directory of the last steps, and how many in a row without a name added or removed */
 	const struct subvolume *last_subvolume;
 	uint64_t last_dir, last_names_added, last_names_removed;

@@ -42,10 +42,11 @@
  *     btree_lookup_near() then finds from it exactly what a descent from
  *     the root finds. Reads of one directory's files in creation order find
  *     neighbouring inode items, usually in the same leaf.
- * A step out of the directory the walks keep stepping out of asks that
- * directory's table of entries instead of the tree (fs_dir_cache.c, DC1-DC2).
  *  NS4 every DIR_ITEM sits at most FS_DIR_HASH_PROBE past its name's hash
  *     (see Hash collisions above), where lookups look for it.
+ * A step out of one of the last directories the walks kept stepping out of
+ * asks that directory's table of entries instead of the tree (fs_dir_cache.c,
+ * DC1-DC3).
  * fs_namespace_check() re-walks each level's prefix in full and checks NS1-NS2,
  * checks that a read cursor that passes as linked is the root's path, and
  * reads every DIR_ITEM of every live subvolume for NS4.

@@ -131,6 +131,8 @@ struct refs {
 	GArray *chunk_used_written;    /* uint64 per chunk: used as in its BLOCK_GROUP_ITEM */
 	uint64_t run_cursor;           /* refs_throttle(): the next head to run is at or above it */
 	GArray *drop_frames;           /* struct drop_frame: the dead trees' walk (RF7) */
+	uint32_t throttle_limit;       /* refs_throttle_heads() of the store's nodesize; 0 until
+					  the first throttle with heads pending */
 	refs_data_freed_fn on_data_freed;
 	void *opaque;
 };
@@ -298,6 +300,10 @@ static void change_children(struct transaction *txn, struct tree_block *block, b
 		}
 		return;
 	}
+	/* A leaf of inline files, directories and inodes holds no data reference:
+	 * its items are not read at all (btree.c BT13). */
+	if (!btree_leaf_maps_data(block))
+		return;
 	struct btree_leaf_cursor cursor;
 	btree_leaf_cursor_init(&cursor, block, 0);
 	for (const struct btree_item *item; (item = btree_leaf_cursor_next(&cursor));) {
@@ -756,7 +762,14 @@ static void requeue(struct refs *refs, struct head_heap *heap)
  * one sorted array still cost a memmove and a merge over all of them per batch. */
 static int throttle_heads(struct refs *refs, struct transaction *txn, bool stoppable, uint64_t *written)
 {
-	uint32_t limit = refs_throttle_heads(blockstore_nodesize(txn->store));
+	/* Between most operations there is nothing to run: no dead tree, the heads
+	 * under the limit. Said first, it is a few loads (the full path cost a
+	 * read about 85 instructions, docs/performance.md round 13a). */
+	if (!refs->drop_frames->len && refs_pending_heads(refs) <= refs->throttle_limit)
+		return 0;
+	if (!refs->throttle_limit)
+		refs->throttle_limit = refs_throttle_heads(blockstore_nodesize(txn->store));
+	uint32_t limit = refs->throttle_limit;
 	if (drop_dead(txn, stoppable))
 		return -EINTR;
 	while (refs_pending_heads(refs) > limit) {

@@ -921,6 +921,74 @@ static void test_btree_resize_of_a_missing_key_returns_null(void **state)
 	tree_fixture_free(f);
 }
 
+/* --- which leaves map data extents (BT13) ----------------------------------- */
+
+/* File `ino`: an inode item and an EXTENT_DATA item, mapping a new data
+ * extent when `mapped`, inline otherwise. */
+static void add_extent_file(struct tree_fixture *f, uint64_t ino, bool mapped)
+{
+	struct btree_key inode = BTRFS_KEY(ino, BTRFS_INODE_ITEM_KEY, 0), data = BTRFS_KEY(ino, BTRFS_EXTENT_DATA_KEY, 0);
+	btree_insert_item(&f->tree, &f->txn, &inode, BTRFS_INODE_ITEM_SIZE, NULL);
+	struct data_extent *extent = mapped ? refs_data_extent_new(&f->txn, (1ull << 30) + ino * 65536, 65536) : NULL;
+	union item_payload payload = { .file_extent = { .extent = extent, .num_bytes = 65536 } };
+	btree_insert_item(&f->tree, &f->txn, &data, mapped ? BTRFS_FILE_EXTENT_REGULAR_SIZE : 1045, &payload);
+}
+
+/* Does a leaf's own walk of its items find a mapped data extent? */
+static bool leaf_walk_finds_data(const struct tree_block *leaf)
+{
+	for (uint32_t i = 0; i < leaf->nritems; i++) {
+		const struct btree_item *item = btree_leaf_item(leaf, i);
+		if (btree_item_key(item)->type == BTRFS_EXTENT_DATA_KEY && btree_item_file_extent(item)->extent)
+			return true;
+	}
+	return false;
+}
+
+static void assert_maps_data_as_the_items_say(struct tree_fixture *f, unsigned *mapping, unsigned *not_mapping)
+{
+	g_autoptr(GPtrArray) leaves = g_ptr_array_new();
+	collect_leaves(f->tree.root, leaves);
+	for (guint i = 0; i < leaves->len; i++) {
+		const struct tree_block *leaf = leaves->pdata[i];
+		bool maps = leaf_walk_finds_data(leaf);
+		assert_int_equal(btree_leaf_maps_data(leaf), maps);
+		(*(maps ? mapping : not_mapping))++;
+	}
+}
+
+/* btree_leaf_maps_data() answers what a walk of the leaf's items answers,
+ * through inserts that split and push leaves, a snapshot's copies sharing
+ * arrays, their first changes and deletes that empty leaves into their
+ * siblings; leaves of inline files alone answer false. */
+static void test_btree_a_leaf_maps_data_exactly_while_a_file_extent_holds_a_data_extent(void **state)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	unsigned mapping = 0, not_mapping = 0;
+	/* Files 1-300 inline, 301-600 one in seven mapped: leaves of both kinds. */
+	for (uint64_t ino = 1; ino <= 600; ino++)
+		add_extent_file(f, ino, ino > 300 && ino % 7 == 0);
+	tree_fixture_assert_ok(f, "inline and mapped files");
+	assert_maps_data_as_the_items_say(f, &mapping, &not_mapping);
+	tree_fixture_commit(f);
+	tree_fixture_clone_root(f, 256);
+	/* The copies share arrays, then change: every third file's extent item goes. */
+	for (uint64_t ino = 3; ino <= 600; ino += 3) {
+		struct btree_key data = BTRFS_KEY(ino, BTRFS_EXTENT_DATA_KEY, 0);
+		struct btree_path path;
+		assert_true(btree_lookup(&f->tree, &data, &path));
+		struct data_extent *extent = btree_item_file_extent(btree_path_item(&path))->extent;
+		assert_true(btree_delete_item(&f->tree, &f->txn, &data));
+		if (extent)
+			refs_data_drop(&f->txn, extent, false);
+		assert_maps_data_as_the_items_say(f, &mapping, &not_mapping);
+	}
+	tree_fixture_commit(f);
+	tree_fixture_assert_ok(f, "after the deletes");
+	assert_true(mapping > 0 && not_mapping > 0);
+	tree_fixture_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -952,6 +1020,7 @@ int main(void)
 		cmocka_unit_test(test_btree_resize_grows_an_item_and_splits_its_full_leaf),
 		cmocka_unit_test(test_btree_resize_shrinks_an_item_in_its_leaf),
 		cmocka_unit_test(test_btree_resize_of_a_missing_key_returns_null),
+		cmocka_unit_test(test_btree_a_leaf_maps_data_exactly_while_a_file_extent_holds_a_data_extent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

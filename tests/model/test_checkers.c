@@ -377,6 +377,49 @@ static void test_payload_check_fails_when_the_heaps_live_bytes_are_not_the_paylo
 	tree_fixture_free(f);
 }
 
+/* BT13: the heap's count of file extents that map a data extent. An item's
+ * extent set or cleared behind the heap's back (a write through
+ * btree_item_file_extent_for_write(), which only num_bytes may take) makes
+ * the count wrong either way. */
+static void test_payload_check_fails_when_the_heap_miscounts_the_mapped_data_extents(void **state)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	for (uint64_t ino = 1; ino <= 40; ino++) {
+		struct btree_key data = BTRFS_KEY(ino, BTRFS_EXTENT_DATA_KEY, 0);
+		struct data_extent *extent = ino % 2 ? refs_data_extent_new(&f->txn, (1ull << 30) + ino * 65536, 65536) : NULL;
+		union item_payload payload = { .file_extent = { .extent = extent, .num_bytes = 65536 } };
+		btree_insert_item(&f->tree, &f->txn, &data, BTRFS_FILE_EXTENT_REGULAR_SIZE, &payload);
+	}
+	tree_fixture_commit(f);
+	tree_fixture_assert_ok(f, "mapped and inline extents");
+	struct btree_key mapped_key = BTRFS_KEY(21, BTRFS_EXTENT_DATA_KEY, 0), inline_key = BTRFS_KEY(22, BTRFS_EXTENT_DATA_KEY, 0);
+	struct btree_path mapped, inline_path;
+	assert_true(btree_lookup(&f->tree, &mapped_key, &mapped));
+	assert_true(btree_lookup(&f->tree, &inline_key, &inline_path));
+	struct item_file_extent *m = btree_item_file_extent_for_write(btree_path_item(&mapped));
+	struct item_file_extent *i = btree_item_file_extent_for_write(btree_path_item(&inline_path));
+	struct data_extent *extent = m->extent;
+	assert_non_null(extent);
+	assert_null(i->extent);
+	g_autoptr(GError) error = NULL;
+	m->extent = NULL;
+	assert_false(btree_check_payloads(mapped.nodes[0], &error));
+	g_autofree char *fewer = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT ", BT13 the heap counts ",
+						 mapped.nodes[0]->bytenr);
+	assert_true(g_str_has_prefix(error->message, fewer));
+	g_clear_error(&error);
+	m->extent = extent;
+	assert_true(btree_check_payloads(mapped.nodes[0], &error));
+	i->extent = extent;
+	assert_false(btree_check_payloads(inline_path.nodes[0], &error));
+	g_autofree char *more = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT ", BT13 the heap counts ",
+						inline_path.nodes[0]->bytenr);
+	assert_true(g_str_has_prefix(error->message, more));
+	i->extent = NULL;
+	tree_fixture_assert_ok(f, "restored");
+	tree_fixture_free(f);
+}
+
 static void test_item_sharing_check_fails_when_two_arrays_hold_one_payload_heap(void **state)
 {
 	/* The heap pointer sits just before an array's items (btree.c's struct
@@ -851,7 +894,7 @@ static void test_a_step_through_the_dir_cache_finds_what_a_lookup_in_the_tree_fi
 				assert_int_equal(cache_op_both(cached, plain, read_op, "/d/n1441e896"), round == 2 ? -ENOENT : 0);
 				assert_int_equal(cache_op_both(cached, plain, read_op, "/d/no-such-file"), -ENOENT);
 				assert_int_equal(cache_op_both(cached, plain, readdir_op, "/d/sub"), 0);
-				assert_true(cached->dir_cache.subvolume != NULL); /* the table answered these */
+				assert_true(cached->dir_cache.tables[cached->dir_cache.last].subvolume != NULL); /* a table answered */
 				fixture_assert_fs_ok(cached, "the table of /d");
 			}
 			if (i == 20) {
@@ -877,6 +920,120 @@ static void test_a_step_through_the_dir_cache_finds_what_a_lookup_in_the_tree_fi
 	(void)state;
 }
 
+/* Tables of the directory cache in use (DC1). */
+static unsigned current_tables(const struct fs *fs)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < DIR_CACHE_TABLES; i++) {
+		const struct dir_table *t = &fs->dir_cache.tables[i];
+		n += t->subvolume && t->names_added == fs->names_added && t->names_removed == fs->names_removed;
+	}
+	return n;
+}
+
+/* Twelve directories (more than the cache has tables) read in turn and back, in and out of
+ * order, with missing names, a snapshot's copy of each, and in each round a create and an
+ * unlink read back at once: the answers, and at the end every counter and space figure, are
+ * those of a filesystem that looks every entry up in the tree. */
+static void test_steps_among_more_directories_than_tables_find_what_the_tree_finds(void **state)
+{
+	enum { DIRS = 12, PER_DIR = 6 };
+	struct fs *cached, *plain;
+	int64_t now = two_populated_strictatime(&cached, &plain);
+	for (unsigned d = 0; d < DIRS; d++) {
+		g_autofree char *dir = g_strdup_printf("/t%u", d);
+		assert_int_equal(cache_op_both(cached, plain, mkdir_op, dir), 0);
+		for (unsigned f = 0; f < PER_DIR; f++) {
+			g_autofree char *path = g_strdup_printf("/t%u/file-%u", d, f);
+			assert_int_equal(cache_op_both(cached, plain, create_op, path), 0);
+		}
+	}
+	assert_int_equal(fs_snapshot(cached, "/", "/s", false), 0);
+	assert_int_equal(fs_snapshot(plain, "/", "/s", false), 0);
+	unsigned most_tables = 0;
+	bool gone[DIRS][PER_DIR + 1] = { { false } };
+	for (unsigned d = 0; d < DIRS; d++)
+		gone[d][PER_DIR] = true; /* file-6: no such name */
+	for (unsigned round = 0; round < 4; round++) {
+		now += 1000000000;
+		assert_int_equal(fs_set_clock(cached, now), 0);
+		assert_int_equal(fs_set_clock(plain, now), 0);
+		for (unsigned step = 0; step < 4 * DIRS * PER_DIR; step++) {
+			unsigned d = step / 3 % (round % 2 ? DIRS : 9), f = (step * 3 + round) % (PER_DIR + 1);
+			bool in_snapshot = step % 5 == 4;
+			g_autofree char *path = g_strdup_printf("%s/t%u/file-%u", in_snapshot ? "/s" : "", d, f);
+			int ret = cache_op_both(cached, plain, read_op, path);
+			if (!in_snapshot)
+				assert_int_equal(ret, gone[d][f] ? -ENOENT : 0);
+			most_tables = MAX(most_tables, current_tables(cached));
+			if (step == DIRS * PER_DIR) { /* a name in, a name out, each read back at once */
+				g_autofree char *made = g_strdup_printf("/t%u/new-%u", (round * 5) % DIRS, round);
+				g_autofree char *out = g_strdup_printf("/t3/file-%u", round);
+				assert_int_equal(cache_op_both(cached, plain, read_op, made), -ENOENT);
+				assert_int_equal(cache_op_both(cached, plain, create_op, made), 0);
+				assert_int_equal(cache_op_both(cached, plain, read_op, made), 0);
+				assert_int_equal(cache_op_both(cached, plain, unlink_op, out), 0);
+				assert_int_equal(cache_op_both(cached, plain, read_op, out), -ENOENT);
+				gone[3][round] = true;
+			}
+		}
+		fixture_assert_fs_ok(cached, "every round");
+	}
+	assert_int_equal(most_tables, DIR_CACHE_TABLES); /* the steps used every table */
+	assert_same_reports_and_free(cached, plain, 3 * FILES);
+	(void)state;
+}
+
+/* Two tables of one directory (DC3), and a table other than the last one asked unlike the tree
+ * (DC2 is checked in every table in use). */
+static void test_dir_cache_check_fails_on_two_tables_of_one_directory(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	for (unsigned i = 0; i < 8; i++) { /* /d's table, then /snap/d's */
+		g_autofree char *path = g_strdup_printf("/d/file-%03u", i);
+		assert_int_equal(fs_read(fs, path, NULL), 0);
+	}
+	for (unsigned i = 0; i < 8; i++) {
+		g_autofree char *path = g_strdup_printf("/snap/d/file-%03u", i);
+		assert_int_equal(fs_read(fs, path, NULL), 0);
+	}
+	assert_int_equal(current_tables(fs), 2u);
+	fixture_assert_fs_ok(fs, "two tables as the tree has them");
+	struct dir_cache *c = &fs->dir_cache;
+	struct dir_table *last = &c->tables[c->last], *other = NULL, *spare = NULL;
+	for (unsigned i = 0; i < DIR_CACHE_TABLES; i++) {
+		struct dir_table *t = &c->tables[i];
+		if (t != last && t->subvolume)
+			other = t;
+		else if (!t->subvolume && !spare)
+			spare = t;
+	}
+	assert_non_null(other);
+	assert_non_null(spare);
+	struct dir_table kept = *spare;
+	*spare = *last; /* shares last's slots: put back before they are freed */
+	g_autofree char *twice = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT ", DC3 in two tables",
+						 last->dir);
+	fixture_assert_fs_corrupt(fs, twice);
+	*spare = kept;
+	fixture_assert_fs_ok(fs, "one table each again");
+	struct dir_cache_entry *used = NULL;
+	for (uint32_t i = 0; i <= other->mask && !used; i++)
+		if (other->slots[i].fill == other->fill)
+			used = &other->slots[i];
+	assert_non_null(used);
+	used->location++;
+	g_autofree char *wrong = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT
+						 ", DC2 the entry at %" G_GUINT64_FORMAT
+						 " is not in the table as the tree has it",
+						 other->dir, used->offset);
+	fixture_assert_fs_corrupt(fs, wrong);
+	used->location--;
+	fixture_assert_fs_ok(fs, "the entry put right");
+	fs_free(fs);
+	(void)state;
+}
+
 /* A table whose entry says another inode than the tree's, misses an entry, holds one the tree
  * does not, or belongs to no subvolume of the filesystem. */
 static void test_dir_cache_check_fails_on_a_table_unlike_the_tree(void **state)
@@ -886,7 +1043,7 @@ static void test_dir_cache_check_fails_on_a_table_unlike_the_tree(void **state)
 		g_autofree char *path = g_strdup_printf("/d/file-%03u", i);
 		assert_int_equal(fs_read(fs, path, NULL), 0);
 	}
-	struct dir_cache *c = &fs->dir_cache;
+	struct dir_table *c = &fs->dir_cache.tables[fs->dir_cache.last];
 	assert_non_null(c->subvolume);
 	assert_int_equal(c->count, FILES);
 	fixture_assert_fs_ok(fs, "the table as the tree has it");
@@ -1381,6 +1538,7 @@ int main(void)
 		cmocka_unit_test(test_payload_check_fails_when_two_items_point_at_one_payload),
 		cmocka_unit_test(test_payload_check_fails_when_an_item_points_into_another_leafs_heap),
 		cmocka_unit_test(test_payload_check_fails_when_the_heaps_live_bytes_are_not_the_payloads),
+		cmocka_unit_test(test_payload_check_fails_when_the_heap_miscounts_the_mapped_data_extents),
 		cmocka_unit_test(test_item_sharing_check_fails_when_two_arrays_hold_one_payload_heap),
 		cmocka_unit_test(test_refs_check_fails_when_a_block_counts_a_reference_too_many),
 		cmocka_unit_test(test_written_check_fails_on_a_node_the_transaction_wrote_and_did_not_list),
@@ -1397,6 +1555,8 @@ int main(void)
 		cmocka_unit_test(test_namespace_check_fails_on_a_read_cursor_off_the_roots_path),
 		cmocka_unit_test(test_a_step_through_the_dir_cache_finds_what_a_lookup_in_the_tree_finds),
 		cmocka_unit_test(test_dir_cache_check_fails_on_a_table_unlike_the_tree),
+		cmocka_unit_test(test_steps_among_more_directories_than_tables_find_what_the_tree_finds),
+		cmocka_unit_test(test_dir_cache_check_fails_on_two_tables_of_one_directory),
 		cmocka_unit_test(test_blockstore_check_fails_on_a_live_block_no_tree_reaches),
 		cmocka_unit_test(test_blockstore_check_fails_when_two_live_blocks_share_an_address),
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_is_used_past_its_length),
