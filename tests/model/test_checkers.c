@@ -224,6 +224,45 @@ static void test_btree_check_fails_on_an_atime_marked_at_an_item_that_is_no_inod
 	tree_fixture_free(f);
 }
 
+static void test_btree_check_fails_on_an_overlay_in_the_block_that_is_not_a_small_marked_one(void **state)
+{
+	/* Two distinct atimes in a snapshotted leaf: its overlay moves from the
+	 * block (the marked form, BT13) to a chunk of its own (the shared
+	 * form). The shared form's first 24 bytes put back in the block read
+	 * as an overlay of the wrong form there. */
+	struct tree_fixture *f = committed_tree_of_inodes(true);
+	tree_fixture_clone_root(f, 256);
+	tree_fixture_commit(f);
+	struct btree_path path;
+	struct btree_key inode = BTRFS_KEY(100, BTRFS_INODE_ITEM_KEY, 0);
+	assert_true(btree_lookup(&f->tree, &inode, &path));
+	btree_path_write_inode_atime(&f->tree, &f->txn, &path, 7);
+	struct tree_block *leaf = path.nodes[0];
+	assert_true(leaf->flags & TREE_BLOCK_OVERLAY_HERE);
+	uint32_t other = 0;
+	while (btree_item_key(btree_leaf_item(leaf, other))->type != BTRFS_INODE_ITEM_KEY ||
+	       btree_item_key(btree_leaf_item(leaf, other))->objectid == 100)
+		other++;
+	inode = BTRFS_KEY(btree_item_key(btree_leaf_item(leaf, other))->objectid, BTRFS_INODE_ITEM_KEY, 0);
+	assert_true(btree_lookup(&f->tree, &inode, &path));
+	assert_ptr_equal(path.nodes[0], leaf);
+	btree_path_write_inode_atime(&f->tree, &f->txn, &path, 8);
+	assert_false(leaf->flags & TREE_BLOCK_OVERLAY_HERE);
+	g_autoptr(GError) error = NULL;
+	assert_true(btree_check(&f->tree, f->nodesize, &error));
+	struct atime_overlay *apart = leaf->atimes;
+	memcpy(&leaf->overlay_here, apart, sizeof(leaf->overlay_here));
+	leaf->flags |= TREE_BLOCK_OVERLAY_HERE;
+	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT
+						", BT13 an overlay in the block that is not the marked form",
+						leaf->bytenr);
+	assert_tree_corrupt(f, want);
+	leaf->flags &= ~TREE_BLOCK_OVERLAY_HERE;
+	memset(&leaf->overlay_here, 0, sizeof(leaf->overlay_here));
+	leaf->atimes = apart;
+	tree_fixture_free(f);
+}
+
 static void test_item_sharing_check_fails_on_an_atime_overlay_on_a_node(void **state)
 {
 	struct tree_fixture *f = two_level_tree();
@@ -1532,6 +1571,7 @@ int main(void)
 		cmocka_unit_test(test_btree_check_fails_when_a_child_is_younger_than_its_parent),
 		cmocka_unit_test(test_btree_check_fails_on_an_owner_that_is_no_tree_ids_image),
 		cmocka_unit_test(test_btree_check_fails_on_an_atime_marked_at_an_item_that_is_no_inode),
+		cmocka_unit_test(test_btree_check_fails_on_an_overlay_in_the_block_that_is_not_a_small_marked_one),
 		cmocka_unit_test(test_item_sharing_check_fails_on_an_atime_overlay_on_a_node),
 		cmocka_unit_test(test_item_sharing_check_fails_when_a_leaf_lets_go_of_a_shared_array_uncounted),
 		cmocka_unit_test(test_item_sharing_check_fails_when_a_freed_leaf_still_shares_its_array),
