@@ -191,9 +191,9 @@ static const struct btree_key *block_first_key(const struct tree_block *block)
  *    the overlay's v distinct values t_0..t_v-1 (room for c), or the atime
  *    itself. A leaf's atimes are mostly one or two: the old atime until each
  *    inode is read, then the read's (the kernel stamps atimes with a coarse
- *    clock). A grep's copy of a leaf of 11 inodes costs 24 bytes (a 32-byte
- *    malloc chunk) in the marked form, 46 in the shared (a 64-byte chunk),
- *    88 in the plain.
+ *    clock). A grep's copy of a leaf of 11 inodes costs 24 bytes in the
+ *    marked form (in the block, BT13, where a 32-byte malloc chunk before),
+ *    46 in the shared (a 64-byte chunk), 88 in the plain.
  * BT8 a freed leaf (TREE_BLOCK_FREED) that shared its array holds no array
  *    and no overlay: it gave its reference up when it was freed
  *    (btree_block_freed), so the copy that replaced it does not copy the
@@ -321,11 +321,58 @@ static bool overlay_marked(const struct atime_overlay *overlay, uint32_t slot)
 	return overlay_marks(overlay)[slot / 64] >> (slot % 64) & 1;
 }
 
-/* A marked overlay for `leaf`, no slot marked yet. */
-static struct atime_overlay *overlay_marked_new(const struct tree_block *leaf)
+/*
+ * BT13 an overlay in the block (TREE_BLOCK_OVERLAY_HERE) is a leaf's, in the
+ *      marked form, and fits the block's room (a leaf of at most 64 items):
+ *
+ *        tree_block ... | items | n 1 1 marked | t | bits of slots 0..63 |
+ *                               +---- overlay_here, 24 bytes -----------+
+ *
+ *      Any other overlay is a malloc chunk of its own that `atimes` points
+ *      at. A grep's copy of a leaf of 36 items costs an 80-byte chunk, not
+ *      a 64-byte block and a 32-byte overlay; a block without an overlay
+ *      costs 16 bytes more, a few percent of the blocks a grep leaves.
+ */
+_Static_assert(sizeof(struct atime_overlay) + 2 * sizeof(int64_t) == sizeof(struct atime_overlay_in_block),
+	       "the block has room for the marked form of a leaf of 64 items");
+
+/* The leaf's overlay, wherever it is, or NULL. */
+static struct atime_overlay *leaf_overlay(const struct tree_block *leaf)
+{
+	if (leaf->flags & TREE_BLOCK_OVERLAY_HERE)
+		return (struct atime_overlay *)&leaf->overlay_here;
+	return leaf->atimes;
+}
+
+static void leaf_drop_overlay(struct tree_block *leaf)
+{
+	if (leaf->flags & TREE_BLOCK_OVERLAY_HERE)
+		leaf->flags &= ~TREE_BLOCK_OVERLAY_HERE;
+	else
+		g_free(leaf->atimes);
+	memset(&leaf->overlay_here, 0, sizeof(leaf->overlay_here));
+}
+
+/* The leaf's overlay becomes `overlay`, a malloc chunk of its own. */
+static void leaf_set_overlay_apart(struct tree_block *leaf, struct atime_overlay *overlay)
+{
+	leaf_drop_overlay(leaf);
+	leaf->atimes = overlay;
+}
+
+/* A marked overlay for `leaf`, no slot marked yet: in the block when it
+ * fits (BT13). */
+static struct atime_overlay *leaf_new_marked_overlay(struct tree_block *leaf)
 {
 	size_t bytes = overlay_size(leaf->nritems, 1, OVERLAY_MARKED, 1);
-	struct atime_overlay *overlay = g_malloc0(bytes);
+	struct atime_overlay *overlay;
+	if (bytes <= sizeof(leaf->overlay_here)) {
+		leaf->flags |= TREE_BLOCK_OVERLAY_HERE;
+		overlay = (struct atime_overlay *)&leaf->overlay_here;
+		memset(overlay, 0, sizeof(leaf->overlay_here));
+	} else {
+		overlay = leaf->atimes = g_malloc0(bytes);
+	}
 	*overlay = (struct atime_overlay){ .count = leaf->nritems, .capacity = 1, .form = OVERLAY_MARKED,
 					   .slot_bytes = 1 };
 	return overlay;
@@ -474,7 +521,7 @@ static uint32_t overlay_index(const struct atime_overlay *overlay, uint32_t slot
 /* Slot i's atime in a leaf whose overlay is marked, or that has none. */
 static int64_t marked_or_item_atime(const struct tree_block *leaf, uint32_t i)
 {
-	const struct atime_overlay *marked = leaf->atimes;
+	const struct atime_overlay *marked = leaf_overlay(leaf);
 	if (marked && overlay_marked(marked, i))
 		return marked->value[0];
 	return item_inode(&leaf->items[i])->atime;
@@ -562,8 +609,7 @@ static void leaf_items_unref(struct tree_block *leaf)
 		leaf_items_free(leaf_items_of(leaf));
 	leaf->items = NULL;
 	leaf->flags &= ~TREE_BLOCK_RUNS;
-	g_free(leaf->atimes);
-	leaf->atimes = NULL;
+	leaf_drop_overlay(leaf);
 }
 
 /* --- the payload heap (BT10) --------------------------------------------- */
@@ -694,7 +740,7 @@ bool btree_leaf_maps_data(const struct tree_block *leaf)
 
 static void leaf_fold_atimes(struct tree_block *leaf)
 {
-	const struct atime_overlay *overlay = leaf->atimes;
+	const struct atime_overlay *overlay = leaf_overlay(leaf);
 	if (overlay->form == OVERLAY_MARKED) {
 		for (uint32_t i = 0; i < overlay->count; i++)
 			if (overlay_marked(overlay, i))
@@ -703,8 +749,7 @@ static void leaf_fold_atimes(struct tree_block *leaf)
 		for (uint32_t i = 0; i < overlay->count; i++)
 			item_inode(&leaf->items[overlay_slot(overlay, i)])->atime = overlay_atime(overlay, i);
 	}
-	g_free(leaf->atimes);
-	leaf->atimes = NULL;
+	leaf_drop_overlay(leaf);
 }
 
 /* Before any change to a leaf's items: an array of its own (BT6), with the
@@ -725,7 +770,7 @@ static void leaf_make_private(struct tree_block *leaf)
 		uint32_t live = shared->heap ? shared->heap->live : 0;
 		heap_rebuild(leaf_items_of(leaf), leaf->nritems, live);
 	}
-	if (leaf->atimes)
+	if (btree_leaf_has_overlay(leaf))
 		leaf_fold_atimes(leaf);
 }
 
@@ -934,7 +979,7 @@ static void leaf_prepare_write(struct transaction *txn, struct tree_block *leaf)
 static void leaf_compact(struct tree_block *leaf, uint32_t shift)
 {
 	leaf->flags &= ~TREE_BLOCK_RUNS_LISTED;
-	if (leaf->level || !leaf->items || (leaf->flags & (TREE_BLOCK_FREED | TREE_BLOCK_RUNS)) || leaf->atimes ||
+	if (leaf->level || !leaf->items || (leaf->flags & (TREE_BLOCK_FREED | TREE_BLOCK_RUNS)) || btree_leaf_has_overlay(leaf) ||
 	    leaf_items_shared(leaf))
 		return;
 	leaf_store_runs(leaf, shift);
@@ -1052,7 +1097,7 @@ bool btree_check_runs(const struct tree_block *leaf, uint32_t nodesize, GError *
 	const struct leaf_items *stored = leaf_items_of(leaf);
 	uint32_t items = 0, runs = 0;
 	const char *broken = NULL;
-	if (leaf->atimes)
+	if (btree_leaf_has_overlay(leaf))
 		broken = "an overlay";
 	for (uint32_t e = 0; !broken && e < stored->entries; e++) {
 		const struct btree_item *entry = &stored->item[e];
@@ -1083,13 +1128,20 @@ bool btree_check_runs(const struct tree_block *leaf, uint32_t nodesize, GError *
 
 bool btree_check_overlay(const struct tree_block *leaf, GError **error)
 {
-	const struct atime_overlay *o = leaf->atimes;
+	const struct atime_overlay *o = leaf_overlay(leaf);
 	if (leaf->level || !o)
 		return true;
 	const char *broken = NULL;
 	uint32_t bad = 0, inodes = 0;
 	for (uint32_t i = 0; i < leaf->nritems; i++)
 		inodes += leaf->items[i].key.type == BTRFS_INODE_ITEM_KEY;
+	if ((leaf->flags & TREE_BLOCK_OVERLAY_HERE) &&
+	    (o->form != OVERLAY_MARKED || overlay_bytes(o) > sizeof(leaf->overlay_here))) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt leaf: block %" PRIu64 ", BT13 an overlay in the block that is not the marked form "
+			    "of at most 64 items (form %u, %u items)", leaf->bytenr, o->form, o->count);
+		return false;
+	}
 	if (o->form == OVERLAY_MARKED) {
 		if (o->count != leaf->nritems)
 			broken = "a marked overlay whose bits are not the leaf's items";
@@ -1196,7 +1248,7 @@ bool btree_check_item_sharing(GHashTable *live, const GPtrArray *unreleased, GEr
 	g_hash_table_iter_init(&iter, live);
 	while (g_hash_table_iter_next(&iter, &key, NULL)) {
 		const struct tree_block *block = key;
-		if (block->level && block->atimes) {
+		if (block->level && btree_leaf_has_overlay(block)) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
 				    "corrupt node: block %" G_GUINT64_FORMAT ", BT7 an atime overlay on a node", block->bytenr);
 			return false;
@@ -1346,7 +1398,7 @@ void btree_commit_finish(struct transaction *txn)
 	for (guint i = 0; i < txn->written->len; i++) {
 		struct tree_block *block = txn->written->pdata[i];
 		block->flags &= ~TREE_BLOCK_WRITTEN_LISTED;
-		if (!block->level && block->atimes && !leaf_items_shared(block))
+		if (!block->level && btree_leaf_has_overlay(block) && !leaf_items_shared(block))
 			leaf_fold_atimes(block);
 	}
 	g_ptr_array_set_size(txn->written, 0);
@@ -1415,9 +1467,11 @@ struct tree_block *btree_copy_block(struct transaction *txn, uint64_t tree_id, c
 		/* Share the array (BT6); the overlay's atimes are the copy's too. */
 		leaf_items_of(buf)->refs++;
 		cow->items = buf->items;
-		cow->flags |= buf->flags & TREE_BLOCK_RUNS;
+		cow->flags |= buf->flags & (TREE_BLOCK_RUNS | TREE_BLOCK_OVERLAY_HERE);
 		cow->capacity = buf->capacity;
-		if (buf->atimes)
+		if (buf->flags & TREE_BLOCK_OVERLAY_HERE)
+			cow->overlay_here = buf->overlay_here;
+		else if (buf->atimes)
 			cow->atimes = g_memdup2(buf->atimes, overlay_bytes(buf->atimes));
 	}
 	block_created(txn, cow);
@@ -2151,7 +2205,14 @@ static struct btree_item *writable_item(const struct btree_path *path)
 static void cow_found_path(struct btree *tree, struct transaction *txn, struct btree_path *path)
 {
 	/* btree_search(SEARCH_CHANGE) without the searching: a copy has its
-	 * source's keys, so every slot on the path stays what it was. */
+	 * source's keys, so every slot on the path stays what it was. By BT5 a
+	 * leaf this transaction wrote hangs from nodes it wrote: then nothing on
+	 * the path is copied (most of a grep's atime writes, docs/performance.md
+	 * round 13a). */
+	if (!should_cow_block(txn, path->nodes[0])) {
+		leaf_prepare_write(txn, path->nodes[0]);
+		return;
+	}
 	for (int level = path->levels - 1; level >= 0; level--) {
 		struct tree_block *b = path->nodes[level];
 		if (!level || should_cow_block(txn, b)) /* a node this transaction wrote stays */
@@ -2169,7 +2230,7 @@ struct btree_item *btree_path_for_write(struct btree *tree, struct transaction *
 
 int64_t btree_leaf_inode_atime(const struct tree_block *leaf, uint32_t slot)
 {
-	const struct atime_overlay *overlay = leaf->atimes;
+	const struct atime_overlay *overlay = leaf_overlay(leaf);
 	if (overlay && overlay->form != OVERLAY_MARKED)
 		return overlay_atime(overlay, overlay_index(overlay, slot));
 	if (overlay && overlay_marked(overlay, slot))
@@ -2188,18 +2249,17 @@ void btree_path_write_inode_atime(struct btree *tree, struct transaction *txn, s
 	cow_found_path(tree, txn, path);
 	struct tree_block *leaf = path->nodes[0];
 	uint32_t slot = path->slots[0];
-	if (!leaf->atimes && leaf_items_shared(leaf))
-		leaf->atimes = overlay_marked_new(leaf);
-	if (!leaf->atimes) {
+	struct atime_overlay *overlay = leaf_overlay(leaf);
+	if (!overlay && leaf_items_shared(leaf))
+		overlay = leaf_new_marked_overlay(leaf);
+	if (!overlay) {
 		item_inode(btree_path_item(path))->atime = atime;
 		return;
 	}
-	if (leaf->atimes->form == OVERLAY_MARKED) {
-		if (overlay_mark(leaf->atimes, slot, atime))
+	if (overlay->form == OVERLAY_MARKED) {
+		if (overlay_mark(overlay, slot, atime))
 			return;
-		struct atime_overlay *shared = overlay_of_leaf(leaf);
-		g_free(leaf->atimes);
-		leaf->atimes = shared;
+		leaf_set_overlay_apart(leaf, overlay_of_leaf(leaf));
 	}
 	overlay_set_atime(&leaf->atimes, overlay_index(leaf->atimes, slot), atime);
 }

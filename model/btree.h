@@ -284,21 +284,33 @@ enum {
 	TREE_BLOCK_HOLDERS_COUNTED = 1u << 5,
 	/* btree.c BT12: the block is on txn->written, for the commit to trim. */
 	TREE_BLOCK_WRITTEN_LISTED = 1u << 6,
+	/* btree.c BT13: the leaf's atime overlay is in the block (overlay_here). */
+	TREE_BLOCK_OVERLAY_HERE = 1u << 7,
+};
+
+/* Room in a tree block for a small atime overlay (btree.c BT13): the marked
+ * form of a leaf of at most 64 items. Its layout is btree.c's. */
+struct atime_overlay_in_block {
+	uint64_t words[3];
 };
 
 /*
- * A tree block is 56 bytes, a 64-byte malloc chunk (72 and 80 before issue
- * 20's round 12c): the 10^7 scenario holds 1.2 x 10^7 of them, most of them
- * the leaves a grep over 11 trees copies.
+ * A tree block is 72 bytes, an 80-byte malloc chunk (56 bytes in a 64-byte
+ * chunk before issue 20's round 13c, 72 and 80 before round 12c): the 10^7
+ * scenario holds 1.2 x 10^7 of them, most of them the leaves a grep over 11
+ * trees copies, and each of those has a marked atime overlay of 24 bytes,
+ * which the block holds (BT13 in btree.c) instead of a 32-byte chunk of its
+ * own: 80 bytes a copied leaf instead of 96.
  *
  *   0        8       12      16          20            24   26    28           32
  *   +--------+-------+-------+-----------+-------------+----+-----+------------+
  *   | bytenr | owner | gen   | tree_refs | shared_refs | nr | cap | leaf_bytes |
  *   +--------+-------+-------+-----------+-------------+----+-----+------------+
- *   32      33      34      35           36                 40        48        56
- *   +-------+-------+-------+------------+------------------+---------+---------+
- *   | level | flags | cause | refs_cause | extent_item_refs | items   | atimes  |
- *   +-------+-------+-------+------------+------------------+---------+---------+
+ *   32      33      34      35           36                 40        48                    72
+ *   +-------+-------+-------+------------+------------------+---------+---------------------+
+ *   | level | flags | cause | refs_cause | extent_item_refs | items   | atimes or the       |
+ *   |       |       |       |            |                  |         | overlay itself      |
+ *   +-------+-------+-------+------------+------------------+---------+---------------------+
  *
  * BT11 a block's owner is a tree id packed into 32 bits (btree_owner_pack()
  *      below): ids below 2^31 as they are, the side table's atime trees
@@ -327,9 +339,18 @@ struct tree_block {
 		struct btree_item *items;   /* level 0: shared with copies, see below */
 		struct btree_child *children; /* level > 0 */
 	};
-	struct atime_overlay *atimes;     /* level 0: the atime overlay, or NULL */
+	union {
+		struct atime_overlay *atimes; /* level 0: the atime overlay, or NULL ... */
+		struct atime_overlay_in_block overlay_here; /* ... or, TREE_BLOCK_OVERLAY_HERE, itself */
+	};
 };
-_Static_assert(sizeof(struct tree_block) == 56, "a tree block is a 64-byte malloc chunk");
+_Static_assert(sizeof(struct tree_block) == 72, "a tree block is an 80-byte malloc chunk");
+
+/* Does the leaf have an atime overlay (btree.c BT7), in the block or apart? */
+static inline bool btree_leaf_has_overlay(const struct tree_block *leaf)
+{
+	return (leaf->flags & TREE_BLOCK_OVERLAY_HERE) || leaf->atimes;
+}
 
 /* BT11's packing. Tree ids in [0, 2^31) are themselves; the side table's
  * atime trees [2^48, 2^48 + 2^30) go to [2^31, 2^31 + 2^30); btrfs's ids in

@@ -606,6 +606,44 @@ static void test_btree_atime_write_to_a_snapshotted_leaf_copies_the_block_but_sh
 	tree_fixture_free(f);
 }
 
+/* BT13: a marked overlay of a leaf of at most 64 items is in the block; a
+ * second distinct atime (the shared form) or a bigger leaf's is apart. */
+static void overlay_place(uint32_t nodesize, bool small)
+{
+	struct tree_fixture *f = inode_tree_of(nodesize);
+	struct btree *snapshot = tree_fixture_clone_root(f, 256);
+	tree_fixture_commit(f);
+	write_atime(f, 500, 7);
+	struct tree_block *copy = leaf_of(&f->tree, 500);
+	assert_int_equal(copy->nritems <= 64, small);
+	assert_true(btree_leaf_has_overlay(copy));
+	assert_int_equal(!!(copy->flags & TREE_BLOCK_OVERLAY_HERE), small);
+	write_atime(f, 501, 7);
+	assert_int_equal(!!(copy->flags & TREE_BLOCK_OVERLAY_HERE), small);
+	write_atime(f, 502, 8);
+	assert_false(copy->flags & TREE_BLOCK_OVERLAY_HERE);
+	assert_true(btree_leaf_has_overlay(copy));
+	assert_int_equal(atime_of(&f->tree, 500), 7);
+	assert_int_equal(atime_of(&f->tree, 501), 7);
+	assert_int_equal(atime_of(&f->tree, 502), 8);
+	assert_int_equal(atime_of(&f->tree, 503), 1503);
+	assert_int_equal(atime_of(snapshot, 500), 1500);
+	tree_fixture_assert_ok(f, "a marked overlay, then a shared one");
+	tree_fixture_commit(f);
+	tree_fixture_assert_ok(f, "a commit after the overlays");
+	tree_fixture_free(f);
+}
+
+static void test_btree_marked_overlay_of_a_small_leaf_is_in_the_block(void **state)
+{
+	overlay_place(4096, true);
+}
+
+static void test_btree_marked_overlay_of_a_leaf_of_hundreds_of_items_is_apart(void **state)
+{
+	overlay_place(65536, false);
+}
+
 static void test_btree_other_change_to_a_leaf_with_overlay_gives_it_own_items_with_the_atimes(void **state)
 {
 	struct tree_fixture *f = inode_tree();
@@ -618,7 +656,7 @@ static void test_btree_other_change_to_a_leaf_with_overlay_gives_it_own_items_wi
 
 	struct tree_block *leaf = leaf_of(&f->tree, 500);
 	assert_ptr_not_equal(leaf->items, leaf_of(snapshot, 500)->items);
-	assert_null(leaf->atimes);
+	assert_false(btree_leaf_has_overlay(leaf));
 	struct btree_path path;
 	key = inode_key(500);
 	assert_true(btree_lookup(&f->tree, &key, &path));
@@ -639,12 +677,12 @@ static void test_btree_atime_write_without_a_snapshot_changes_the_copy_in_place(
 	write_atime(f, 500, 7);
 	assert_ptr_not_equal(leaf_of(&f->tree, 500), old);
 	assert_ptr_equal(leaf_of(&f->tree, 500)->items, old_items);
-	assert_null(leaf_of(&f->tree, 500)->atimes);
+	assert_false(btree_leaf_has_overlay(leaf_of(&f->tree, 500)));
 	assert_null(old->items);
 	tree_fixture_assert_ok(f, "an atime write that freed the old leaf");
 	tree_fixture_commit(f);
 	struct tree_block *leaf = leaf_of(&f->tree, 500);
-	assert_null(leaf->atimes);
+	assert_false(btree_leaf_has_overlay(leaf));
 	struct btree_key key = inode_key(500);
 	struct btree_path path;
 	assert_true(btree_lookup(&f->tree, &key, &path));
@@ -693,7 +731,7 @@ static void overlay_rounds(uint32_t nodesize)
 				assert_int_equal(atime_of(snapshot, j), 1000);
 			}
 		}
-		assert_non_null(leaf_of(&f->tree, 500)->atimes);
+		assert_true(btree_leaf_has_overlay(leaf_of(&f->tree, 500)));
 		if (round == 1) {
 			/* An atime only one inode has is rewritten in place. */
 			write_atime(f, first, 12345);
@@ -1011,6 +1049,8 @@ int main(void)
 		cmocka_unit_test(test_btree_path_for_write_copies_the_path_a_lookup_found_once_per_transaction),
 		cmocka_unit_test(test_btree_commit_gives_back_the_slots_kept_for_growth),
 		cmocka_unit_test(test_btree_atime_write_to_a_snapshotted_leaf_copies_the_block_but_shares_its_items),
+		cmocka_unit_test(test_btree_marked_overlay_of_a_small_leaf_is_in_the_block),
+		cmocka_unit_test(test_btree_marked_overlay_of_a_leaf_of_hundreds_of_items_is_apart),
 		cmocka_unit_test(test_btree_other_change_to_a_leaf_with_overlay_gives_it_own_items_with_the_atimes),
 		cmocka_unit_test(test_btree_atime_write_without_a_snapshot_changes_the_copy_in_place),
 		cmocka_unit_test(test_btree_overlay_keeps_every_atime_of_its_leaf_whatever_their_values),

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "constants.h"
+#include "design.h"
 #include "fs_internal.h"
 
 #define FILES 40u
@@ -220,6 +221,45 @@ static void test_btree_check_fails_on_an_atime_marked_at_an_item_that_is_no_inod
 						", BT7 a marked slot that is no inode item (slot %u)",
 						path.nodes[0]->bytenr, path.slots[0]);
 	assert_tree_corrupt(f, want);
+	tree_fixture_free(f);
+}
+
+static void test_btree_check_fails_on_an_overlay_in_the_block_that_is_not_a_small_marked_one(void **state)
+{
+	/* Two distinct atimes in a snapshotted leaf: its overlay moves from the
+	 * block (the marked form, BT13) to a chunk of its own (the shared
+	 * form). The shared form's first 24 bytes put back in the block read
+	 * as an overlay of the wrong form there. */
+	struct tree_fixture *f = committed_tree_of_inodes(true);
+	tree_fixture_clone_root(f, 256);
+	tree_fixture_commit(f);
+	struct btree_path path;
+	struct btree_key inode = BTRFS_KEY(100, BTRFS_INODE_ITEM_KEY, 0);
+	assert_true(btree_lookup(&f->tree, &inode, &path));
+	btree_path_write_inode_atime(&f->tree, &f->txn, &path, 7);
+	struct tree_block *leaf = path.nodes[0];
+	assert_true(leaf->flags & TREE_BLOCK_OVERLAY_HERE);
+	uint32_t other = 0;
+	while (btree_item_key(btree_leaf_item(leaf, other))->type != BTRFS_INODE_ITEM_KEY ||
+	       btree_item_key(btree_leaf_item(leaf, other))->objectid == 100)
+		other++;
+	inode = BTRFS_KEY(btree_item_key(btree_leaf_item(leaf, other))->objectid, BTRFS_INODE_ITEM_KEY, 0);
+	assert_true(btree_lookup(&f->tree, &inode, &path));
+	assert_ptr_equal(path.nodes[0], leaf);
+	btree_path_write_inode_atime(&f->tree, &f->txn, &path, 8);
+	assert_false(leaf->flags & TREE_BLOCK_OVERLAY_HERE);
+	g_autoptr(GError) error = NULL;
+	assert_true(btree_check(&f->tree, f->nodesize, &error));
+	struct atime_overlay *apart = leaf->atimes;
+	memcpy(&leaf->overlay_here, apart, sizeof(leaf->overlay_here));
+	leaf->flags |= TREE_BLOCK_OVERLAY_HERE;
+	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT
+						", BT13 an overlay in the block that is not the marked form",
+						leaf->bytenr);
+	assert_tree_corrupt(f, want);
+	leaf->flags &= ~TREE_BLOCK_OVERLAY_HERE;
+	memset(&leaf->overlay_here, 0, sizeof(leaf->overlay_here));
+	leaf->atimes = apart;
 	tree_fixture_free(f);
 }
 
@@ -690,6 +730,26 @@ static void assert_namespace_corrupt(struct fs *fs, const char *want)
 	assert_non_null(error);
 	if (!strstr(error->message, want))
 		fail_msg("expected '%s' in '%s'", want, error->message);
+}
+
+/* NS4: a directory entry whose name no longer hashes near its DIR_ITEM offset is one no lookup
+ * finds (as a bug that renamed an entry in place would leave it). */
+static void test_namespace_check_fails_on_an_entry_outside_its_hash_window(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct inode_location dir;
+	assert_int_equal(fs_resolve(fs, "/d", &dir), 0);
+	const struct btree_item *entry = fs_dir_lookup(dir.subvolume, dir.inode, "file-001", 8);
+	assert_non_null(entry);
+	struct btree_key key = *btree_item_key(entry);
+	struct btree_item *item = subvol_lookup_for_write(fs, dir.subvolume, &key);
+	btree_item_dir_for_write(item)->name = "elsewhere-001" + 5; /* "here-001": 8 bytes, another hash */
+	assert_namespace_corrupt(fs, "NS4 'here-001' at hash offset");
+	fixture_assert_fs_corrupt(fs, "corrupt directory entry");
+	btree_item_dir_for_write(item)->name = "file-001";
+	fixture_assert_fs_ok(fs, "the name put back");
+	fs_free(fs);
+	(void)state;
 }
 
 /* A read leaves the cursor at its inode item; the next read starts there only while the path's
@@ -1511,6 +1571,7 @@ int main(void)
 		cmocka_unit_test(test_btree_check_fails_when_a_child_is_younger_than_its_parent),
 		cmocka_unit_test(test_btree_check_fails_on_an_owner_that_is_no_tree_ids_image),
 		cmocka_unit_test(test_btree_check_fails_on_an_atime_marked_at_an_item_that_is_no_inode),
+		cmocka_unit_test(test_btree_check_fails_on_an_overlay_in_the_block_that_is_not_a_small_marked_one),
 		cmocka_unit_test(test_item_sharing_check_fails_on_an_atime_overlay_on_a_node),
 		cmocka_unit_test(test_item_sharing_check_fails_when_a_leaf_lets_go_of_a_shared_array_uncounted),
 		cmocka_unit_test(test_item_sharing_check_fails_when_a_freed_leaf_still_shares_its_array),
@@ -1527,6 +1588,7 @@ int main(void)
 		cmocka_unit_test(test_namespace_check_fails_on_a_memo_marked_checked_that_holds_a_file),
 		cmocka_unit_test(test_a_walk_from_the_memos_levels_finds_what_a_walk_from_the_root_finds),
 		cmocka_unit_test(test_namespace_check_fails_on_memo_levels_out_of_order),
+		cmocka_unit_test(test_namespace_check_fails_on_an_entry_outside_its_hash_window),
 		cmocka_unit_test(test_read_cursor_is_taken_only_while_linked_from_the_root),
 		cmocka_unit_test(test_a_read_through_the_cursor_finds_what_a_lookup_from_the_root_finds),
 		cmocka_unit_test(test_a_read_after_its_leaf_was_copied_sees_the_copy_not_the_cursors_leaf),
