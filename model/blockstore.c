@@ -309,6 +309,16 @@ bool blockstore_reserve_fits(const struct blockstore *store, unsigned items, uin
 	return metadata_free(store) + store->overcommit >= need;
 }
 
+bool blockstore_reserve_at_once(struct blockstore *store, unsigned items, uint64_t held)
+{
+	uint64_t unit = (uint64_t)items * store->config.nodesize, free = metadata_free(store);
+	uint64_t need = unit * BTRFS_RESERVE_NODES_PER_ITEM;
+	if (free + store->overcommit < unit * BTRFS_TICKET_NODES_PER_ITEM + held || free < need)
+		return false;
+	store->reserved += need;
+	return true;
+}
+
 int blockstore_reserve(struct blockstore *store, unsigned items)
 {
 	uint64_t need = (uint64_t)items * BTRFS_RESERVE_NODES_PER_ITEM * store->config.nodesize;

@@ -100,6 +100,10 @@ int blockstore_reserve(struct blockstore *store, unsigned items);
  * reserve) besides what blockstore_reserve() counts? False: the reservation
  * waits on a ticket for the flusher (space-info.c __reserve_bytes). */
 bool blockstore_reserve_fits(const struct blockstore *store, unsigned items, uint64_t held);
+/* The common case of the two: when blockstore_reserve_fits(items, held) and
+ * blockstore_reserve(items) needs no new chunk, reserves as it does and
+ * returns true; otherwise changes nothing and returns false. */
+bool blockstore_reserve_at_once(struct blockstore *store, unsigned items, uint64_t held);
 /* The flusher's ALLOC_CHUNK_FORCE (space-info.c flush_space): a metadata chunk
  * whatever the metadata chunks still hold, sized from the device's largest
  * free hole. False when the device has no room for one. */

@@ -2147,11 +2147,11 @@ bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, st
 	const struct tree_block *leaf = path->nodes[0];
 	if (path->slots[0] < leaf->nritems && !btree_key_compare(&btree_leaf_item(leaf, path->slots[0])->key, key))
 		return true; /* the same key again: the path is the answer */
+	if (leaf_key_just_after(path, key))
+		return true; /* in the path's leaf, so on the one path from the root to it */
 	unsigned level = 0;
 	while (!path_block_covers(path, level, key))
 		level++;
-	if (!level && leaf_key_just_after(path, key))
-		return true;
 	return descend(path->nodes[level], key, path);
 }
 
@@ -2205,7 +2205,14 @@ static struct btree_item *writable_item(const struct btree_path *path)
 static void cow_found_path(struct btree *tree, struct transaction *txn, struct btree_path *path)
 {
 	/* btree_search(SEARCH_CHANGE) without the searching: a copy has its
-	 * source's keys, so every slot on the path stays what it was. */
+	 * source's keys, so every slot on the path stays what it was. By BT5 a
+	 * leaf this transaction wrote hangs from nodes it wrote: then nothing on
+	 * the path is copied (most of a grep's atime writes, docs/performance.md
+	 * round 13a). */
+	if (!should_cow_block(txn, path->nodes[0])) {
+		leaf_prepare_write(txn, path->nodes[0]);
+		return;
+	}
 	for (int level = path->levels - 1; level >= 0; level--) {
 		struct tree_block *b = path->nodes[level];
 		if (!level || should_cow_block(txn, b)) /* a node this transaction wrote stays */

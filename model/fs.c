@@ -127,6 +127,10 @@ static int reserve(struct fs *fs, unsigned items, bool is_delete)
 {
 	if (blockstore_overcommitted(fs->store))
 		return -EROFS;
+	/* Most reservations fit at once: no ticket, no new chunk (a read's
+	 * reservation was 158 instructions, round 13a). */
+	if (blockstore_reserve_at_once(fs->store, items, held_by_queued_work(fs)))
+		return 0;
 	flush_for_ticket(fs, items);
 	int ret = is_delete ? blockstore_reserve_fallback(fs->store, items) : blockstore_reserve(fs->store, items);
 	if (ret) {
@@ -498,7 +502,8 @@ const struct atime_options *fs_atime_options(const struct fs *fs)
 int fs_read(struct fs *fs, const char *path, bool *atime_updated)
 {
 	struct inode_location where;
-	struct btree_path near = { .levels = 0 };
+	struct btree_path near;
+	near.levels = 0; /* empty: only its levels are read (zeroing all of it was 17 instructions a read) */
 	int ret = fs_resolve_near(fs, path, &where, &near);
 	if (ret)
 		return ret;

@@ -353,10 +353,21 @@ static void unlink_block(struct transaction *txn, struct tree_block *block)
 
 static int throttle_heads(struct refs *refs, struct transaction *txn, bool stoppable, uint64_t *written);
 
+/* Between most operations the throttle has nothing to run: no dead tree, no
+ * more heads than the limit (a limit of 0, not known yet, says so only when
+ * none are pending). */
+static inline bool throttle_idle(const struct refs *refs)
+{
+	return !refs->drop_frames->len && refs_pending_heads(refs) <= refs->throttle_limit;
+}
+
 static int throttle(struct transaction *txn, bool stoppable)
 {
 	uint64_t written = 0;
-	return throttle_heads(refs_of(txn), txn, stoppable, &written);
+	struct refs *refs = refs_of(txn);
+	if (throttle_idle(refs)) /* before a call: it is every operation's */
+		return 0;
+	return throttle_heads(refs, txn, stoppable, &written);
 }
 
 static void run_queued(struct transaction *txn)
@@ -762,10 +773,9 @@ static void requeue(struct refs *refs, struct head_heap *heap)
  * one sorted array still cost a memmove and a merge over all of them per batch. */
 static int throttle_heads(struct refs *refs, struct transaction *txn, bool stoppable, uint64_t *written)
 {
-	/* Between most operations there is nothing to run: no dead tree, the heads
-	 * under the limit. Said first, it is a few loads (the full path cost a
-	 * read about 85 instructions, docs/performance.md round 13a). */
-	if (!refs->drop_frames->len && refs_pending_heads(refs) <= refs->throttle_limit)
+	/* Said first, it is a few loads (the full path cost a read about 85
+	 * instructions, docs/performance.md round 13a). */
+	if (throttle_idle(refs))
 		return 0;
 	if (!refs->throttle_limit)
 		refs->throttle_limit = refs_throttle_heads(blockstore_nodesize(txn->store));

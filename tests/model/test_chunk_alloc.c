@@ -412,6 +412,32 @@ static void test_the_last_metadata_chunk_of_a_small_device_is_the_6_mib_one_in_m
 	blockstore_free(store);
 }
 
+/* blockstore_reserve_at_once() is blockstore_reserve_fits() and then a
+ * blockstore_reserve() that adds no chunk, or nothing: on twin filesystems,
+ * reservations of 3 items without a release until the metadata chunks are
+ * full, beside held bytes that fit and bytes that do not. */
+static void test_a_reservation_at_once_is_the_ticket_check_and_a_reserve_that_adds_no_chunk(void **state)
+{
+	(void)state;
+	struct fs *at_once = fixture_fs_new(16384, 2 * GiB), *twin = fixture_fs_new(16384, 2 * GiB);
+	struct blockstore *s1 = at_once->store, *s2 = twin->store;
+	unsigned chunks = blockstore_chunk_count(s1, false);
+	assert_false(blockstore_reserve_at_once(s1, 3, UINT64_MAX / 4)); /* the ticket check fails */
+	unsigned granted = 0;
+	for (bool reserved = true; reserved; granted++) {
+		uint64_t held = granted % 2 ? 0 : 64 * MiB;
+		bool fits = blockstore_reserve_fits(s2, 3, held);
+		reserved = fits && !blockstore_reserve(s2, 3) && blockstore_chunk_count(s2, false) == chunks;
+		assert_int_equal(blockstore_reserve_at_once(s1, 3, held), reserved);
+	}
+	/* The metadata chunks filled (blockstore_reserve() then adds one), and
+	 * the reservations at once added none. */
+	assert_true(granted > 100);
+	assert_int_equal(blockstore_chunk_count(s1, false), chunks);
+	fs_free(at_once);
+	fs_free(twin);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_enospc_read_fail_what_if_fails_the_read_and_loses_nothing),
 		cmocka_unit_test(test_a_read_whose_reservation_waits_on_a_ticket_writes_the_atime_into_the_current_tree),
 		cmocka_unit_test(test_a_reservation_the_kernel_would_ticket_runs_the_delayed_items_first),
+		cmocka_unit_test(test_a_reservation_at_once_is_the_ticket_check_and_a_reserve_that_adds_no_chunk),
 		cmocka_unit_test(test_a_ticket_the_flush_cannot_satisfy_forces_a_metadata_chunk),
 		cmocka_unit_test(test_a_ticket_the_delayed_items_and_refs_cannot_satisfy_writes_delalloc_back),
 		cmocka_unit_test(test_a_ticket_still_short_after_delalloc_commits_before_it_forces_a_chunk),
