@@ -192,7 +192,7 @@ static const struct btree_key *block_first_key(const struct tree_block *block)
  *    itself. A leaf's atimes are mostly one or two: the old atime until each
  *    inode is read, then the read's (the kernel stamps atimes with a coarse
  *    clock). A grep's copy of a leaf of 11 inodes costs 24 bytes in the
- *    marked form (in the block, BT13, where a 32-byte malloc chunk before),
+ *    marked form (in the block, BT14, where a 32-byte malloc chunk before),
  *    46 in the shared (a 64-byte chunk), 88 in the plain.
  * BT8 a freed leaf (TREE_BLOCK_FREED) that shared its array holds no array
  *    and no overlay: it gave its reference up when it was freed
@@ -322,7 +322,7 @@ static bool overlay_marked(const struct atime_overlay *overlay, uint32_t slot)
 }
 
 /*
- * BT13 an overlay in the block (TREE_BLOCK_OVERLAY_HERE) is a leaf's, in the
+ * BT14 an overlay in the block (TREE_BLOCK_OVERLAY_HERE) is a leaf's, in the
  *      marked form, and fits the block's room (a leaf of at most 64 items):
  *
  *        tree_block ... | items | n 1 1 marked | t | bits of slots 0..63 |
@@ -361,7 +361,7 @@ static void leaf_set_overlay_apart(struct tree_block *leaf, struct atime_overlay
 }
 
 /* A marked overlay for `leaf`, no slot marked yet: in the block when it
- * fits (BT13). */
+ * fits (BT14). */
 static struct atime_overlay *leaf_new_marked_overlay(struct tree_block *leaf)
 {
 	size_t bytes = overlay_size(leaf->nritems, 1, OVERLAY_MARKED, 1);
@@ -1138,7 +1138,7 @@ bool btree_check_overlay(const struct tree_block *leaf, GError **error)
 	if ((leaf->flags & TREE_BLOCK_OVERLAY_HERE) &&
 	    (o->form != OVERLAY_MARKED || overlay_bytes(o) > sizeof(leaf->overlay_here))) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-			    "corrupt leaf: block %" PRIu64 ", BT13 an overlay in the block that is not the marked form "
+			    "corrupt leaf: block %" PRIu64 ", BT14 an overlay in the block that is not the marked form "
 			    "of at most 64 items (form %u, %u items)", leaf->bytenr, o->form, o->count);
 		return false;
 	}
@@ -2147,11 +2147,11 @@ bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, st
 	const struct tree_block *leaf = path->nodes[0];
 	if (path->slots[0] < leaf->nritems && !btree_key_compare(&btree_leaf_item(leaf, path->slots[0])->key, key))
 		return true; /* the same key again: the path is the answer */
+	if (leaf_key_just_after(path, key))
+		return true; /* in the path's leaf, so on the one path from the root to it */
 	unsigned level = 0;
 	while (!path_block_covers(path, level, key))
 		level++;
-	if (!level && leaf_key_just_after(path, key))
-		return true;
 	return descend(path->nodes[level], key, path);
 }
 

@@ -19,7 +19,8 @@
  * into a subdirectory and comes back to read the next name of the one above
  * (round 13b), which found that directory's table gone when there was one.
  * A new directory takes a table not in use, or the one the steps turned to
- * least recently; the last one asked is asked first.
+ * least recently among those the walk is not passing through (a grep comes
+ * back to those); the last one asked is asked first, in line.
  *
  * A probe asks what dir_lookup_hashed() asks of the tree: the entry with the
  * name among the offsets hash .. hash + 8. A table holds entries, not the
@@ -79,7 +80,7 @@ static void put(struct dir_table *t, const struct dir_cache_entry *entry)
 }
 
 /* Twice the slots, the entries probed in again. */
-static void grow(struct dir_table *t)
+G_NO_INLINE static void grow(struct dir_table *t)
 {
 	struct dir_cache_entry *old = t->slots;
 	uint32_t old_slots = t->mask + 1;
@@ -103,26 +104,41 @@ static bool fill_one(const struct btree_item *item, void *opaque)
 		grow(t);
 	}
 	const struct item_dir *d = btree_item_dir(item);
-	put(t, &(struct dir_cache_entry){ .offset = btree_item_key(item)->offset, .location = d->location,
-					  .name = d->name, .name_len = d->name_len,
-					  .location_is_root = d->location_is_root });
+	uint64_t offset = btree_item_key(item)->offset;
+	*slot_of(t, offset) = (struct dir_cache_entry){ .offset = offset, .location = d->location, .name = d->name,
+							.name_len = d->name_len,
+							.location_is_root = d->location_is_root, .fill = t->fill };
+	t->count++;
 	return true;
 }
 
+/* Is t's directory one the walk is passing through? A grep goes depth
+ * first: it comes back to each of those, and to no other. */
+static bool on_the_walk(const struct fs *fs, const struct dir_table *t)
+{
+	const struct walk_memo *m = &fs->walk_memo;
+	for (unsigned k = 0; k < m->depth; k++)
+		if (m->levels[k].dir.inode == t->dir && m->levels[k].dir.subvolume == t->subvolume)
+			return true;
+	return false;
+}
+
 /* The table a new directory takes: one not current (DC1) if any, else the
- * one the steps turned to least recently. */
+ * one the steps turned to least recently among those not on the walk's
+ * path (the memo's levels), else among all. */
 static struct dir_table *victim(struct fs *fs)
 {
 	struct dir_cache *c = &fs->dir_cache;
-	struct dir_table *oldest = &c->tables[0];
+	struct dir_table *oldest = NULL, *oldest_on_path = NULL;
 	for (unsigned i = 0; i < DIR_CACHE_TABLES; i++) {
 		struct dir_table *t = &c->tables[i];
 		if (!table_current(fs, t))
 			return t;
-		if (t->used < oldest->used)
-			oldest = t;
+		struct dir_table **slot = on_the_walk(fs, t) ? &oldest_on_path : &oldest;
+		if (!*slot || t->used < (*slot)->used)
+			*slot = t;
 	}
-	return oldest;
+	return oldest ? oldest : oldest_on_path;
 }
 
 /* The table of (sv, dir) from the tree; NULL when the directory is too large. */
@@ -155,15 +171,12 @@ static struct dir_table *fill(struct fs *fs, struct subvolume *sv, uint64_t dir)
 	return t->subvolume ? t : NULL;
 }
 
-/* The current table of (sv, dir), or NULL: the last step's first. */
+/* The current table of (sv, dir), or NULL. */
 static struct dir_table *table_of(struct fs *fs, const struct subvolume *sv, uint64_t dir)
 {
 	struct dir_cache *c = &fs->dir_cache;
-	struct dir_table *t = &c->tables[c->last];
-	if (t->subvolume == sv && t->dir == dir && table_current(fs, t))
-		return t;
 	for (unsigned i = 0; i < DIR_CACHE_TABLES; i++) {
-		t = &c->tables[i];
+		struct dir_table *t = &c->tables[i];
 		if (t->subvolume == sv && t->dir == dir && table_current(fs, t)) {
 			c->tables[c->last].used = t->used = ++c->clock; /* both just used */
 			c->last = i;
@@ -173,8 +186,9 @@ static struct dir_table *table_of(struct fs *fs, const struct subvolume *sv, uin
 	return NULL;
 }
 
-/* The table that answers the walk's step out of (sv, dir), now or once made; NULL: none. */
-static struct dir_table *answers(struct fs *fs, struct subvolume *sv, uint64_t dir)
+/* The table that answers the walk's step out of (sv, dir), now or once made,
+ * when it is not the last one asked; NULL: none. */
+G_NO_INLINE static struct dir_table *answers(struct fs *fs, struct subvolume *sv, uint64_t dir)
 {
 	struct dir_cache *c = &fs->dir_cache;
 	if (c->off)
@@ -200,9 +214,13 @@ static struct dir_table *answers(struct fs *fs, struct subvolume *sv, uint64_t d
 bool fs_dir_cache_find(struct fs *fs, struct subvolume *sv, uint64_t dir, uint32_t hash, const char *name,
 		       uint16_t name_len, const struct dir_cache_entry **found)
 {
-	const struct dir_table *t = answers(fs, sv, dir);
-	if (!t)
-		return false;
+	const struct dir_cache *c = &fs->dir_cache;
+	const struct dir_table *t = &c->tables[c->last];
+	if (c->off || t->subvolume != sv || t->dir != dir || !table_current(fs, t)) {
+		t = answers(fs, sv, dir);
+		if (!t)
+			return false;
+	}
 	*found = NULL;
 	for (uint64_t offset = hash; offset <= (uint64_t)hash + FS_DIR_HASH_PROBE; offset++) {
 		const struct dir_cache_entry *e = slot_of(t, offset);

@@ -205,6 +205,9 @@ const struct btree_item *fs_inode_item(const struct subvolume *subvolume, uint64
 struct btree_item *fs_inode_item_for_write(struct fs *fs, const struct inode_location *where);
 const struct btree_item *fs_dir_lookup(const struct subvolume *subvolume, uint64_t dir, const char *name,
 				       uint16_t name_len);
+/* Can `name` be added to `dir`? 0; -EEXIST when it is there; -EOVERFLOW when
+ * the names of its hash's window fill it (fs_namespace.c, the top). */
+int fs_dir_name_room(const struct subvolume *subvolume, uint64_t dir, const char *name, uint16_t name_len);
 /* The same near an earlier lookup (subvol_lookup_near). */
 const struct btree_item *fs_inode_item_near(const struct subvolume *subvolume, uint64_t inode,
 					    struct btree_path *near);

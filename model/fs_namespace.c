@@ -12,7 +12,10 @@
  *
  * Hash collisions: btrfs packs colliding names into one DIR_ITEM; the model
  * moves the colliding entry to the next free hash value instead (a 2^-32
- * event per pair of names in one directory; docs/model.md).
+ * event per pair of names in one directory; docs/model.md), at most
+ * FS_DIR_HASH_PROBE past its hash, where lookups look. A new name whose
+ * window is full is refused with -EOVERFLOW before anything changes, as
+ * btrfs_check_dir_item_collision() refuses a DIR_ITEM that would overflow.
  *
  * A walk resolves each component with two lookups (the directory's inode
  * item, then the name's DIR_ITEM). Replays read a directory's files one after
@@ -39,11 +42,14 @@
  *     btree_lookup_near() then finds from it exactly what a descent from
  *     the root finds. Reads of one directory's files in creation order find
  *     neighbouring inode items, usually in the same leaf.
+ *  NS4 every DIR_ITEM sits at most FS_DIR_HASH_PROBE past its name's hash
+ *     (see Hash collisions above), where lookups look for it.
  * A step out of one of the last directories the walks kept stepping out of
  * asks that directory's table of entries instead of the tree (fs_dir_cache.c,
  * DC1-DC3).
  * fs_namespace_check() re-walks each level's prefix in full and checks NS1-NS2,
- * and checks that a read cursor that passes as linked is the root's path.
+ * checks that a read cursor that passes as linked is the root's path, and
+ * reads every DIR_ITEM of every live subvolume for NS4.
  */
 #include "design.h"
 #include "model_error.h"
@@ -83,7 +89,19 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, con
 		c = __builtin_ia32_crc32di(c, word);
 	}
 	crc = (uint32_t)c;
-	for (; length; name++, length--)
+	if (length & 4) { /* the rest, 4, 2 and 1 bytes at a time, in order */
+		uint32_t word;
+		memcpy(&word, name, 4);
+		crc = __builtin_ia32_crc32si(crc, word);
+		name += 4;
+	}
+	if (length & 2) {
+		uint16_t half;
+		memcpy(&half, name, 2);
+		crc = __builtin_ia32_crc32hi(crc, half);
+		name += 2;
+	}
+	if (length & 1)
 		crc = __builtin_ia32_crc32qi(crc, (unsigned char)*name);
 	return crc;
 }
@@ -208,6 +226,15 @@ const struct btree_item *fs_dir_lookup(const struct subvolume *subvolume, uint64
 {
 	struct btree_path near = { .levels = 0 };
 	return dir_lookup_near(subvolume, dir, name, name_len, &near);
+}
+
+int fs_dir_name_room(const struct subvolume *subvolume, uint64_t dir, const char *name, uint16_t name_len)
+{
+	struct btree_path near = { .levels = 0 };
+	uint64_t slot;
+	if (dir_lookup_hashed(subvolume, dir, fs_name_hash(name, name_len), name, name_len, &near, &slot))
+		return -EEXIST;
+	return slot == FS_HASH_SLOT_UNKNOWN ? -EOVERFLOW : 0;
 }
 
 /* The live subvolume a directory entry of dir_sv links, or NULL: the entry
@@ -429,9 +456,49 @@ static bool memo_level_check(struct fs *fs, const struct walk_memo *memo, unsign
 	return true;
 }
 
+struct hash_window_check {
+	const struct subvolume *sv;
+	const struct btree_item *misplaced;
+};
+
+static bool entry_in_hash_window(const struct btree_item *item, void *opaque)
+{
+	struct hash_window_check *c = opaque;
+	const struct btree_key *key = btree_item_key(item);
+	if (key->type != BTRFS_DIR_ITEM_KEY)
+		return true;
+	const struct item_dir *entry = btree_item_dir(item);
+	uint64_t hash = fs_name_hash(entry->name, entry->name_len);
+	if (key->offset >= hash && key->offset <= hash + FS_DIR_HASH_PROBE)
+		return true;
+	c->misplaced = item;
+	return false;
+}
+
+/* NS4 in every live subvolume. */
+static bool hash_windows_check(const struct fs *fs, GError **error)
+{
+	const struct btree_key first = BTRFS_KEY(0, 0, 0), last = BTRFS_KEY(UINT64_MAX, UINT8_MAX, UINT64_MAX);
+	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
+		struct hash_window_check c = { fs->subvolumes->pdata[i], NULL };
+		if (c.sv->deleted)
+			continue;
+		subvol_visit_range(c.sv, &first, &last, entry_in_hash_window, &c);
+		if (!c.misplaced)
+			continue;
+		const struct item_dir *entry = btree_item_dir(c.misplaced);
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt directory entry: %" G_GUINT64_FORMAT ", NS4 '%.*s' at hash offset %" G_GUINT64_FORMAT
+			    ", outside its window from %u", btree_item_key(c.misplaced)->objectid, (int)entry->name_len,
+			    entry->name, btree_item_key(c.misplaced)->offset, fs_name_hash(entry->name, entry->name_len));
+		return false;
+	}
+	return true;
+}
+
 bool fs_namespace_check(struct fs *fs, GError **error)
 {
-	if (!read_cursor_check(fs, error))
+	if (!read_cursor_check(fs, error) || !hash_windows_check(fs, error))
 		return false;
 	if (!fs->walk_memo.depth || fs->walk_memo.names_removed != fs->names_removed)
 		return true; /* no memo in use */
@@ -505,13 +572,18 @@ static uint64_t next_dir_index(const struct subvolume *subvolume, uint64_t dir)
 	return 2;
 }
 
+/* The first free offset of the hash's window: every caller of
+ * fs_add_dir_entry() checked that there is one (prepare_new_name(),
+ * fs_dir_name_room()) and removed nothing from the window since, or removed
+ * the replaced name's own entry, which was in it. */
 static uint64_t free_hash_slot(const struct subvolume *subvolume, uint64_t dir, uint32_t hash)
 {
-	for (uint64_t offset = hash;; offset++) {
+	for (uint64_t offset = hash; offset <= (uint64_t)hash + FS_DIR_HASH_PROBE; offset++) {
 		struct btree_key key = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, offset);
 		if (!subvol_lookup(subvolume, &key))
 			return offset;
 	}
+	g_assert_not_reached(); /* an entry past the window would be unfindable */
 }
 
 /* The directory's size and times after an entry came or went. *near: a
@@ -643,7 +715,8 @@ static int prepare_new_name(struct fs *fs, const char *path, struct name_locatio
 	if (dir_lookup_hashed(at->dir.subvolume, at->dir.inode, fs_name_hash(at->name, at->name_len), at->name,
 			      at->name_len, &near, &at->hash_slot))
 		return -EEXIST;
-	return 0;
+	/* The visit saw the whole window taken (see the top of the file). */
+	return at->hash_slot == FS_HASH_SLOT_UNKNOWN ? -EOVERFLOW : 0;
 }
 
 /* A new inode with its INODE_ITEM, INODE_REF and directory entry. */
@@ -968,6 +1041,11 @@ int fs_rename(struct fs *fs, const char *from, const char *to)
 	    btree_item_dir(existing)->location_is_root == btree_item_dir(entry)->location_is_root)
 		return 0; /* two names of one inode: rename(2) does nothing */
 	if ((ret = rename_refused(fs, &src, &dst, entry, existing)))
+		return ret;
+	/* A replaced name frees its own slot; a new one needs room (checked
+	 * before anything changes, as btrfs_rename() does). */
+	if (!existing && !fs_is_placeholder(&dst.dir) &&
+	    (ret = fs_dir_name_room(dst.dir.subvolume, dst.dir.inode, dst.name, dst.name_len)))
 		return ret;
 	if (btree_item_dir(entry)->location_is_root)
 		return rename_subvolume(fs, &src, &dst, entry, existing);

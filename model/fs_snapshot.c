@@ -82,8 +82,8 @@ int fs_snapshot(struct fs *fs, const char *source, const char *dest, bool readon
 		return -ENOTTY; /* the snapshot ioctl on a placeholder: simple_dir_operations has none */
 	if (at.dir.subvolume->readonly)
 		return -EROFS;
-	if (fs_dir_lookup(at.dir.subvolume, at.dir.inode, at.name, at.name_len))
-		return -EEXIST;
+	if ((ret = fs_dir_name_room(at.dir.subvolume, at.dir.inode, at.name, at.name_len)))
+		return ret; /* btrfs_mksnapshot(): btrfs_check_dir_item_collision() */
 	if (fs->design->snapshot_allowed && (ret = fs->design->snapshot_allowed(fs, src.subvolume, NULL, readonly)))
 		return ret;
 	if ((ret = fs_reserve(fs, COWSIM_RESERVE_SNAPSHOT)))

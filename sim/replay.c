@@ -151,6 +151,9 @@ static const char *op_error_text(const struct trace_op *op, int ret)
 		return "snapshots were taken of it (ZFS destroys a dataset with snapshots only with -r)";
 	if (op->kind == TRACE_REMOUNT && ret == -EINVAL)
 		return "unknown mount option";
+	if (ret == -EOVERFLOW)
+		return "too many names of the directory share this name's hash (the model keeps a colliding "
+		       "name at most 8 past its hash; btrfs refuses a DIR_ITEM that would overflow)";
 	return g_strerror(-ret);
 }
 

@@ -606,7 +606,7 @@ static void test_btree_atime_write_to_a_snapshotted_leaf_copies_the_block_but_sh
 	tree_fixture_free(f);
 }
 
-/* BT13: a marked overlay of a leaf of at most 64 items is in the block; a
+/* BT14: a marked overlay of a leaf of at most 64 items is in the block; a
  * second distinct atime (the shared form) or a bigger leaf's is apart. */
 static void overlay_place(uint32_t nodesize, bool small)
 {

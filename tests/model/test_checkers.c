@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "constants.h"
+#include "design.h"
 #include "fs_internal.h"
 
 #define FILES 40u
@@ -226,7 +227,7 @@ static void test_btree_check_fails_on_an_atime_marked_at_an_item_that_is_no_inod
 static void test_btree_check_fails_on_an_overlay_in_the_block_that_is_not_a_small_marked_one(void **state)
 {
 	/* Two distinct atimes in a snapshotted leaf: its overlay moves from the
-	 * block (the marked form, BT13) to a chunk of its own (the shared
+	 * block (the marked form, BT14) to a chunk of its own (the shared
 	 * form). The shared form's first 24 bytes put back in the block read
 	 * as an overlay of the wrong form there. */
 	struct tree_fixture *f = committed_tree_of_inodes(true);
@@ -253,7 +254,7 @@ static void test_btree_check_fails_on_an_overlay_in_the_block_that_is_not_a_smal
 	memcpy(&leaf->overlay_here, apart, sizeof(leaf->overlay_here));
 	leaf->flags |= TREE_BLOCK_OVERLAY_HERE;
 	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT
-						", BT13 an overlay in the block that is not the marked form",
+						", BT14 an overlay in the block that is not the marked form",
 						leaf->bytenr);
 	assert_tree_corrupt(f, want);
 	leaf->flags &= ~TREE_BLOCK_OVERLAY_HERE;
@@ -729,6 +730,26 @@ static void assert_namespace_corrupt(struct fs *fs, const char *want)
 	assert_non_null(error);
 	if (!strstr(error->message, want))
 		fail_msg("expected '%s' in '%s'", want, error->message);
+}
+
+/* NS4: a directory entry whose name no longer hashes near its DIR_ITEM offset is one no lookup
+ * finds (as a bug that renamed an entry in place would leave it). */
+static void test_namespace_check_fails_on_an_entry_outside_its_hash_window(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct inode_location dir;
+	assert_int_equal(fs_resolve(fs, "/d", &dir), 0);
+	const struct btree_item *entry = fs_dir_lookup(dir.subvolume, dir.inode, "file-001", 8);
+	assert_non_null(entry);
+	struct btree_key key = *btree_item_key(entry);
+	struct btree_item *item = subvol_lookup_for_write(fs, dir.subvolume, &key);
+	btree_item_dir_for_write(item)->name = "elsewhere-001" + 5; /* "here-001": 8 bytes, another hash */
+	assert_namespace_corrupt(fs, "NS4 'here-001' at hash offset");
+	fixture_assert_fs_corrupt(fs, "corrupt directory entry");
+	btree_item_dir_for_write(item)->name = "file-001";
+	fixture_assert_fs_ok(fs, "the name put back");
+	fs_free(fs);
+	(void)state;
 }
 
 /* A read leaves the cursor at its inode item; the next read starts there only while the path's
@@ -1567,6 +1588,7 @@ int main(void)
 		cmocka_unit_test(test_namespace_check_fails_on_a_memo_marked_checked_that_holds_a_file),
 		cmocka_unit_test(test_a_walk_from_the_memos_levels_finds_what_a_walk_from_the_root_finds),
 		cmocka_unit_test(test_namespace_check_fails_on_memo_levels_out_of_order),
+		cmocka_unit_test(test_namespace_check_fails_on_an_entry_outside_its_hash_window),
 		cmocka_unit_test(test_read_cursor_is_taken_only_while_linked_from_the_root),
 		cmocka_unit_test(test_a_read_through_the_cursor_finds_what_a_lookup_from_the_root_finds),
 		cmocka_unit_test(test_a_read_after_its_leaf_was_copied_sees_the_copy_not_the_cursors_leaf),

@@ -355,6 +355,31 @@ static void test_fs_paths_resolve_anew_after_a_directory_is_renamed_removed_or_d
 	fixture_assert_fs_ok(fs, "paths after renames and deletions");
 }
 
+/* btrfs_name_hash(): crc32c(~1, name), no final inversion, a bit at a time. */
+static uint32_t crc32c_by_bits(const char *name, size_t length)
+{
+	uint32_t crc = ~1u;
+	for (size_t i = 0; i < length; i++) {
+		crc ^= (uint8_t)name[i];
+		for (int k = 0; k < 8; k++)
+			crc = (crc & 1) ? (crc >> 1) ^ 0x82F63B78u : crc >> 1;
+	}
+	return crc;
+}
+
+/* fs_name_hash() for every length up to 3 words and a little more: whatever it takes a word,
+ * four, two or one byte at a time, the hash is the byte-at-a-time crc32c. */
+static void test_fs_name_hash_is_crc32c_at_every_length(void **state)
+{
+	static const char name[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	for (size_t length = 0; length + 1 < sizeof(name); length++)
+		for (size_t start = 0; start < 3; start++)
+			assert_int_equal(fs_name_hash(name + start, length - MIN(length, start)),
+					 crc32c_by_bits(name + start, length - MIN(length, start)));
+	assert_int_equal(fs_name_hash("n1441e896", 9), 0x34093da7u);
+	(void)state;
+}
+
 /* Two names of one crc32c: the second's DIR_ITEM moves to the next hash value (fs_namespace.c).
  * A walk finds each by its name: the moved one past the other's entry at their hash, and past
  * the empty hash once the other is gone. */
@@ -414,6 +439,17 @@ static bool name_of_hash(char *out, const char *prefix, uint32_t hash)
 	return fs_name_hash(out, length + 4) == hash;
 }
 
+/* n names of one hash, each a prefix ("c0", "c1", ...) and four bytes. */
+static void names_of_hash(char (*names)[16], int n, char prefix, uint32_t hash)
+{
+	char from[16];
+	for (int i = 0, k = 0; i < n; k++) {
+		g_snprintf(from, sizeof(from), "%c%d", prefix, k);
+		if (name_of_hash(names[i], from, hash))
+			i++;
+	}
+}
+
 /* The DIR_ITEM offset of the entry /h/NAME. */
 static uint64_t hash_slot_of(struct fs *fs, const char *name)
 {
@@ -433,11 +469,7 @@ static void test_fs_a_colliding_name_takes_the_first_free_slot_from_its_hash(voi
 	enum { NAMES = 6 };
 	char names[NAMES][16], path[32], from[32];
 	const uint32_t hash = fs_name_hash("anchor", 6);
-	for (int i = 0, prefix = 0; i < NAMES; prefix++) {
-		g_snprintf(from, sizeof(from), "c%d", prefix);
-		if (name_of_hash(names[i], from, hash))
-			i++;
-	}
+	names_of_hash(names, NAMES, 'c', hash);
 	mkdir_p(fs, "/h");
 	for (int i = 0; i < 3; i++) {
 		g_snprintf(path, sizeof(path), "/h/%s", names[i]);
@@ -461,6 +493,46 @@ static void test_fs_a_colliding_name_takes_the_first_free_slot_from_its_hash(voi
 		EXPECT_OK(fs_stat(fs, path));
 	}
 	fixture_assert_fs_ok(fs, "colliding names");
+}
+
+/* Colliding names sit at most FS_DIR_HASH_PROBE past their hash, where
+ * lookups look: a new name whose window is full is refused with EOVERFLOW
+ * by every way a name comes (create, mkdir, symlink, link, rename, snapshot),
+ * before anything changes; a name leaving frees its slot again. */
+static void test_fs_a_name_whose_hash_window_is_full_is_eoverflow(void **state)
+{
+	struct fs *fs = *state;
+	struct fs_attributes a = attrs(0644);
+	enum { TAKEN = FS_DIR_HASH_PROBE + 1, NAMES = TAKEN + 1 };
+	char names[NAMES][16], path[32];
+	const uint32_t hash = fs_name_hash("window", 6);
+	names_of_hash(names, NAMES, 'w', hash);
+	mkdir_p(fs, "/h");
+	create(fs, "/elsewhere", 10);
+	for (int i = 0; i < TAKEN; i++) {
+		g_snprintf(path, sizeof(path), "/h/%s", names[i]);
+		create(fs, path, 10);
+		assert_int_equal(hash_slot_of(fs, names[i]), (uint64_t)hash + (uint64_t)i);
+	}
+	char full[32];
+	g_snprintf(full, sizeof(full), "/h/%s", names[TAKEN]);
+	EXPECT_ERRNO(fs, fs_create(fs, full, 10, &a), -EOVERFLOW);
+	EXPECT_ERRNO(fs, fs_mkdir(fs, full, &a), -EOVERFLOW);
+	EXPECT_ERRNO(fs, fs_symlink(fs, "/elsewhere", full, &a), -EOVERFLOW);
+	EXPECT_ERRNO(fs, fs_link(fs, "/elsewhere", full), -EOVERFLOW);
+	EXPECT_ERRNO(fs, fs_rename(fs, "/elsewhere", full), -EOVERFLOW);
+	EXPECT_ERRNO(fs, fs_snapshot(fs, "/", full, false), -EOVERFLOW);
+	EXPECT_ERRNO(fs, fs_stat(fs, full), -ENOENT);
+	EXPECT_OK(fs_stat(fs, "/elsewhere"));
+	/* Renaming over a name of the window replaces it in its own slot. */
+	g_snprintf(path, sizeof(path), "/h/%s", names[4]);
+	EXPECT_OK(fs_rename(fs, "/elsewhere", path));
+	assert_int_equal(hash_slot_of(fs, names[4]), (uint64_t)hash + 4);
+	g_snprintf(path, sizeof(path), "/h/%s", names[2]);
+	EXPECT_OK(fs_unlink(fs, path));
+	create(fs, full, 10);
+	assert_int_equal(hash_slot_of(fs, names[TAKEN]), (uint64_t)hash + 2);
+	fixture_assert_fs_ok(fs, "a full hash window");
 }
 
 static void test_fs_rename_over_an_existing_file_replaces_it(void **state)
@@ -1148,7 +1220,9 @@ int main(void)
 		FS_TEST(test_fs_rename_moves_a_name_and_of_a_missing_name_is_enoent),
 		FS_TEST(test_fs_paths_resolve_anew_after_a_directory_is_renamed_removed_or_deleted),
 		FS_TEST(test_fs_names_of_one_hash_resolve_each_to_its_own_inode),
+		FS_TEST(test_fs_name_hash_is_crc32c_at_every_length),
 		FS_TEST(test_fs_a_colliding_name_takes_the_first_free_slot_from_its_hash),
+		FS_TEST(test_fs_a_name_whose_hash_window_is_full_is_eoverflow),
 		FS_TEST(test_fs_rename_over_an_existing_file_replaces_it),
 		FS_TEST(test_fs_rename_file_over_directory_is_eisdir_and_directory_over_file_enotdir),
 		FS_TEST(test_fs_rename_of_a_directory_into_its_own_subdirectory_is_einval),
