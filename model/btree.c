@@ -91,7 +91,7 @@ static bool payload_fits_kind(uint8_t type, const union item_payload *payload)
 }
 
 /* Is the payload at `at` of an item of `type` a file extent that maps a data
- * extent (BT14)? */
+ * extent (BT13)? */
 static inline uint32_t payload_maps_data(uint8_t type, const void *at)
 {
 	return type == BTRFS_EXTENT_DATA_KEY && ((const struct item_file_extent *)at)->extent;
@@ -227,7 +227,7 @@ struct leaf_items {
  *      deletes and moves to other leaves left, given back when the heap is
  *      rebuilt); a heap belongs to one array (a copy of a leaf shares the
  *      array, heap and all, BT6).
- * BT14 `data_refs` is the number of its payloads that are file extents with
+ * BT13 `data_refs` is the number of its payloads that are file extents with
  *      a data extent (item_file_extent.extent set: the items refs.c counts,
  *      RF2). A leaf with none, or no heap, maps no data extent, and
  *      btree_leaf_maps_data() says so without reading its items: a copy of
@@ -243,7 +243,7 @@ struct payload_heap {
 	uint32_t used;                    /* bytes handed out, from the front */
 	uint32_t live;                    /* of those, bytes an item points at */
 	uint32_t capacity;
-	uint32_t data_refs;               /* BT14: file extents with a data extent */
+	uint32_t data_refs;               /* BT13: file extents with a data extent */
 	uint64_t bytes[];
 };
 
@@ -706,7 +706,7 @@ static void *heap_put(struct tree_block *leaf, uint8_t type, const void *from, u
 		copy_payload(at, from, bytes);
 	else
 		memset(at, 0, bytes);
-	heap->data_refs += payload_maps_data(type, at); /* BT14 */
+	heap->data_refs += payload_maps_data(type, at); /* BT13 */
 	return at;
 }
 
@@ -728,7 +728,7 @@ static void heap_forget(struct tree_block *leaf, const struct btree_item *item)
 		return;
 	struct payload_heap *heap = leaf_items_of(leaf)->heap;
 	heap->live -= bytes;
-	heap->data_refs -= payload_maps_data(item->key.type, item->payload.at); /* BT14 */
+	heap->data_refs -= payload_maps_data(item->key.type, item->payload.at); /* BT13 */
 }
 
 bool btree_leaf_maps_data(const struct tree_block *leaf)
@@ -1220,7 +1220,7 @@ bool btree_check_payloads(const struct tree_block *leaf, GError **error)
 		broken = "live bytes that are not the payloads'";
 	if (!broken && heap && heap->data_refs != maps_data) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-			    "corrupt leaf: block %" PRIu64 ", BT14 the heap counts %u data extents mapped, its file "
+			    "corrupt leaf: block %" PRIu64 ", BT13 the heap counts %u data extents mapped, its file "
 			    "extents map %u", leaf->bytenr, heap->data_refs, maps_data);
 		return false;
 	}

@@ -456,7 +456,7 @@ static inline struct btree_item *btree_path_item(const struct btree_path *path)
 
 /* Does any item of `leaf` map a data extent (an EXTENT_DATA item whose
  * item_file_extent.extent is set)? Answered from a count its payload heap
- * keeps (btree.c BT14), without reading the items. */
+ * keeps (btree.c BT13), without reading the items. */
 bool btree_leaf_maps_data(const struct tree_block *leaf);
 
 /* A leaf's items in order, runs included:

@@ -959,7 +959,7 @@ static void test_btree_resize_of_a_missing_key_returns_null(void **state)
 	tree_fixture_free(f);
 }
 
-/* --- which leaves map data extents (BT14) ----------------------------------- */
+/* --- which leaves map data extents (BT13) ----------------------------------- */
 
 /* File `ino`: an inode item and an EXTENT_DATA item, mapping a new data
  * extent when `mapped`, inline otherwise. */
