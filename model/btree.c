@@ -91,7 +91,7 @@ static bool payload_fits_kind(uint8_t type, const union item_payload *payload)
 }
 
 /* Is the payload at `at` of an item of `type` a file extent that maps a data
- * extent (BT13)? */
+ * extent (BT14)? */
 static inline uint32_t payload_maps_data(uint8_t type, const void *at)
 {
 	return type == BTRFS_EXTENT_DATA_KEY && ((const struct item_file_extent *)at)->extent;
@@ -192,7 +192,7 @@ static const struct btree_key *block_first_key(const struct tree_block *block)
  *    itself. A leaf's atimes are mostly one or two: the old atime until each
  *    inode is read, then the read's (the kernel stamps atimes with a coarse
  *    clock). A grep's copy of a leaf of 11 inodes costs 24 bytes in the
- *    marked form (in the block, BT13, where a 32-byte malloc chunk before),
+ *    marked form (in the block, BT14, where a 32-byte malloc chunk before),
  *    46 in the shared (a 64-byte chunk), 88 in the plain.
  * BT8 a freed leaf (TREE_BLOCK_FREED) that shared its array holds no array
  *    and no overlay: it gave its reference up when it was freed
@@ -227,7 +227,7 @@ struct leaf_items {
  *      deletes and moves to other leaves left, given back when the heap is
  *      rebuilt); a heap belongs to one array (a copy of a leaf shares the
  *      array, heap and all, BT6).
- * BT13 `data_refs` is the number of its payloads that are file extents with
+ * BT14 `data_refs` is the number of its payloads that are file extents with
  *      a data extent (item_file_extent.extent set: the items refs.c counts,
  *      RF2). A leaf with none, or no heap, maps no data extent, and
  *      btree_leaf_maps_data() says so without reading its items: a copy of
@@ -243,7 +243,7 @@ struct payload_heap {
 	uint32_t used;                    /* bytes handed out, from the front */
 	uint32_t live;                    /* of those, bytes an item points at */
 	uint32_t capacity;
-	uint32_t data_refs;               /* BT13: file extents with a data extent */
+	uint32_t data_refs;               /* BT14: file extents with a data extent */
 	uint64_t bytes[];
 };
 
@@ -322,7 +322,7 @@ static bool overlay_marked(const struct atime_overlay *overlay, uint32_t slot)
 }
 
 /*
- * BT13 an overlay in the block (TREE_BLOCK_OVERLAY_HERE) is a leaf's, in the
+ * BT14 an overlay in the block (TREE_BLOCK_OVERLAY_HERE) is a leaf's, in the
  *      marked form, and fits the block's room (a leaf of at most 64 items):
  *
  *        tree_block ... | items | n 1 1 marked | t | bits of slots 0..63 |
@@ -361,7 +361,7 @@ static void leaf_set_overlay_apart(struct tree_block *leaf, struct atime_overlay
 }
 
 /* A marked overlay for `leaf`, no slot marked yet: in the block when it
- * fits (BT13). */
+ * fits (BT14). */
 static struct atime_overlay *leaf_new_marked_overlay(struct tree_block *leaf)
 {
 	size_t bytes = overlay_size(leaf->nritems, 1, OVERLAY_MARKED, 1);
@@ -706,7 +706,7 @@ static void *heap_put(struct tree_block *leaf, uint8_t type, const void *from, u
 		copy_payload(at, from, bytes);
 	else
 		memset(at, 0, bytes);
-	heap->data_refs += payload_maps_data(type, at); /* BT13 */
+	heap->data_refs += payload_maps_data(type, at); /* BT14 */
 	return at;
 }
 
@@ -728,7 +728,7 @@ static void heap_forget(struct tree_block *leaf, const struct btree_item *item)
 		return;
 	struct payload_heap *heap = leaf_items_of(leaf)->heap;
 	heap->live -= bytes;
-	heap->data_refs -= payload_maps_data(item->key.type, item->payload.at); /* BT13 */
+	heap->data_refs -= payload_maps_data(item->key.type, item->payload.at); /* BT14 */
 }
 
 bool btree_leaf_maps_data(const struct tree_block *leaf)
@@ -1138,7 +1138,7 @@ bool btree_check_overlay(const struct tree_block *leaf, GError **error)
 	if ((leaf->flags & TREE_BLOCK_OVERLAY_HERE) &&
 	    (o->form != OVERLAY_MARKED || overlay_bytes(o) > sizeof(leaf->overlay_here))) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-			    "corrupt leaf: block %" PRIu64 ", BT13 an overlay in the block that is not the marked form "
+			    "corrupt leaf: block %" PRIu64 ", BT14 an overlay in the block that is not the marked form "
 			    "of at most 64 items (form %u, %u items)", leaf->bytenr, o->form, o->count);
 		return false;
 	}
@@ -1220,7 +1220,7 @@ bool btree_check_payloads(const struct tree_block *leaf, GError **error)
 		broken = "live bytes that are not the payloads'";
 	if (!broken && heap && heap->data_refs != maps_data) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-			    "corrupt leaf: block %" PRIu64 ", BT13 the heap counts %u data extents mapped, its file "
+			    "corrupt leaf: block %" PRIu64 ", BT14 the heap counts %u data extents mapped, its file "
 			    "extents map %u", leaf->bytenr, heap->data_refs, maps_data);
 		return false;
 	}

@@ -284,11 +284,11 @@ enum {
 	TREE_BLOCK_HOLDERS_COUNTED = 1u << 5,
 	/* btree.c BT12: the block is on txn->written, for the commit to trim. */
 	TREE_BLOCK_WRITTEN_LISTED = 1u << 6,
-	/* btree.c BT13: the leaf's atime overlay is in the block (overlay_here). */
+	/* btree.c BT14: the leaf's atime overlay is in the block (overlay_here). */
 	TREE_BLOCK_OVERLAY_HERE = 1u << 7,
 };
 
-/* Room in a tree block for a small atime overlay (btree.c BT13): the marked
+/* Room in a tree block for a small atime overlay (btree.c BT14): the marked
  * form of a leaf of at most 64 items. Its layout is btree.c's. */
 struct atime_overlay_in_block {
 	uint64_t words[3];
@@ -299,7 +299,7 @@ struct atime_overlay_in_block {
  * chunk before issue 20's round 13c, 72 and 80 before round 12c): the 10^7
  * scenario holds 1.2 x 10^7 of them, most of them the leaves a grep over 11
  * trees copies, and each of those has a marked atime overlay of 24 bytes,
- * which the block holds (BT13 in btree.c) instead of a 32-byte chunk of its
+ * which the block holds (BT14 in btree.c) instead of a 32-byte chunk of its
  * own: 80 bytes a copied leaf instead of 96.
  *
  *   0        8       12      16          20            24   26    28           32
@@ -456,7 +456,7 @@ static inline struct btree_item *btree_path_item(const struct btree_path *path)
 
 /* Does any item of `leaf` map a data extent (an EXTENT_DATA item whose
  * item_file_extent.extent is set)? Answered from a count its payload heap
- * keeps (btree.c BT13), without reading the items. */
+ * keeps (btree.c BT14), without reading the items. */
 bool btree_leaf_maps_data(const struct tree_block *leaf);
 
 /* A leaf's items in order, runs included:

@@ -301,7 +301,7 @@ static void change_children(struct transaction *txn, struct tree_block *block, b
 		return;
 	}
 	/* A leaf of inline files, directories and inodes holds no data reference:
-	 * its items are not read at all (btree.c BT13). */
+	 * its items are not read at all (btree.c BT14). */
 	if (!btree_leaf_maps_data(block))
 		return;
 	struct btree_leaf_cursor cursor;

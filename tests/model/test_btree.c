@@ -606,7 +606,7 @@ static void test_btree_atime_write_to_a_snapshotted_leaf_copies_the_block_but_sh
 	tree_fixture_free(f);
 }
 
-/* BT13: a marked overlay of a leaf of at most 64 items is in the block; a
+/* BT14: a marked overlay of a leaf of at most 64 items is in the block; a
  * second distinct atime (the shared form) or a bigger leaf's is apart. */
 static void overlay_place(uint32_t nodesize, bool small)
 {
@@ -959,7 +959,7 @@ static void test_btree_resize_of_a_missing_key_returns_null(void **state)
 	tree_fixture_free(f);
 }
 
-/* --- which leaves map data extents (BT13) ----------------------------------- */
+/* --- which leaves map data extents (BT14) ----------------------------------- */
 
 /* File `ino`: an inode item and an EXTENT_DATA item, mapping a new data
  * extent when `mapped`, inline otherwise. */

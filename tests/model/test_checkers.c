@@ -227,7 +227,7 @@ static void test_btree_check_fails_on_an_atime_marked_at_an_item_that_is_no_inod
 static void test_btree_check_fails_on_an_overlay_in_the_block_that_is_not_a_small_marked_one(void **state)
 {
 	/* Two distinct atimes in a snapshotted leaf: its overlay moves from the
-	 * block (the marked form, BT13) to a chunk of its own (the shared
+	 * block (the marked form, BT14) to a chunk of its own (the shared
 	 * form). The shared form's first 24 bytes put back in the block read
 	 * as an overlay of the wrong form there. */
 	struct tree_fixture *f = committed_tree_of_inodes(true);
@@ -254,7 +254,7 @@ static void test_btree_check_fails_on_an_overlay_in_the_block_that_is_not_a_smal
 	memcpy(&leaf->overlay_here, apart, sizeof(leaf->overlay_here));
 	leaf->flags |= TREE_BLOCK_OVERLAY_HERE;
 	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT
-						", BT13 an overlay in the block that is not the marked form",
+						", BT14 an overlay in the block that is not the marked form",
 						leaf->bytenr);
 	assert_tree_corrupt(f, want);
 	leaf->flags &= ~TREE_BLOCK_OVERLAY_HERE;
@@ -416,7 +416,7 @@ static void test_payload_check_fails_when_the_heaps_live_bytes_are_not_the_paylo
 	tree_fixture_free(f);
 }
 
-/* BT13: the heap's count of file extents that map a data extent. An item's
+/* BT14: the heap's count of file extents that map a data extent. An item's
  * extent set or cleared behind the heap's back (a write through
  * btree_item_file_extent_for_write(), which only num_bytes may take) makes
  * the count wrong either way. */
@@ -443,7 +443,7 @@ static void test_payload_check_fails_when_the_heap_miscounts_the_mapped_data_ext
 	g_autoptr(GError) error = NULL;
 	m->extent = NULL;
 	assert_false(btree_check_payloads(mapped.nodes[0], &error));
-	g_autofree char *fewer = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT ", BT13 the heap counts ",
+	g_autofree char *fewer = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT ", BT14 the heap counts ",
 						 mapped.nodes[0]->bytenr);
 	assert_true(g_str_has_prefix(error->message, fewer));
 	g_clear_error(&error);
@@ -451,7 +451,7 @@ static void test_payload_check_fails_when_the_heap_miscounts_the_mapped_data_ext
 	assert_true(btree_check_payloads(mapped.nodes[0], &error));
 	i->extent = extent;
 	assert_false(btree_check_payloads(inline_path.nodes[0], &error));
-	g_autofree char *more = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT ", BT13 the heap counts ",
+	g_autofree char *more = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT ", BT14 the heap counts ",
 						inline_path.nodes[0]->bytenr);
 	assert_true(g_str_has_prefix(error->message, more));
 	i->extent = NULL;
