@@ -2486,19 +2486,19 @@ static void remove_ptr_and_prune(struct transaction *txn, struct btree_path *pat
 }
 
 /* btrfs_del_items() tail: empty leaves leave the tree, thin ones are
- * emptied into their siblings where they fit. */
-static void rebalance_after_delete(struct btree *tree, struct transaction *txn, struct btree_path *path)
+ * emptied into their siblings where they fit. False when it did either. */
+static bool rebalance_after_delete(struct btree *tree, struct transaction *txn, struct btree_path *path)
 {
 	struct tree_block *leaf = path->nodes[0];
 	if (path->levels < 2)
-		return;
+		return true;
 	if (leaf->nritems == 0) {
 		remove_ptr_and_prune(txn, path, 1, path->slots[1]);
 		free_emptied_block(txn, leaf);
-		return;
+		return false;
 	}
 	if (leaf->leaf_bytes >= btree_leaf_capacity(nodesize_of(txn)) / BTRFS_LEAF_MERGE_DIVISOR)
-		return;
+		return true;
 	push_leaf_left(tree, txn, path, 1, 1, true, UINT32_MAX);
 	if (path->nodes[0] == leaf && leaf->nritems)
 		push_leaf_right(tree, txn, path, 1, 1, true, 0);
@@ -2513,6 +2513,25 @@ static void rebalance_after_delete(struct btree *tree, struct transaction *txn, 
 		}
 		free_emptied_block(txn, leaf);
 	}
+	return false;
+}
+
+/* btrfs_del_items() of the item at a path btree_search(SEARCH_DELETE) made
+ * writable: true when the path is the one a lookup of the deleted key finds
+ * now, false when a leaf was emptied or thinned into its siblings, or the
+ * leaf's first item went (its new first key sends that lookup to the left). */
+static bool delete_at(struct btree *tree, struct transaction *txn, struct btree_path *path)
+{
+	struct tree_block *leaf = path->nodes[0];
+	uint32_t slot = path->slots[0];
+	struct btree_item *item = writable_item(path);
+	leaf->leaf_bytes -= item_bytes(item);
+	heap_forget(leaf, item);
+	memmove(item, item + 1, (leaf->nritems - slot - 1) * sizeof(struct btree_item));
+	leaf->nritems--;
+	if (slot == 0 && leaf->nritems)
+		fixup_low_keys(path, 0, &leaf->items[0].key);
+	return rebalance_after_delete(tree, txn, path) && slot > 0;
 }
 
 bool btree_delete_item(struct btree *tree, struct transaction *txn, const struct btree_key *key)
@@ -2520,16 +2539,40 @@ bool btree_delete_item(struct btree *tree, struct transaction *txn, const struct
 	struct btree_path path;
 	if (!btree_search(tree, txn, key, SEARCH_DELETE, 0, &path))
 		return false;
-	struct tree_block *leaf = path.nodes[0];
-	uint32_t slot = path.slots[0];
-	struct btree_item *item = writable_item(&path);
-	leaf->leaf_bytes -= item_bytes(item);
-	heap_forget(leaf, item);
-	memmove(item, item + 1, (leaf->nritems - slot - 1) * sizeof(struct btree_item));
-	leaf->nritems--;
-	if (slot == 0 && leaf->nritems)
-		fixup_low_keys(&path, 0, &leaf->items[0].key);
-	rebalance_after_delete(tree, txn, &path);
+	delete_at(tree, txn, &path);
+	return true;
+}
+
+/*
+ * Would btree_search(SEARCH_DELETE) on the path a lookup just found only
+ * copy it? Yes when balance_node() would leave every node on it as it is:
+ * the search balances only a node under half full, and then changes only a
+ * root of one child or a node under a quarter full (BTRFS_NODE_MERGE_DIVISOR).
+ */
+static bool search_delete_only_copies(const struct transaction *txn, const struct btree_path *path)
+{
+	uint32_t capacity = btree_node_capacity(nodesize_of(txn));
+	for (unsigned level = 1; level < path->levels; level++) {
+		uint32_t n = path->nodes[level]->nritems;
+		if (n >= capacity / BTRFS_NODE_BALANCE_DIVISOR)
+			continue;
+		if (level + 1 == path->levels ? n != 1 : n >= capacity / BTRFS_NODE_MERGE_DIVISOR)
+			continue;
+		return false;
+	}
+	return true;
+}
+
+bool btree_delete_item_near(struct btree *tree, struct transaction *txn, const struct btree_key *key,
+			    struct btree_path *path)
+{
+	if (!btree_lookup_ahead(tree, key, path) || !search_delete_only_copies(txn, path)) {
+		path->levels = 0;
+		return btree_delete_item(tree, txn, key); /* the search's copies and rebalancing */
+	}
+	cow_found_path(tree, txn, path);
+	if (!delete_at(tree, txn, path))
+		path->levels = 0;
 	return true;
 }
 

@@ -560,6 +560,15 @@ struct btree_item *btree_resize_item_at(struct btree *tree, struct transaction *
 /* Delete an existing item; rebalances a leaf that falls under a third full
  * and frees empty blocks. Returns false when the key is absent. */
 bool btree_delete_item(struct btree *tree, struct transaction *txn, const struct btree_key *key);
+/* The same from a path a lookup in this tree left (btree_lookup_ahead()
+ * takes it from there), as btree_insert_item_near(): the delete copies the
+ * path the lookup found when btree_search(SEARCH_DELETE) would only copy it
+ * (refs.c deletes the record of a freed block this way, with the cursor of
+ * the batch's records). Leaves *path what a lookup of the deleted key
+ * finds afterwards (the slot of the next item), or levels 0 when the
+ * delete searched from the root or emptied or thinned a leaf. */
+bool btree_delete_item_near(struct btree *tree, struct transaction *txn, const struct btree_key *key,
+			    struct btree_path *path);
 
 /* Iterate items with keys in [first, last]; the callback must not change the
  * tree. Returns the number of items visited; stops early when cb returns false. */

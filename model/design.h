@@ -89,7 +89,10 @@ struct fs_design_ops {
 						    struct btree_path *near);
 	/* Sets an existing inode item's atime as lookup_for_write_near() and a
 	 * store would; a design may keep it beside the item so that the leaf
-	 * keeps sharing its item array (btree_path_write_inode_atime). */
+	 * keeps sharing its item array (btree_path_write_inode_atime). *near is
+	 * where lookup_near() of this inode item left it, with no change to the
+	 * subvolume since, or has levels 0 (an access's read then write,
+	 * atime_policy.c). */
 	void (*write_inode_atime_near)(struct fs *fs, struct subvolume *sv, uint64_t inode, int64_t atime,
 				       struct btree_path *near);
 	/* Inserts an item that the subvolume does not see (the caller looked);

@@ -100,8 +100,10 @@ static struct btree_item *btrfs_lookup_for_write_near(struct fs *fs, struct subv
 static void btrfs_write_inode_atime_near(struct fs *fs, struct subvolume *sv, uint64_t inode, int64_t atime,
 					 struct btree_path *near)
 {
+	/* A path the access's lookup left is at the item (design.h): looking it
+	 * up again was 68 instructions of a read (docs/performance.md round 13a). */
 	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
-	if (!btrfs_lookup_near(sv, &key, near)) {
+	if (!near->levels && !btrfs_lookup_near(sv, &key, near)) {
 		btree_item_inode_for_write(btrfs_lookup_for_write(fs, sv, &key))->atime = atime;
 		return;
 	}

@@ -480,9 +480,10 @@ uint32_t refs_data_item_size(uint32_t nodesize, uint32_t data_refs, uint32_t sha
  *
  * *cursor is the path the last record left in the extent tree, or levels 0.
  * The cursor rule: when levels is not 0, it is what a lookup of that
- * record's key finds in the tree as it is now. An insert, a resize or a
- * rewrite in place leaves their item's path so (btree.h); a delete and the
- * keyed items may move leaves, and those records leave levels 0; nothing
+ * record's key finds in the tree as it is now. An insert, a resize, a
+ * rewrite in place or a delete leaves their item's path so or levels 0
+ * (btree.h); the keyed items may move leaves, and those records leave
+ * levels 0; nothing
  * else changes the extent tree between two records of a batch, and a
  * compaction (btree_compact_runs) ends the cursor's life. The heads of a
  * batch run in address order, so the next record's item is usually a few
@@ -498,8 +499,7 @@ static void write_extent_items(struct refs *refs, struct transaction *txn, const
 	if (!old_refs && new_refs) {
 		btree_insert_item_near(tree, txn, key, size, NULL, cursor);
 	} else if (old_refs && !new_refs) {
-		btree_delete_item(tree, txn, key);
-		cursor->levels = 0;
+		btree_delete_item_near(tree, txn, key, cursor);
 	} else if (new_refs) {
 		/* One lookup serves the change: resize or rewrite in place. */
 		if (!btree_lookup_ahead(tree, key, cursor)) {

@@ -827,6 +827,17 @@ static void test_btree_insert_near_leaves_the_tree_an_insert_from_the_root_leave
 	tree_fixture_free(near);
 }
 
+/* Both fixtures commit; their extent trees are the same block for block and
+ * both pass their checks. */
+static void commit_both_and_compare(struct tree_fixture *plain, struct tree_fixture *along)
+{
+	tree_fixture_commit(plain);
+	tree_fixture_commit(along);
+	fixture_assert_same_blocks(plain->extent_tree.root, along->extent_tree.root, true);
+	tree_fixture_assert_ok(plain, "changes from the root");
+	tree_fixture_assert_ok(along, "changes along a cursor");
+}
+
 /*
  * The extent tree's records along one cursor (refs.c write_extent_items):
  * keys mostly ascending, as heads run in address order, with jumps back as
@@ -863,8 +874,7 @@ static void test_btree_records_along_a_cursor_leave_the_tree_records_from_the_ro
 				btree_insert_item_near(&along->tree, &along->txn, &key, sizes[k], &payload, &cursor);
 			} else if (kind == 1) {
 				assert_true(btree_delete_item(&plain->tree, &plain->txn, &key));
-				assert_true(btree_delete_item(&along->tree, &along->txn, &key));
-				cursor.levels = 0;
+				assert_true(btree_delete_item_near(&along->tree, &along->txn, &key, &cursor));
 				sizes[k] = 0;
 			} else if (kind == 2 || kind == 3) {
 				sizes[k] = kind == 2 ? sizes[k] + 1 + (uint32_t)rng_below(&r, 300) : 1 + sizes[k] / 2;
@@ -881,21 +891,66 @@ static void test_btree_records_along_a_cursor_leave_the_tree_records_from_the_ro
 			}
 			if (cursor.levels) {
 				struct btree_path again;
-				assert_true(btree_lookup(&along->tree, &key, &again));
+				assert_int_equal(btree_lookup(&along->tree, &key, &again), kind != 1);
 				assert_same_path(&cursor, &again);
 			}
 			fixture_assert_same_blocks(plain->tree.root, along->tree.root, true);
 		}
-		if (batch % 23 == 22) {
-			tree_fixture_commit(plain);
-			tree_fixture_commit(along);
-			fixture_assert_same_blocks(plain->extent_tree.root, along->extent_tree.root, true);
-			tree_fixture_assert_ok(plain, "records from the root");
-			tree_fixture_assert_ok(along, "records along a cursor");
-		}
+		if (batch % 23 == 22)
+			commit_both_and_compare(plain, along);
 	}
 	for (unsigned kind = 0; kind < 5; kind++)
 		assert_true(kinds[kind] > 500);
+	tree_fixture_free(plain);
+	tree_fixture_free(along);
+}
+
+/* Deletes along a cursor (btree_delete_item_near) against deletes from the
+ * root, down to a few items: the leaves empty, the nodes thin out and merge
+ * (balance_node), the root loses its levels. Both stay the same block for
+ * block. */
+static void test_btree_deletes_along_a_cursor_leave_the_tree_deletes_from_the_root_leave(void **state)
+{
+	struct tree_fixture *plain = tree_fixture_new(4096), *along = tree_fixture_new(4096);
+	enum { KEYS = 24000 };
+	for (uint64_t k = 0; k < KEYS; k++) {
+		struct btree_key key = fixture_key(1 + k / 64, k % 64);
+		union item_payload payload = { .inode = { .size = k } };
+		btree_insert_item(&plain->tree, &plain->txn, &key, 20, &payload);
+		btree_insert_item(&along->tree, &along->txn, &key, 20, &payload);
+	}
+	tree_fixture_commit(plain);
+	tree_fixture_commit(along);
+	assert_int_equal(along->tree.root->level, 2);
+	struct rng r;
+	rng_seed(&r, SEED + 13);
+	g_autofree bool *gone = g_new0(bool, KEYS);
+	unsigned left = KEYS;
+	for (unsigned batch = 0; left > 16; batch++) {
+		/* Runs in address order from a random start, as a batch of heads. */
+		struct btree_path cursor = { .levels = 0 };
+		for (uint64_t k = rng_below(&r, KEYS), n = 0; k < KEYS && n < 64 && left > 16; k++) {
+			if (gone[k] || rng_below(&r, 4) == 0)
+				continue;
+			struct btree_key key = fixture_key(1 + k / 64, k % 64);
+			assert_true(btree_delete_item(&plain->tree, &plain->txn, &key));
+			assert_true(btree_delete_item_near(&along->tree, &along->txn, &key, &cursor));
+			if (cursor.levels) {
+				struct btree_path again;
+				assert_false(btree_lookup(&along->tree, &key, &again));
+				assert_same_path(&cursor, &again);
+			}
+			gone[k] = true;
+			left--;
+			n++;
+		}
+		fixture_assert_same_blocks(plain->tree.root, along->tree.root, true);
+		if (batch % 50 == 49)
+			commit_both_and_compare(plain, along);
+	}
+	assert_int_equal(along->tree.root->level, 0);
+	tree_fixture_assert_ok(plain, "deletes from the root");
+	tree_fixture_assert_ok(along, "deletes along a cursor");
 	tree_fixture_free(plain);
 	tree_fixture_free(along);
 }
@@ -1057,6 +1112,7 @@ int main(void)
 		cmocka_unit_test(test_btree_overlay_of_a_leaf_of_hundreds_of_inodes_keeps_every_atime),
 		cmocka_unit_test(test_btree_insert_near_leaves_the_tree_an_insert_from_the_root_leaves),
 		cmocka_unit_test(test_btree_records_along_a_cursor_leave_the_tree_records_from_the_root_leave),
+		cmocka_unit_test(test_btree_deletes_along_a_cursor_leave_the_tree_deletes_from_the_root_leave),
 		cmocka_unit_test(test_btree_resize_grows_an_item_and_splits_its_full_leaf),
 		cmocka_unit_test(test_btree_resize_shrinks_an_item_in_its_leaf),
 		cmocka_unit_test(test_btree_resize_of_a_missing_key_returns_null),
