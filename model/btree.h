@@ -501,6 +501,10 @@ bool btree_lookup_ahead(const struct btree *tree, const struct btree_key *key, s
  * Then btree_lookup_near() may start from it whatever else changed since
  * (items in its leaf, other leaves, copies the path took part in). */
 bool btree_path_is_current(const struct btree *tree, const struct btree_path *path);
+/* btree_lookup() from a path kept across changes to the tree (a read
+ * cursor): near it (btree_lookup_near) when btree_path_is_current() says it
+ * is still linked, else from the root. One check of the root for both. */
+bool btree_lookup_kept(const struct btree *tree, const struct btree_key *key, struct btree_path *path);
 
 /* Moves *path to slot 0 of the next leaf; false (path unchanged) at the last. */
 bool btree_path_next_leaf(struct btree_path *path);
