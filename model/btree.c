@@ -2753,17 +2753,72 @@ static bool search_delete_only_copies(const struct transaction *txn, const struc
 	return true;
 }
 
+/*
+ * How many of keys[0..count) delete_at() would take one after the other from
+ * the path's slot, each then the next item of the same leaf, with nothing to
+ * fix up or rebalance: the slot is not the leaf's first, and the leaf stays
+ * at least a third full (a root leaf at any fill). rebalance_after_delete()
+ * asks only about what is left, which shrinks delete by delete, so the last
+ * of the run answers for all of them. At least 1.
+ */
+static uint32_t delete_run_length(const struct transaction *txn, const struct btree_path *path,
+				  const struct btree_key *keys, uint32_t count)
+{
+	const struct tree_block *leaf = path->nodes[0];
+	uint32_t slot = path->slots[0];
+	if (!slot)
+		return 1;
+	uint32_t floor = path->levels < 2 ? 0 : btree_leaf_capacity(nodesize_of(txn)) / BTRFS_LEAF_MERGE_DIVISOR;
+	uint32_t left = leaf->leaf_bytes, n = 0;
+	while (n < count && slot + n < leaf->nritems) {
+		const struct btree_item *item = &leaf->items[slot + n];
+		if (btree_key_compare(&item->key, &keys[n]) || left - item_bytes(item) < floor)
+			break;
+		left -= item_bytes(item);
+		n++;
+	}
+	return MAX(n, 1u);
+}
+
+/* `run` delete_at()s from the path's slot as delete_run_length() allowed
+ * them, with one memmove of the items after them: the leaf and the path end
+ * as that many calls leave them (the path at the slot of the next item). */
+static void delete_run_at(struct transaction *txn, struct btree_path *path, uint32_t run)
+{
+	struct tree_block *leaf = path->nodes[0];
+	uint32_t slot = path->slots[0];
+	struct btree_item *first = writable_item(path);
+	/* What the second delete's cow_found_path() does to a leaf the first
+	 * made private: it is listed for the commit now (BT12). */
+	leaf_prepare_write(txn, leaf);
+	for (uint32_t i = 0; i < run; i++) {
+		leaf->leaf_bytes -= item_bytes(&first[i]);
+		heap_forget(leaf, &first[i]);
+	}
+	memmove(first, first + run, (leaf->nritems - slot - run) * sizeof(struct btree_item));
+	leaf->nritems -= run;
+}
+
+uint32_t btree_delete_items_near(struct btree *tree, struct transaction *txn, const struct btree_key *keys,
+				 uint32_t count, struct btree_path *path)
+{
+	if (!btree_lookup_ahead(tree, &keys[0], path) || !search_delete_only_copies(txn, path)) {
+		path->levels = 0;
+		return btree_delete_item(tree, txn, &keys[0]); /* the search's copies and rebalancing */
+	}
+	cow_found_path(tree, txn, path);
+	uint32_t run = count > 1 ? delete_run_length(txn, path, keys, count) : 1;
+	if (run > 1)
+		delete_run_at(txn, path, run);
+	else if (!delete_at(tree, txn, path))
+		path->levels = 0;
+	return run;
+}
+
 bool btree_delete_item_near(struct btree *tree, struct transaction *txn, const struct btree_key *key,
 			    struct btree_path *path)
 {
-	if (!btree_lookup_ahead(tree, key, path) || !search_delete_only_copies(txn, path)) {
-		path->levels = 0;
-		return btree_delete_item(tree, txn, key); /* the search's copies and rebalancing */
-	}
-	cow_found_path(tree, txn, path);
-	if (!delete_at(tree, txn, path))
-		path->levels = 0;
-	return true;
+	return btree_delete_items_near(tree, txn, key, 1, path);
 }
 
 static uint64_t visit_block(const struct tree_block *b, const struct btree_key *first,

@@ -571,6 +571,14 @@ bool btree_delete_item(struct btree *tree, struct transaction *txn, const struct
  * delete searched from the root or emptied or thinned a leaf. */
 bool btree_delete_item_near(struct btree *tree, struct transaction *txn, const struct btree_key *key,
 			    struct btree_path *path);
+/* The same for keys[0]; then, while keys[1], keys[2] ... are the next items
+ * of its leaf and their deletes would rebalance nothing, those too, with one
+ * move of the items after them (a batch's freed blocks are mostly such runs,
+ * docs/performance.md round 14b). Returns how many were deleted (0: keys[0]
+ * is absent); *path is left as that many btree_delete_item_near() calls
+ * leave it. */
+uint32_t btree_delete_items_near(struct btree *tree, struct transaction *txn, const struct btree_key *keys,
+				 uint32_t count, struct btree_path *path);
 
 /* Iterate items with keys in [first, last]; the callback must not change the
  * tree. Returns the number of items visited; stops early when cb returns false. */
