@@ -6,9 +6,11 @@
  * filesystem ("/" is the top-level subvolume, id 5); a snapshot is a
  * directory entry that leads into another subvolume. Every call returns 0 or
  * a negative errno (-ENOENT, -EEXIST, -ENOTDIR, -EISDIR, -ENOTEMPTY,
- * -ENOSPC, -EROFS, -EINVAL, -ENAMETOOLONG, -EXDEV, -EMLINK, -EFBIG) and
- * changes nothing when it fails, except -ENOSPC met by an atime update inside
- * a read, which fs_read reports through its result.
+ * -ENOSPC, -EROFS, -EINVAL, -ENAMETOOLONG, -EXDEV, -EMLINK, -EFBIG, and
+ * -EOVERFLOW from an op that adds a name whose DIR_ITEM hash window is full:
+ * FS_DIR_HASH_PROBE below) and changes nothing when it fails, except -ENOSPC
+ * met by an atime update inside a read, which fs_read reports through its
+ * result.
  *
  * Which items each operation writes, as btrfs does (see docs/model.md):
  *   create: INODE_ITEM, INODE_REF; DIR_ITEM + DIR_INDEX in the parent; the
@@ -279,6 +281,10 @@ void fs_dump(const struct fs *fs, FILE *out);
 /* ---- names and limits for the programs (model/fs_names.c) ----
  * What sim/ needs of the model's btrfs constants without including them. */
 #define FS_TOP_SUBVOLUME_ID 5u        /* "/" (BTRFS_FS_TREE_OBJECTID) */
+/* How far past its name hash a colliding name's DIR_ITEM may sit: lookups
+ * look at offsets hash .. hash + FS_DIR_HASH_PROBE, and a new name with all
+ * of them taken is refused with -EOVERFLOW (fs_namespace.c). */
+#define FS_DIR_HASH_PROBE 8 /* no suffix: sim/replay.c writes it into a message */
 /* A key type's name as btrfs print-tree writes it ("INODE_ITEM"), or NULL. */
 const char *fs_key_type_name(uint8_t type);
 /* What a tree id is: "fs" (a subvolume), "atime" (a side table), "root",

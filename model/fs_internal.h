@@ -191,9 +191,6 @@ struct name_location {
 	uint64_t hash_slot;
 };
 #define FS_HASH_SLOT_UNKNOWN UINT64_MAX
-/* How far past its hash a colliding name's DIR_ITEM may sit: a lookup
- * looks at offsets hash .. hash + FS_DIR_HASH_PROBE (fs_namespace.c). */
-#define FS_DIR_HASH_PROBE 8u
 
 /* fs_namespace.c */
 uint32_t fs_name_hash(const char *name, size_t length);

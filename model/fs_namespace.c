@@ -1033,8 +1033,17 @@ int fs_rename(struct fs *fs, const char *from, const char *to)
 	int ret = resolve_existing(fs, from, &src, &entry);
 	if (ret || (ret = fs_resolve_parent(fs, to, &dst)))
 		return ret;
+	/* One visit of the destination's hash window answers both questions:
+	 * is the name there, and is there room for it if not. Its slot is not
+	 * kept in dst.hash_slot: removing the source's entry may free an
+	 * earlier one in the same window (see free_hash_slot()). */
+	uint64_t dst_slot = 0;
+	struct btree_path near = { .levels = 0 };
 	const struct btree_item *existing =
-		fs_is_placeholder(&dst.dir) ? NULL : fs_dir_lookup(dst.dir.subvolume, dst.dir.inode, dst.name, dst.name_len);
+		fs_is_placeholder(&dst.dir)
+			? NULL
+			: dir_lookup_hashed(dst.dir.subvolume, dst.dir.inode, fs_name_hash(dst.name, dst.name_len),
+					    dst.name, dst.name_len, &near, &dst_slot);
 	if (existing && btree_item_dir(existing)->location == btree_item_dir(entry)->location &&
 	    btree_item_dir(existing)->location_is_root == btree_item_dir(entry)->location_is_root)
 		return 0; /* two names of one inode: rename(2) does nothing */
@@ -1042,9 +1051,8 @@ int fs_rename(struct fs *fs, const char *from, const char *to)
 		return ret;
 	/* A replaced name frees its own slot; a new one needs room (checked
 	 * before anything changes, as btrfs_rename() does). */
-	if (!existing && !fs_is_placeholder(&dst.dir) &&
-	    (ret = fs_dir_name_room(dst.dir.subvolume, dst.dir.inode, dst.name, dst.name_len)))
-		return ret;
+	if (!existing && dst_slot == FS_HASH_SLOT_UNKNOWN)
+		return -EOVERFLOW;
 	if (btree_item_dir(entry)->location_is_root)
 		return rename_subvolume(fs, &src, &dst, entry, existing);
 	uint64_t inode = btree_item_dir(entry)->location;

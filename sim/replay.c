@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "trace.h"
+#include "trace_syntax.h"
 
 #define REPLAY_ERROR (replay_error_quark())
 static G_DEFINE_QUARK(cowsim-replay-error-quark, replay_error)
@@ -138,6 +139,23 @@ static int apply_op(struct fs *fs, const struct trace_op *op)
 	return -EINVAL;
 }
 
+/* The ops that add a directory entry: the ones -EOVERFLOW can refuse for a
+ * full DIR_ITEM hash window (model/fs.h FS_DIR_HASH_PROBE). */
+static bool adds_a_name(enum trace_op_kind kind)
+{
+	switch (kind) {
+	case TRACE_MKDIR:
+	case TRACE_CREATE:
+	case TRACE_RENAME:
+	case TRACE_LINK:
+	case TRACE_SYMLINK:
+	case TRACE_SNAPSHOT:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static const char *op_error_text(const struct trace_op *op, int ret)
 {
 	if (op->kind == TRACE_CLOCK && ret == -EINVAL)
@@ -151,9 +169,10 @@ static const char *op_error_text(const struct trace_op *op, int ret)
 		return "snapshots were taken of it (ZFS destroys a dataset with snapshots only with -r)";
 	if (op->kind == TRACE_REMOUNT && ret == -EINVAL)
 		return "unknown mount option";
-	if (ret == -EOVERFLOW)
+	if (ret == -EOVERFLOW && adds_a_name(op->kind))
 		return "too many names of the directory share this name's hash (the model keeps a colliding "
-		       "name at most 8 past its hash; btrfs refuses a DIR_ITEM that would overflow)";
+		       "name at most " G_STRINGIFY(FS_DIR_HASH_PROBE) " past its hash; btrfs refuses a DIR_ITEM that "
+		       "would overflow)";
 	return g_strerror(-ret);
 }
 
@@ -269,6 +288,16 @@ static void note_events(struct run_state *st, const struct trace_op *op, uint64_
 	note_first(&outcome->first_atime_lost, fs_atime_enospc(st->fs), st, op, index);
 }
 
+/* A path or label as one trace token (quoted and escaped when needed); ""
+ * for none. */
+static char *as_in_trace(const char *s)
+{
+	GString *token = g_string_new(NULL);
+	if (s)
+		trace_syntax_append_token(token, s);
+	return g_string_free(token, false);
+}
+
 /* After an op: the checker, and what to do with a refused op. */
 static enum replay_status after_op(struct run_state *st, struct trace_reader *reader, const struct trace_op *op,
 				   int ret, struct replay_outcome *outcome, GError **error)
@@ -283,16 +312,17 @@ static enum replay_status after_op(struct run_state *st, struct trace_reader *re
 	}
 	if (!ret)
 		return REPLAY_DONE;
+	/* Paths as the trace writes them: a name of raw bytes reads as its
+	 * escapes, which a user can search the trace for. */
+	g_autofree char *path = as_in_trace(op->path), *path2 = as_in_trace(op->path2);
 	if (ret == -EINTR) /* fs_config.cancelled: a signal came during a long op */
 		return fail(error, REPLAY_INTERRUPTED, "%s:%" PRIu64 ": %s %s: interrupted during this line",
-			    trace_reader_name(reader), op->line, trace_op_kind_name(op->kind),
-			    op->path ? op->path : "");
+			    trace_reader_name(reader), op->line, trace_op_kind_name(op->kind), path);
 	outcome->failed_ops++;
 	if (ret == -ENOSPC)
 		return o->keep_going ? REPLAY_DONE
 				     : fail(error, REPLAY_ENOSPC, "%s:%" PRIu64 ": %s %s: no space left on the modeled device",
-					    trace_reader_name(reader), op->line, trace_op_kind_name(op->kind),
-					    op->path ? op->path : "");
+					    trace_reader_name(reader), op->line, trace_op_kind_name(op->kind), path);
 	if (o->keep_going)
 		return REPLAY_DONE;
 	/* An op from one path to another names both: "snapshot /a -> /s: File
@@ -300,10 +330,9 @@ static enum replay_status after_op(struct run_state *st, struct trace_reader *re
 	bool two_paths = op->kind == TRACE_RENAME || op->kind == TRACE_LINK || op->kind == TRACE_SNAPSHOT;
 	if (two_paths)
 		return fail(error, REPLAY_BAD_INPUT, "%s:%" PRIu64 ": %s %s -> %s: %s", trace_reader_name(reader),
-			    op->line, trace_op_kind_name(op->kind), op->path, op->path2, op_error_text(op, ret));
+			    op->line, trace_op_kind_name(op->kind), path, path2, op_error_text(op, ret));
 	return fail(error, REPLAY_BAD_INPUT, "%s:%" PRIu64 ": %s %s: %s", trace_reader_name(reader), op->line,
-		    trace_op_kind_name(op->kind), op->path ? op->path : (op->path2 ? op->path2 : ""),
-		    op_error_text(op, ret));
+		    trace_op_kind_name(op->kind), op->path ? path : path2, op_error_text(op, ret));
 }
 
 /* The snapshot-time warning (issue 4): what one full read of the source

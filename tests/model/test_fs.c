@@ -15,6 +15,7 @@
 #include "constants.h"
 #include "fs_internal.h"
 #include "model_error.h"
+#include "name_forge.h"
 
 #define NODESIZE 16384u
 
@@ -401,53 +402,6 @@ static void test_fs_names_of_one_hash_resolve_each_to_its_own_inode(void **state
 	assert_int_equal(again.inode, moved.inode);
 	EXPECT_OK(fs_read(fs, "/h/nfca1a963", NULL));
 	fixture_assert_fs_ok(fs, "names of one hash");
-}
-
-/* A name of `prefix` and four more bytes whose fs_name_hash() is `hash`, or
- * false when those bytes hold a NUL or a '/'. The hash is the raw reflected
- * crc32c state; every table entry has its own top byte, so the last four
- * steps run backwards from `hash` give the four table indexes, and the
- * bytes follow forwards from the prefix's state. */
-static bool name_of_hash(char *out, const char *prefix, uint32_t hash)
-{
-	uint32_t table[256];
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-		for (int k = 0; k < 8; k++)
-			c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-		table[i] = c;
-	}
-	uint8_t index[4] = { 0 };
-	uint32_t state = hash;
-	for (int step = 3; step >= 0; step--) {
-		for (uint32_t i = 0; i < 256; i++)
-			if (table[i] >> 24 == state >> 24)
-				index[step] = (uint8_t)i;
-		state = (state ^ table[index[step]]) << 8;
-	}
-	size_t length = strlen(prefix);
-	memcpy(out, prefix, length);
-	uint32_t crc = fs_name_hash(prefix, length);
-	for (int step = 0; step < 4; step++) {
-		uint8_t byte = (uint8_t)((crc ^ index[step]) & 0xff);
-		if (!byte || byte == '/')
-			return false;
-		out[length + (size_t)step] = (char)byte;
-		crc = table[index[step]] ^ (crc >> 8);
-	}
-	out[length + 4] = '\0';
-	return fs_name_hash(out, length + 4) == hash;
-}
-
-/* n names of one hash, each a prefix ("c0", "c1", ...) and four bytes. */
-static void names_of_hash(char (*names)[16], int n, char prefix, uint32_t hash)
-{
-	char from[16];
-	for (int i = 0, k = 0; i < n; k++) {
-		g_snprintf(from, sizeof(from), "%c%d", prefix, k);
-		if (name_of_hash(names[i], from, hash))
-			i++;
-	}
 }
 
 /* The DIR_ITEM offset of the entry /h/NAME. */
