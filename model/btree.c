@@ -2290,13 +2290,13 @@ static bool path_block_covers(const struct btree_path *path, unsigned level, con
 	return btree_key_compare(key, last) <= 0;
 }
 
-bool btree_path_is_current(const struct btree *tree, const struct btree_path *path)
+static inline bool path_is_current(const struct btree *tree, const struct btree_path *path)
 {
 	const struct tree_block *root = tree->root;
 	unsigned levels = path->levels;
-	if (!levels || levels > G_N_ELEMENTS(path->nodes) || !root || path->nodes[levels - 1] != root ||
+	if (levels - 1u >= G_N_ELEMENTS(path->nodes) || !root || path->nodes[levels - 1] != root ||
 	    root->level + 1u != levels)
-		return false;
+		return false; /* levels 0 wraps to above the array */
 	/* Only pointers already proven linked are read: a path to blocks since
 	 * freed is compared, never followed. */
 	for (unsigned level = levels - 1; level > 0; level--) {
@@ -2306,6 +2306,11 @@ bool btree_path_is_current(const struct btree *tree, const struct btree_path *pa
 			return false;
 	}
 	return true;
+}
+
+bool btree_path_is_current(const struct btree *tree, const struct btree_path *path)
+{
+	return path_is_current(tree, path);
 }
 
 /* Is `key` one of the few items after the path's slot in its leaf? Then the
@@ -2393,7 +2398,7 @@ bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, st
 
 bool btree_lookup_kept(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
 {
-	if (!btree_path_is_current(tree, path))
+	if (!path_is_current(tree, path))
 		return btree_lookup(tree, key, path);
 	return lookup_from_linked(key, path);
 }
@@ -2874,62 +2879,104 @@ bool btree_delete_item_near(struct btree *tree, struct transaction *txn, const s
 	return btree_delete_items_near(tree, txn, key, 1, path);
 }
 
-/* visit_block() of a leaf without runs: its items read in place, without
- * the cursor's call per item (a directory table's fill, round 14c). */
-static uint64_t visit_plain_leaf(const struct tree_block *b, uint32_t i, const struct btree_key *last,
-				 btree_visit_fn cb, void *opaque, bool *stop)
+/* What a visit hands its items to: one at a time, or a leaf's run of
+ * consecutive items at a time (a leaf with runs: one made-up item a call). */
+struct visitor {
+	btree_visit_fn item;
+	btree_visit_items_fn items;
+	void *opaque;
+	uint64_t visited;
+	bool stop;
+};
+
+/* The first slot at or after `from` whose key is > last: a binary search,
+ * as leaf_find_slot() with "<= last" for "< key". */
+static uint32_t leaf_slot_past(const struct tree_block *leaf, uint32_t from, const struct btree_key *last)
 {
-	uint64_t visited = 0;
-	for (const struct btree_item *item = &b->items[i], *end = &b->items[b->nritems]; item < end; item++) {
-		if (btree_key_compare(&item->key, last) > 0) {
-			*stop = true;
-			break;
-		}
-		visited++;
-		if (!cb(item, opaque)) {
-			*stop = true;
-			break;
-		}
+	uint32_t low = from, high = leaf->nritems;
+	while (low < high) {
+		uint32_t mid = low + (high - low) / 2;
+		if (btree_key_compare(&leaf->items[mid].key, last) <= 0)
+			low = mid + 1;
+		else
+			high = mid;
 	}
-	return visited;
+	return low;
 }
 
-static uint64_t visit_block(const struct tree_block *b, const struct btree_key *first,
-			    const struct btree_key *last, btree_visit_fn cb, void *opaque, bool *stop)
+/* A leaf without runs, from slot i: its items read in place, without the
+ * cursor's call per item, and to a run visitor in one call (a directory
+ * table's fill, docs/performance.md round 14c). */
+static void visit_plain_leaf(const struct tree_block *b, uint32_t i, const struct btree_key *last,
+			     struct visitor *v)
 {
-	uint64_t visited = 0;
+	if (v->items) {
+		uint32_t end = leaf_slot_past(b, i, last);
+		if (end > i) {
+			v->visited += end - i;
+			v->stop = !v->items(&b->items[i], end - i, v->opaque);
+		}
+		v->stop |= end < b->nritems; /* the next key is past last */
+		return;
+	}
+	for (const struct btree_item *item = &b->items[i], *end = &b->items[b->nritems]; item < end; item++) {
+		if (btree_key_compare(&item->key, last) > 0) {
+			v->stop = true;
+			return;
+		}
+		v->visited++;
+		if (!v->item(item, v->opaque)) {
+			v->stop = true;
+			return;
+		}
+	}
+}
+
+static void visit_block(const struct tree_block *b, const struct btree_key *first, const struct btree_key *last,
+			struct visitor *v)
+{
 	if (!b->level) {
 		bool exact;
 		uint32_t i = leaf_find_slot(b, first, &exact);
-		if (!(b->flags & TREE_BLOCK_RUNS))
-			return visit_plain_leaf(b, i, last, cb, opaque, stop);
+		if (!(b->flags & TREE_BLOCK_RUNS)) {
+			visit_plain_leaf(b, i, last, v);
+			return;
+		}
 		struct btree_leaf_cursor cursor;
 		btree_leaf_cursor_init(&cursor, b, i);
-		for (; i < b->nritems && !*stop; i++) {
+		for (; i < b->nritems && !v->stop; i++) {
 			const struct btree_item *item = btree_leaf_cursor_next(&cursor);
 			if (btree_key_compare(&item->key, last) > 0) {
-				*stop = true;
+				v->stop = true;
 				break;
 			}
-			visited++;
-			if (!cb(item, opaque))
-				*stop = true;
+			v->visited++;
+			if (!(v->items ? v->items(item, 1, v->opaque) : v->item(item, v->opaque)))
+				v->stop = true;
 		}
-		return visited;
+		return;
 	}
-	for (uint32_t s = node_find_slot(b, first); s < b->nritems && !*stop; s++) {
+	for (uint32_t s = node_find_slot(b, first); s < b->nritems && !v->stop; s++) {
 		if (btree_key_compare(&b->children[s].key, last) > 0)
 			break;
-		visited += visit_block(b->children[s].block, first, last, cb, opaque, stop);
+		visit_block(b->children[s].block, first, last, v);
 	}
-	return visited;
 }
 
 uint64_t btree_visit_range(const struct btree *tree, const struct btree_key *first, const struct btree_key *last,
 			   btree_visit_fn cb, void *opaque)
 {
-	bool stop = false;
-	return visit_block(tree->root, first, last, cb, opaque, &stop);
+	struct visitor v = { .item = cb, .opaque = opaque };
+	visit_block(tree->root, first, last, &v);
+	return v.visited;
+}
+
+uint64_t btree_visit_range_items(const struct btree *tree, const struct btree_key *first,
+				 const struct btree_key *last, btree_visit_items_fn cb, void *opaque)
+{
+	struct visitor v = { .items = cb, .opaque = opaque };
+	visit_block(tree->root, first, last, &v);
+	return v.visited;
 }
 
 void btree_count_holders(struct tree_block *block)

@@ -107,6 +107,16 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, con
 }
 #endif
 
+G_NO_INLINE static uint32_t crc32c_software(const char *name, size_t length)
+{
+	static gsize initialised;
+	if (g_once_init_enter(&initialised)) {
+		crc32c_init();
+		g_once_init_leave(&initialised, 1);
+	}
+	return crc32c_bytes(~1u, name, length);
+}
+
 uint32_t fs_name_hash(const char *name, size_t length)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -115,12 +125,7 @@ uint32_t fs_name_hash(const char *name, size_t length)
 	if (__builtin_cpu_supports("sse4.2"))
 		return crc32c_sse42(~1u, name, length);
 #endif
-	static gsize initialised;
-	if (g_once_init_enter(&initialised)) {
-		crc32c_init();
-		g_once_init_leave(&initialised, 1);
-	}
-	return crc32c_bytes(~1u, name, length);
+	return crc32c_software(name, length);
 }
 
 const struct btree_item *fs_inode_item(const struct subvolume *subvolume, uint64_t inode)
