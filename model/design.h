@@ -82,6 +82,13 @@ struct fs_design_ops {
 	 * levels 0; answers equal those of the plain calls. */
 	const struct btree_item *(*lookup_near)(const struct subvolume *sv, const struct btree_key *key,
 						struct btree_path *near);
+	/* lookup_near() from a path kept across changes to the subvolume (a
+	 * read cursor): the design checks that *kept is still a path of its
+	 * tree before it starts from it (btree_lookup_kept), and leaves there
+	 * what lookup_near() leaves. May be NULL: btree_path_is_current() of
+	 * sv->tree, then lookup_near(). */
+	const struct btree_item *(*lookup_kept)(const struct subvolume *sv, const struct btree_key *key,
+						struct btree_path *kept);
 	uint64_t (*visit_range_near)(const struct subvolume *sv, const struct btree_key *first,
 				     const struct btree_key *last, btree_visit_fn cb, void *opaque,
 				     struct btree_path *near);
@@ -252,6 +259,16 @@ static inline const struct btree_item *subvol_lookup_near(const struct subvolume
 							  struct btree_path *near)
 {
 	return design_of(sv)->lookup_near(sv, key, near);
+}
+
+static inline const struct btree_item *subvol_lookup_kept(const struct subvolume *sv, const struct btree_key *key,
+							  struct btree_path *kept)
+{
+	if (design_of(sv)->lookup_kept)
+		return design_of(sv)->lookup_kept(sv, key, kept);
+	if (!btree_path_is_current(sv->tree, kept))
+		kept->levels = 0;
+	return design_of(sv)->lookup_near(sv, key, kept);
 }
 
 static inline uint64_t subvol_visit_range_near(const struct subvolume *sv, const struct btree_key *first,

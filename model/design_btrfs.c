@@ -60,6 +60,17 @@ static const struct btree_item *btrfs_lookup_near(const struct subvolume *sv, co
 	return btree_lookup_near(sv->tree, &k, near) ? btree_path_item(near) : NULL;
 }
 
+static const struct btree_item *btrfs_lookup_kept(const struct subvolume *sv, const struct btree_key *key,
+						  struct btree_path *kept)
+{
+	struct btree_key k;
+	if (key->snapshot) { /* the model's keys have none: plain() is a copy of 21 packed bytes */
+		k = plain(key);
+		key = &k;
+	}
+	return btree_lookup_kept(sv->tree, key, kept) ? btree_path_item(kept) : NULL;
+}
+
 static const struct btree_item *btrfs_lookup_le(const struct subvolume *sv, const struct btree_key *key)
 {
 	struct btree_key probe = plain(key);
@@ -416,6 +427,7 @@ const struct fs_design_ops fs_design_btrfs = {
 	.visit_range = btrfs_visit_range,
 	.lookup_for_write = btrfs_lookup_for_write,
 	.lookup_near = btrfs_lookup_near,
+	.lookup_kept = btrfs_lookup_kept,
 	.visit_range_near = btrfs_visit_range_near,
 	.lookup_for_write_near = btrfs_lookup_for_write_near,
 	.write_inode_atime_near = btrfs_write_inode_atime_near,

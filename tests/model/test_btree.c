@@ -452,6 +452,63 @@ static void test_btree_lookup_near_gives_the_answer_and_path_of_a_lookup_from_th
 	tree_fixture_free(f);
 }
 
+/* Lookups in key order, each near the last one's path, as a grep's reads
+ * of one directory's inodes make them: every present key and absent ones
+ * between and past them, in steps of one to seven. The steps cross from a
+ * leaf into the next one (next_leaf_holds()) and across parents; each path
+ * is the root's. */
+static void test_btree_lookups_in_key_order_cross_into_the_next_leaf_as_a_descent_does(void **state)
+{
+	struct tree_fixture *f = tall_tree();
+	const unsigned steps[] = { 1, 2, 3, 4, 7 };
+	unsigned crossings = 0;
+	for (unsigned s = 0; s < G_N_ELEMENTS(steps); s++) {
+		struct btree_path near = { .levels = 0 };
+		for (uint64_t i = 0; i < 96 * 70; i += steps[s]) {
+			struct btree_key key = fixture_key(i / 70, i % 70); /* offsets 64-69 and objectid 95 absent */
+			const struct tree_block *leaf_before = near.levels ? near.nodes[0] : NULL;
+			struct btree_path plain;
+			bool found_near = btree_lookup_near(&f->tree, &key, &near);
+			bool found = btree_lookup(&f->tree, &key, &plain);
+			if (found != found_near)
+				fail_msg("step %u: key (%llu, %llu)", steps[s], (unsigned long long)key.objectid,
+					 (unsigned long long)key.offset);
+			assert_same_path(&near, &plain);
+			crossings += leaf_before && near.nodes[0] != leaf_before;
+		}
+	}
+	assert_true(crossings > 500); /* 200 leaves, five passes */
+	tree_fixture_free(f);
+}
+
+/* btree_lookup_kept() from a path kept across changes: the path of a lookup
+ * whose blocks a later change copied, or a split moved, is not used; the
+ * answer and the path are the root's each time. */
+static void test_btree_lookup_kept_gives_the_root_answer_after_changes_to_the_tree(void **state)
+{
+	struct tree_fixture *f = tall_tree();
+	struct rng r;
+	rng_seed(&r, SEED + 7);
+	struct btree_path kept = { .levels = 0 };
+	for (unsigned i = 0; i < 3000; i++) {
+		struct btree_key key = fixture_key(1 + rng_below(&r, 95), rng_below(&r, 70));
+		if (i % 4 == 0) /* a change: a new item, or a copy of the path after a commit */
+			insert(f, 200 + i, 0, 100);
+		if (i % 97 == 0)
+			tree_fixture_commit(f);
+		if (i % 5 == 1) {
+			struct btree_key other = fixture_key(1 + rng_below(&r, 93), rng_below(&r, 64));
+			assert_non_null(btree_lookup_for_write(&f->tree, &f->txn, &other));
+		}
+		struct btree_path plain;
+		bool found_kept = btree_lookup_kept(&f->tree, &key, &kept);
+		bool found = btree_lookup(&f->tree, &key, &plain);
+		assert_int_equal(found_kept, found);
+		assert_same_path(&kept, &plain);
+	}
+	tree_fixture_free(f);
+}
+
 struct visit_log {
 	GArray *keys;
 	unsigned stop_after;
@@ -905,6 +962,20 @@ static void test_btree_records_along_a_cursor_leave_the_tree_records_from_the_ro
 	tree_fixture_free(along);
 }
 
+/* The same `keys` items of 20 bytes in two trees, committed: three levels
+ * at 24 000 in 4 KiB blocks. */
+static void insert_twins_and_commit(struct tree_fixture *plain, struct tree_fixture *along, uint64_t keys)
+{
+	for (uint64_t k = 0; k < keys; k++) {
+		struct btree_key key = fixture_key(1 + k / 64, k % 64);
+		union item_payload payload = { .inode = { .size = k } };
+		btree_insert_item(&plain->tree, &plain->txn, &key, 20, &payload);
+		btree_insert_item(&along->tree, &along->txn, &key, 20, &payload);
+	}
+	tree_fixture_commit(plain);
+	tree_fixture_commit(along);
+}
+
 /* Deletes along a cursor (btree_delete_item_near) against deletes from the
  * root, down to a few items: the leaves empty, the nodes thin out and merge
  * (balance_node), the root loses its levels. Both stay the same block for
@@ -913,14 +984,7 @@ static void test_btree_deletes_along_a_cursor_leave_the_tree_deletes_from_the_ro
 {
 	struct tree_fixture *plain = tree_fixture_new(4096), *along = tree_fixture_new(4096);
 	enum { KEYS = 24000 };
-	for (uint64_t k = 0; k < KEYS; k++) {
-		struct btree_key key = fixture_key(1 + k / 64, k % 64);
-		union item_payload payload = { .inode = { .size = k } };
-		btree_insert_item(&plain->tree, &plain->txn, &key, 20, &payload);
-		btree_insert_item(&along->tree, &along->txn, &key, 20, &payload);
-	}
-	tree_fixture_commit(plain);
-	tree_fixture_commit(along);
+	insert_twins_and_commit(plain, along, KEYS);
 	assert_int_equal(along->tree.root->level, 2);
 	struct rng r;
 	rng_seed(&r, SEED + 13);
@@ -951,6 +1015,61 @@ static void test_btree_deletes_along_a_cursor_leave_the_tree_deletes_from_the_ro
 	assert_int_equal(along->tree.root->level, 0);
 	tree_fixture_assert_ok(plain, "deletes from the root");
 	tree_fixture_assert_ok(along, "deletes along a cursor");
+	tree_fixture_free(plain);
+	tree_fixture_free(along);
+}
+
+/* Runs of deletes along a cursor (btree_delete_items_near, refs.c's freed
+ * blocks) against one delete at a time from the root: keys mostly
+ * neighbours, so runs go in one move until a leaf would fall under a third
+ * full; then one delete rebalances, as from the root. Both stay the same
+ * block for block, and after each call the cursor is the path a lookup of
+ * the last key deleted finds. */
+static void test_btree_runs_of_deletes_along_a_cursor_leave_the_tree_deletes_from_the_root_leave(void **state)
+{
+	struct tree_fixture *plain = tree_fixture_new(4096), *along = tree_fixture_new(4096);
+	enum { KEYS = 24000, BATCH = 64 };
+	insert_twins_and_commit(plain, along, KEYS);
+	struct rng r;
+	rng_seed(&r, SEED + 14);
+	g_autofree bool *gone = g_new0(bool, KEYS);
+	unsigned left = KEYS, in_runs = 0, alone = 0;
+	for (unsigned batch = 0; left > 16; batch++) {
+		struct btree_key keys[BATCH];
+		unsigned n = 0;
+		for (uint64_t k = rng_below(&r, KEYS); k < KEYS && n < BATCH && left - n > 16; k++) {
+			if (gone[k] || rng_below(&r, 10) == 0)
+				continue;
+			keys[n++] = fixture_key(1 + k / 64, k % 64);
+			gone[k] = true;
+		}
+		for (unsigned i = 0; i < n; i++)
+			assert_true(btree_delete_item(&plain->tree, &plain->txn, &keys[i]));
+		struct btree_path cursor = { .levels = 0 };
+		for (unsigned i = 0; i < n;) {
+			uint32_t deleted = btree_delete_items_near(&along->tree, &along->txn, &keys[i], n - i, &cursor);
+			assert_true(deleted >= 1 && deleted <= n - i);
+			i += deleted;
+			if (deleted > 1)
+				in_runs += deleted;
+			else
+				alone++;
+			if (cursor.levels) {
+				struct btree_path again;
+				assert_false(btree_lookup(&along->tree, &keys[i - 1], &again));
+				assert_same_path(&cursor, &again);
+			}
+		}
+		left -= n;
+		fixture_assert_same_blocks(plain->tree.root, along->tree.root, true);
+		if (batch % 50 == 49)
+			commit_both_and_compare(plain, along);
+	}
+	assert_true(in_runs > KEYS / 2);
+	assert_true(alone > 200);
+	assert_int_equal(along->tree.root->level, 0);
+	tree_fixture_assert_ok(plain, "deletes from the root");
+	tree_fixture_assert_ok(along, "runs of deletes along a cursor");
 	tree_fixture_free(plain);
 	tree_fixture_free(along);
 }
@@ -1100,6 +1219,8 @@ int main(void)
 		cmocka_unit_test(test_btree_change_to_a_block_of_the_running_transaction_is_in_place),
 		cmocka_unit_test(test_btree_change_after_a_commit_copies_the_leaf_and_its_path_to_the_root),
 		cmocka_unit_test(test_btree_lookup_near_gives_the_answer_and_path_of_a_lookup_from_the_root),
+		cmocka_unit_test(test_btree_lookups_in_key_order_cross_into_the_next_leaf_as_a_descent_does),
+		cmocka_unit_test(test_btree_lookup_kept_gives_the_root_answer_after_changes_to_the_tree),
 		cmocka_unit_test(test_btree_visit_range_near_visits_what_visit_range_visits_across_leaves),
 		cmocka_unit_test(test_btree_path_for_write_copies_the_path_a_lookup_found_once_per_transaction),
 		cmocka_unit_test(test_btree_commit_gives_back_the_slots_kept_for_growth),
@@ -1113,6 +1234,7 @@ int main(void)
 		cmocka_unit_test(test_btree_insert_near_leaves_the_tree_an_insert_from_the_root_leaves),
 		cmocka_unit_test(test_btree_records_along_a_cursor_leave_the_tree_records_from_the_root_leave),
 		cmocka_unit_test(test_btree_deletes_along_a_cursor_leave_the_tree_deletes_from_the_root_leave),
+		cmocka_unit_test(test_btree_runs_of_deletes_along_a_cursor_leave_the_tree_deletes_from_the_root_leave),
 		cmocka_unit_test(test_btree_resize_grows_an_item_and_splits_its_full_leaf),
 		cmocka_unit_test(test_btree_resize_shrinks_an_item_in_its_leaf),
 		cmocka_unit_test(test_btree_resize_of_a_missing_key_returns_null),
