@@ -236,16 +236,42 @@ struct leaf_items {
  *      (27 % of a bench read's simulated D1 misses, docs/performance.md
  *      round 13a).
  *
+ * BT15 the heap's holes are on its hole lists, one list per payload size
+ *      (16, 32, 40 bytes): each hole of its list's size, 8-aligned, within
+ *      the first `used` words, apart from each other and from the items'
+ *      payloads, and together used - live words. A hole's first two bytes
+ *      hold the next hole's word + 1 (0 ends the list):
+ *
+ *        bytes  | inode | hole 40 -+ | dir | hole 40 -> 0 | extent | free |
+ *                           ^      +-------------^
+ *                           +-- holes[2] (the 40-byte list) points here first
+ *
+ *      The next payload of a size goes into a hole of that size before the
+ *      free room, and a payload freed at the end of the used bytes gives
+ *      them back instead of becoming a hole. The leaves beside a growing
+ *      one trade items with it (pushes, splits): the holes the items left
+ *      behind were each a rebuild of the heap (a new heap, the payloads
+ *      copied) at the leaf's next insert, 40 000 per 100 000 creates
+ *      (docs/performance.md, round 14a); the new items are mostly of the
+ *      same sizes as the ones that left.
+ *
+ * Payloads are whole 8-byte words, so the heap counts words: 16 bits hold
+ * a heap of 512 KiB, and the densest leaf (a side table's atime items, 40
+ * bytes of payload for 37 of the leaf's) of the largest nodesize needs 70.
  * An inode item costs the simulator 32 + 40 bytes, a directory entry
  * 32 + 32, a file extent 32 + 16, any other item 32 (64 each before).
  */
+#define HEAP_HOLE_SIZES 3
 struct payload_heap {
-	uint32_t used;                    /* bytes handed out, from the front */
-	uint32_t live;                    /* of those, bytes an item points at */
-	uint32_t capacity;
-	uint32_t data_refs;               /* BT13: file extents with a data extent */
-	uint64_t bytes[];
+	uint16_t used;                    /* words handed out, from the front */
+	uint16_t live;                    /* of those, words an item points at */
+	uint16_t capacity;                /* words */
+	uint16_t data_refs;               /* BT13: file extents with a data extent */
+	uint16_t holes[HEAP_HOLE_SIZES];  /* BT15: the first hole of each size, its word + 1, or 0 */
+	uint16_t unused;
+	uint64_t bytes[];                 /* the words */
 };
+_Static_assert(sizeof(struct payload_heap) == 16, "the heap's header is two words");
 
 /*
  * An overlay comes in three forms (BT7 above). Marked, the form a new
@@ -614,9 +640,47 @@ static void leaf_items_unref(struct tree_block *leaf)
 
 /* --- the payload heap (BT10) --------------------------------------------- */
 
-static size_t heap_size(uint32_t capacity)
+#define HEAP_WORD sizeof(uint64_t)
+
+/* The heap's counts in bytes. */
+static inline uint32_t heap_used(const struct payload_heap *heap)
 {
-	return sizeof(struct payload_heap) + capacity;
+	return heap->used * HEAP_WORD;
+}
+static inline uint32_t heap_live(const struct payload_heap *heap)
+{
+	return heap->live * HEAP_WORD;
+}
+static inline uint32_t heap_capacity(const struct payload_heap *heap)
+{
+	return heap->capacity * HEAP_WORD;
+}
+
+/* Words holding `bytes`; a heap of them must fit its 16-bit counts. */
+static uint16_t heap_words(uint32_t bytes)
+{
+	uint32_t words = (bytes + HEAP_WORD - 1) / HEAP_WORD;
+	g_assert(words <= UINT16_MAX);
+	return (uint16_t)words;
+}
+
+static size_t heap_size(uint16_t words)
+{
+	return sizeof(struct payload_heap) + words * HEAP_WORD;
+}
+
+/* The hole list of payloads of `bytes` bytes (16, 32, 40: BT15). */
+static inline unsigned hole_list(uint32_t bytes)
+{
+	return (bytes - 16) / 12;
+}
+_Static_assert((sizeof(struct item_file_extent) - 16) / 12 == 0 && (sizeof(struct item_dir) - 16) / 12 == 1 &&
+	       (sizeof(struct item_inode) - 16) / 12 == 2 && HEAP_HOLE_SIZES == 3, "one hole list per payload size");
+
+/* Can the heap take a payload of `bytes` without growing? */
+static inline bool heap_has_room(const struct payload_heap *heap, uint32_t bytes)
+{
+	return heap->holes[hole_list(bytes)] || heap_used(heap) + bytes <= heap_capacity(heap);
 }
 
 /* Room for `bytes` and their growth: a sixteenth. The slack of the heaps
@@ -640,21 +704,22 @@ static struct payload_heap *heap_rebuild(struct leaf_items *array, uint32_t coun
 {
 	struct payload_heap *old = array->heap, *heap = NULL;
 	if (capacity) {
-		heap = g_malloc(heap_size(capacity));
-		*heap = (struct payload_heap){ .capacity = capacity };
+		uint16_t words = heap_words(capacity);
+		heap = g_malloc(heap_size(words));
+		*heap = (struct payload_heap){ .capacity = words };
+		char *at = (char *)heap->bytes;
 		for (uint32_t i = 0; i < count; i++) {
 			struct btree_item *item = &array->item[i];
 			uint32_t bytes = heap_bytes_of(item);
 			if (!bytes)
 				continue;
-			void *at = (char *)heap->bytes + heap->used;
 			copy_payload(at, item->payload.at, bytes);
 			item->payload.at = at;
-			heap->used += bytes;
 			heap->data_refs += payload_maps_data(item->key.type, at);
+			at += bytes;
 		}
-		heap->live = heap->used;
-		g_assert(heap->used <= capacity);
+		heap->live = heap->used = (uint16_t)((at - (char *)heap->bytes) / HEAP_WORD);
+		g_assert(heap->used <= words);
 	}
 	array->heap = heap;
 	return old;
@@ -673,8 +738,9 @@ static void heap_resize(struct leaf_items *array, uint32_t count, uint32_t capac
 	/* The items' pointers are moved as numbers (payload.value): once the
 	 * old heap is freed, they are no pointers to follow. */
 	uint64_t old_bytes = (uintptr_t)heap->bytes;
-	heap = g_realloc(heap, heap_size(capacity));
-	heap->capacity = capacity;
+	uint16_t words = heap_words(capacity);
+	heap = g_realloc(heap, heap_size(words));
+	heap->capacity = words;
 	array->heap = heap;
 	uint64_t new_bytes = (uintptr_t)heap->bytes;
 	if (new_bytes == old_bytes)
@@ -684,14 +750,41 @@ static void heap_resize(struct leaf_items *array, uint32_t count, uint32_t capac
 			array->item[i].payload.value = array->item[i].payload.value - old_bytes + new_bytes;
 }
 
-/* Room for `bytes` more in the private leaf's heap. */
-static void heap_reserve(struct tree_block *leaf, uint32_t bytes)
+/* The private leaf's heap, grown to `bytes` more at its end (holes given
+ * back) when it has not that room. */
+static void heap_reserve_end(struct tree_block *leaf, uint32_t bytes)
 {
 	struct leaf_items *array = leaf_items_of(leaf);
 	const struct payload_heap *heap = array->heap;
-	if (heap && heap->used + bytes <= heap->capacity)
+	if (heap && heap_used(heap) + bytes <= heap_capacity(heap))
 		return;
-	heap_resize(array, leaf->nritems, heap_room_for((heap ? heap->live : 0) + bytes));
+	heap_resize(array, leaf->nritems, heap_room_for((heap ? heap_live(heap) : 0) + bytes));
+}
+
+/* Room for one payload of `bytes` in the private leaf's heap: a hole of its
+ * size or the end's. */
+static void heap_reserve(struct tree_block *leaf, uint32_t bytes)
+{
+	const struct payload_heap *heap = leaf_items_of(leaf)->heap;
+	if (!heap || !heap_has_room(heap, bytes))
+		heap_reserve_end(leaf, bytes);
+}
+
+/* Where the next payload of `bytes` goes in a heap with room for it: the
+ * first hole of its size (BT15), else the end. */
+static inline void *heap_take(struct payload_heap *heap, uint32_t bytes)
+{
+	uint16_t *hole = &heap->holes[hole_list(bytes)];
+	void *at;
+	if (*hole) {
+		at = &heap->bytes[*hole - 1];
+		memcpy(hole, at, sizeof(*hole)); /* the next hole */
+	} else {
+		at = &heap->bytes[heap->used];
+		heap->used += bytes / HEAP_WORD;
+	}
+	heap->live += bytes / HEAP_WORD;
+	return at;
 }
 
 /* `bytes` of the private leaf's heap, reserved before, holding a copy of
@@ -699,15 +792,27 @@ static void heap_reserve(struct tree_block *leaf, uint32_t bytes)
 static void *heap_put(struct tree_block *leaf, uint8_t type, const void *from, uint32_t bytes)
 {
 	struct payload_heap *heap = leaf_items_of(leaf)->heap;
-	void *at = (char *)heap->bytes + heap->used;
-	heap->used += bytes;
-	heap->live += bytes;
+	void *at = heap_take(heap, bytes);
 	if (from)
 		copy_payload(at, from, bytes);
 	else
 		memset(at, 0, bytes);
 	heap->data_refs += payload_maps_data(type, at); /* BT13 */
 	return at;
+}
+
+/* The `bytes` at `at` are no payload's any more: the end's again when they
+ * are last, else a hole on its list (BT15). live is the caller's. */
+static inline void heap_free_bytes(struct payload_heap *heap, void *at, uint32_t bytes)
+{
+	uint16_t word = (uint16_t)((uint64_t *)at - heap->bytes), words = (uint16_t)(bytes / HEAP_WORD);
+	if (word + words == heap->used) {
+		heap->used = word;
+		return;
+	}
+	uint16_t *hole = &heap->holes[hole_list(bytes)];
+	memcpy(at, hole, sizeof(*hole));
+	*hole = (uint16_t)(word + 1);
 }
 
 /* A leaf that will not change again (btree_commit_blocks) gives back its
@@ -717,7 +822,7 @@ static void heap_trim(struct tree_block *leaf)
 	struct leaf_items *array = leaf_items_of(leaf);
 	const struct payload_heap *heap = array->heap;
 	if (heap && heap->capacity > heap->live)
-		heap_resize(array, (leaf->flags & TREE_BLOCK_RUNS) ? array->entries : leaf->nritems, heap->live);
+		heap_resize(array, (leaf->flags & TREE_BLOCK_RUNS) ? array->entries : leaf->nritems, heap_live(heap));
 }
 
 /* The item no longer uses its payload's bytes (it is deleted or moved). */
@@ -727,8 +832,9 @@ static void heap_forget(struct tree_block *leaf, const struct btree_item *item)
 	if (!bytes)
 		return;
 	struct payload_heap *heap = leaf_items_of(leaf)->heap;
-	heap->live -= bytes;
+	heap->live -= bytes / HEAP_WORD;
 	heap->data_refs -= payload_maps_data(item->key.type, item->payload.at); /* BT13 */
+	heap_free_bytes(heap, item->payload.at, bytes);
 }
 
 bool btree_leaf_maps_data(const struct tree_block *leaf)
@@ -756,7 +862,7 @@ static void leaf_fold_atimes(struct tree_block *leaf)
  * overlay folded in (BT7). */
 static void leaf_expand_runs(struct tree_block *leaf);
 
-static void leaf_make_private(struct tree_block *leaf)
+static void __attribute__((noinline)) leaf_make_private_now(struct tree_block *leaf)
 {
 	if (leaf->flags & TREE_BLOCK_RUNS)
 		leaf_expand_runs(leaf);
@@ -767,11 +873,19 @@ static void leaf_make_private(struct tree_block *leaf)
 		leaf_items_resize(leaf, MAX(leaf->nritems, 1u));
 		memcpy(leaf->items, shared->item, leaf->nritems * sizeof(struct btree_item));
 		/* The payloads are copied too, the holes left behind. */
-		uint32_t live = shared->heap ? shared->heap->live : 0;
+		uint32_t live = shared->heap ? heap_live(shared->heap) : 0;
 		heap_rebuild(leaf_items_of(leaf), leaf->nritems, live);
 	}
 	if (btree_leaf_has_overlay(leaf))
 		leaf_fold_atimes(leaf);
+}
+
+/* Most calls find the leaf private already (its path was made writable):
+ * three tests inline. */
+static inline void leaf_make_private(struct tree_block *leaf)
+{
+	if ((leaf->flags & (TREE_BLOCK_RUNS | TREE_BLOCK_OVERLAY_HERE)) || leaf->atimes || leaf_items_shared(leaf))
+		leaf_make_private_now(leaf);
 }
 
 /* Slots for `slots` items and their growth. A quarter: leaves hold at most a
@@ -783,12 +897,18 @@ static uint32_t with_room_to_grow(uint32_t slots)
 }
 
 /* The block's items or children, writable and with room for `slots`. */
-static void ensure_capacity(struct tree_block *block, uint32_t slots)
+static void grow_capacity(struct tree_block *block, uint32_t slots);
+
+static inline void ensure_capacity(struct tree_block *block, uint32_t slots)
 {
 	if (!block->level)
 		leaf_make_private(block);
-	if (slots <= block->capacity)
-		return;
+	if (slots > block->capacity)
+		grow_capacity(block, slots);
+}
+
+static void grow_capacity(struct tree_block *block, uint32_t slots)
+{
 	uint32_t capacity = MIN(MAX(slots, with_room_to_grow(block->capacity)), (uint32_t)UINT16_MAX);
 	g_assert(slots <= capacity); /* BT11 */
 	if (!block->level) {
@@ -956,7 +1076,7 @@ static void leaf_expand_runs(struct tree_block *leaf)
 		stored->heap = NULL;
 		leaf_items_free(stored);
 	} else {
-		heap_rebuild(leaf_items_of(leaf), n, stored->heap ? stored->heap->live : 0);
+		heap_rebuild(leaf_items_of(leaf), n, stored->heap ? heap_live(stored->heap) : 0);
 	}
 }
 
@@ -1185,14 +1305,47 @@ static int compare_spans(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Do any two of the spans overlap? (Sorts them.) */
+static bool spans_overlap(struct heap_span *spans, uint32_t count)
+{
+	qsort(spans, count, sizeof(*spans), compare_spans);
+	for (uint32_t i = 1; i < count; i++)
+		if (spans[i].start < spans[i - 1].start + spans[i - 1].bytes)
+			return true;
+	return false;
+}
+
+/* The heap's holes (BT15) as spans after the payloads' (spans[*found..]),
+ * or why not; their bytes in *bytes. */
+static const char *heap_hole_spans(const struct payload_heap *heap, struct heap_span *spans, uint32_t *found,
+				   uint32_t *bytes)
+{
+	static const uint32_t list_bytes[HEAP_HOLE_SIZES] = { 16, 32, 40 };
+	uint32_t most = *found + heap_used(heap) / 16; /* a list longer than that loops */
+	*bytes = 0;
+	for (unsigned l = 0; l < HEAP_HOLE_SIZES; l++) {
+		for (uint16_t next = heap->holes[l]; next;) {
+			uint32_t offset = (next - 1u) * HEAP_WORD;
+			if (offset + list_bytes[l] > heap_used(heap))
+				return "BT15 a hole outside the heap's used bytes";
+			if (*found == most)
+				return "BT15 a hole list that loops";
+			spans[(*found)++] = (struct heap_span){ (uintptr_t)heap->bytes + offset, list_bytes[l] };
+			*bytes += list_bytes[l];
+			memcpy(&next, (const char *)heap->bytes + offset, sizeof(next));
+		}
+	}
+	return NULL;
+}
+
 bool btree_check_payloads(const struct tree_block *leaf, GError **error)
 {
 	if (leaf->level || !leaf->items)
 		return true;
 	const struct leaf_items *array = leaf_items_of(leaf);
 	const struct payload_heap *heap = array->heap;
-	uint32_t count = leaf_entries(leaf), live = 0, found = 0, maps_data = 0;
-	g_autofree struct heap_span *spans = g_new(struct heap_span, count + 1);
+	uint32_t count = leaf_entries(leaf), live = 0, found = 0, maps_data = 0, hole_bytes = 0;
+	g_autofree struct heap_span *spans = g_new(struct heap_span, count + 1 + (heap ? heap_used(heap) / 16 : 0));
 	const char *broken = NULL;
 	for (uint32_t i = 0; !broken && i < count; i++) {
 		const struct btree_item *item = &array->item[i];
@@ -1205,19 +1358,28 @@ bool btree_check_payloads(const struct tree_block *leaf, GError **error)
 		if (!bytes)
 			continue;
 		uintptr_t offset = (uintptr_t)item->payload.at - (uintptr_t)(heap ? heap->bytes : NULL);
-		if (!heap || (uintptr_t)item->payload.at < (uintptr_t)heap->bytes || offset + bytes > heap->used ||
+		if (!heap || (uintptr_t)item->payload.at < (uintptr_t)heap->bytes || offset + bytes > heap_used(heap) ||
 		    offset % sizeof(uint64_t))
 			broken = "a payload outside its array's heap";
 		live += bytes;
 		maps_data += !broken && payload_maps_data(item->key.type, item->payload.at);
 		spans[found++] = (struct heap_span){ (uintptr_t)item->payload.at, bytes };
 	}
-	qsort(spans, found, sizeof(*spans), compare_spans);
-	for (uint32_t i = 1; !broken && i < found; i++)
-		if (spans[i].start < spans[i - 1].start + spans[i - 1].bytes)
-			broken = "two payloads overlapping";
-	if (!broken && heap && heap->live != live)
+	if (!broken && spans_overlap(spans, found))
+		broken = "two payloads overlapping";
+	if (!broken && heap && heap_live(heap) != live)
 		broken = "live bytes that are not the payloads'";
+	const char *holes = !broken && heap ? heap_hole_spans(heap, spans, &found, &hole_bytes) : NULL;
+	if (!broken && !holes && heap && spans_overlap(spans, found))
+		holes = "BT15 a hole overlapping a payload or another hole";
+	if (!broken && !holes && heap && hole_bytes != heap_used(heap) - heap_live(heap))
+		holes = "BT15 holes that are not the heap's used bytes beyond its live ones";
+	if (!broken && holes) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt leaf: block %" PRIu64 ", %s (%u bytes in holes, heap live %u used %u)", leaf->bytenr,
+			    holes, hole_bytes, heap_live(heap), heap_used(heap));
+		return false;
+	}
 	if (!broken && heap && heap->data_refs != maps_data) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
 			    "corrupt leaf: block %" PRIu64 ", BT13 the heap counts %u data extents mapped, its file "
@@ -1228,7 +1390,7 @@ bool btree_check_payloads(const struct tree_block *leaf, GError **error)
 		return true;
 	g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
 		    "corrupt leaf: block %" PRIu64 ", BT10 %s (%u payloads, %u bytes, heap live %u used %u)",
-		    leaf->bytenr, broken, found, live, heap ? heap->live : 0, heap ? heap->used : 0);
+		    leaf->bytenr, broken, found, live, heap ? heap_live(heap) : 0, heap ? heap_used(heap) : 0);
 	return false;
 }
 
@@ -1738,33 +1900,61 @@ static void leaf_give_back_room(struct tree_block *leaf)
 		leaf_items_resize(leaf, with_room_to_grow(leaf->nritems));
 	struct leaf_items *array = leaf_items_of(leaf);
 	const struct payload_heap *heap = array->heap;
-	if (heap && room_to_give_back(heap->capacity, heap->live))
-		heap_resize(array, leaf->nritems, heap->live ? heap_room_for(heap->live) : 0);
+	if (heap && room_to_give_back(heap_capacity(heap), heap_live(heap)))
+		heap_resize(array, leaf->nritems, heap->live ? heap_room_for(heap_live(heap)) : 0);
+}
+
+/*
+ * The payloads of dst's items [at, at + count), copied from src's items
+ * [start, start + count) and still pointing into src's heap, go to dst's
+ * heap (`heap_bytes` of them, reserved at its end), BT10. src then frees
+ * them, last first: a split's and a push's items are mostly the last a
+ * leaf was given, at the end of its heap, which then shrinks instead of
+ * keeping holes (BT15).
+ */
+static void heap_move_payloads(struct tree_block *dst, uint32_t at, struct tree_block *src, uint32_t start,
+			       uint32_t count, uint32_t heap_bytes)
+{
+	struct payload_heap *to = leaf_items_of(dst)->heap, *from = leaf_items_of(src)->heap;
+	uint32_t data_refs = 0;
+	for (uint32_t i = at; i < at + count; i++) {
+		struct btree_item *item = &dst->items[i];
+		uint32_t bytes = heap_bytes_of(item);
+		if (!bytes)
+			continue;
+		void *payload = heap_take(to, bytes);
+		copy_payload(payload, item->payload.at, bytes);
+		item->payload.at = payload;
+		data_refs += payload_maps_data(item->key.type, payload);
+	}
+	to->data_refs += data_refs; /* BT13 */
+	from->data_refs -= data_refs;
+	from->live -= (uint16_t)(heap_bytes / HEAP_WORD);
+	for (uint32_t i = start + count; i-- > start;) {
+		const struct btree_item *item = &src->items[i];
+		uint32_t bytes = heap_bytes_of(item);
+		if (bytes)
+			heap_free_bytes(from, item->payload.at, bytes);
+	}
 }
 
 /* Move items [start, start+count) of src to dst at slot `at`. */
 static void leaf_move_items(struct tree_block *dst, uint32_t at, struct tree_block *src, uint32_t start,
 			    uint32_t count)
 {
-	uint32_t bytes = leaf_space_used(src, start, count);
 	leaf_make_private(src);
 	ensure_capacity(dst, dst->nritems + count);
-	uint32_t heap_bytes = 0;
-	for (uint32_t i = start; i < start + count; i++)
+	uint32_t bytes = 0, heap_bytes = 0;
+	for (uint32_t i = start; i < start + count; i++) {
+		bytes += item_bytes(&src->items[i]);
 		heap_bytes += heap_bytes_of(&src->items[i]);
+	}
 	if (heap_bytes)
-		heap_reserve(dst, heap_bytes);
+		heap_reserve_end(dst, heap_bytes);
 	memmove(&dst->items[at + count], &dst->items[at], (dst->nritems - at) * sizeof(struct btree_item));
 	memcpy(&dst->items[at], &src->items[start], count * sizeof(struct btree_item));
-	/* The payloads follow their items into dst's heap (BT10). */
-	for (uint32_t i = at; heap_bytes && i < at + count; i++) {
-		struct btree_item *item = &dst->items[i];
-		uint32_t item_heap_bytes = heap_bytes_of(item);
-		if (!item_heap_bytes)
-			continue;
-		heap_forget(src, item);
-		item->payload.at = heap_put(dst, item->key.type, item->payload.at, item_heap_bytes);
-	}
+	if (heap_bytes)
+		heap_move_payloads(dst, at, src, start, count, heap_bytes);
 	dst->nritems += count;
 	dst->leaf_bytes += bytes;
 	memmove(&src->items[start], &src->items[start + count],
@@ -2129,7 +2319,7 @@ static bool leaf_key_just_after(struct btree_path *path, const struct btree_key 
 		return false; /* a run's members are made up one at a time */
 	uint32_t end = MIN(leaf->nritems, path->slots[0] + 5u);
 	for (uint32_t slot = path->slots[0] + 1; slot < end; slot++) {
-		int cmp = btree_key_compare(btree_item_key(btree_leaf_item(leaf, slot)), key);
+		int cmp = btree_key_compare(&leaf->items[slot].key, key);
 		if (cmp >= 0) {
 			if (cmp)
 				return false;
@@ -2140,10 +2330,46 @@ static bool leaf_key_just_after(struct btree_path *path, const struct btree_key 
 	return false;
 }
 
-bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
+/*
+ * Is `key` in the leaf after the path's, under the same parent, among its
+ * first few items? Then the path moves there: what descend() from the
+ * parent finds. Reads in key order cross into the next leaf once a leaf
+ * (a twelfth of the bench's reads): the parent's next two separators say
+ * which child descend() would take, and a scan of the child's first items
+ * reads one or two of its cache lines where a binary search of a leaf not
+ * yet in the cache read six (docs/performance.md round 14c).
+ *
+ *   parent: ... | sep[s] | sep[s+1] <= key < sep[s+2] | ...
+ *                  |          |
+ *              path's leaf   next leaf: items 0 .. 4 scanned
+ */
+static bool next_leaf_holds(struct btree_path *path, const struct btree_key *key, bool *exact)
 {
-	if (!path->levels || path->levels != tree->root->level + 1 || path->nodes[path->levels - 1] != tree->root)
-		return btree_lookup(tree, key, path);
+	const struct tree_block *parent = path->nodes[1];
+	uint32_t slot = path->slots[1] + 1;
+	if (slot >= parent->nritems || btree_key_compare(&parent->children[slot].key, key) > 0 ||
+	    (slot + 1 < parent->nritems && btree_key_compare(&parent->children[slot + 1].key, key) <= 0))
+		return false; /* descend() would take another child */
+	struct tree_block *leaf = parent->children[slot].block;
+	if (leaf->flags & TREE_BLOCK_RUNS)
+		return false;
+	uint32_t end = MIN(leaf->nritems, 5u);
+	for (uint32_t i = 0; i < end; i++) {
+		int cmp = btree_key_compare(&leaf->items[i].key, key);
+		if (cmp >= 0) { /* the first slot >= key: leaf_find_slot()'s answer */
+			path->nodes[0] = leaf;
+			path->slots[0] = i;
+			path->slots[1] = slot;
+			*exact = !cmp;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* btree_lookup_near() from a path known to be linked from the current root. */
+static bool lookup_from_linked(const struct btree_key *key, struct btree_path *path)
+{
 	const struct tree_block *leaf = path->nodes[0];
 	if (path->slots[0] < leaf->nritems && !btree_key_compare(&btree_leaf_item(leaf, path->slots[0])->key, key))
 		return true; /* the same key again: the path is the answer */
@@ -2152,7 +2378,24 @@ bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, st
 	unsigned level = 0;
 	while (!path_block_covers(path, level, key))
 		level++;
+	bool exact;
+	if (level == 1 && next_leaf_holds(path, key, &exact))
+		return exact;
 	return descend(path->nodes[level], key, path);
+}
+
+bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
+{
+	if (!path->levels || path->levels != tree->root->level + 1 || path->nodes[path->levels - 1] != tree->root)
+		return btree_lookup(tree, key, path);
+	return lookup_from_linked(key, path);
+}
+
+bool btree_lookup_kept(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
+{
+	if (!btree_path_is_current(tree, path))
+		return btree_lookup(tree, key, path);
+	return lookup_from_linked(key, path);
 }
 
 bool btree_path_next_leaf(struct btree_path *path)
@@ -2634,6 +2877,26 @@ bool btree_delete_item_near(struct btree *tree, struct transaction *txn, const s
 	return btree_delete_items_near(tree, txn, key, 1, path);
 }
 
+/* visit_block() of a leaf without runs: its items read in place, without
+ * the cursor's call per item (a directory table's fill, round 14c). */
+static uint64_t visit_plain_leaf(const struct tree_block *b, uint32_t i, const struct btree_key *last,
+				 btree_visit_fn cb, void *opaque, bool *stop)
+{
+	uint64_t visited = 0;
+	for (const struct btree_item *item = &b->items[i], *end = &b->items[b->nritems]; item < end; item++) {
+		if (btree_key_compare(&item->key, last) > 0) {
+			*stop = true;
+			break;
+		}
+		visited++;
+		if (!cb(item, opaque)) {
+			*stop = true;
+			break;
+		}
+	}
+	return visited;
+}
+
 static uint64_t visit_block(const struct tree_block *b, const struct btree_key *first,
 			    const struct btree_key *last, btree_visit_fn cb, void *opaque, bool *stop)
 {
@@ -2641,6 +2904,8 @@ static uint64_t visit_block(const struct tree_block *b, const struct btree_key *
 	if (!b->level) {
 		bool exact;
 		uint32_t i = leaf_find_slot(b, first, &exact);
+		if (!(b->flags & TREE_BLOCK_RUNS))
+			return visit_plain_leaf(b, i, last, cb, opaque, stop);
 		struct btree_leaf_cursor cursor;
 		btree_leaf_cursor_init(&cursor, b, i);
 		for (; i < b->nritems && !*stop; i++) {

@@ -479,8 +479,10 @@ const struct btree_item *btree_leaf_cursor_next(struct btree_leaf_cursor *cursor
 void btree_compact_runs(struct transaction *txn, uint32_t keep);
 /* BT9 for one leaf: its runs expand to exactly its items. */
 bool btree_check_runs(const struct tree_block *leaf, uint32_t nodesize, GError **error);
-/* BT10 for one leaf: its items' payloads lie in its array's heap, apart,
- * and add up to the heap's live bytes. */
+/* BT10, BT13 and BT15 for one leaf: its items' payloads lie in its array's
+ * heap, apart, and add up to the heap's live bytes; the heap counts its
+ * mapped data extents; its holes are on its hole lists, apart from the
+ * payloads, and are the rest of its used bytes. */
 bool btree_check_payloads(const struct tree_block *leaf, GError **error);
 /* BT7 for one leaf: its overlay's slots are its inode items (the marked
  * form: a bit per item, set only at inode items). */
@@ -501,6 +503,10 @@ bool btree_lookup_ahead(const struct btree *tree, const struct btree_key *key, s
  * Then btree_lookup_near() may start from it whatever else changed since
  * (items in its leaf, other leaves, copies the path took part in). */
 bool btree_path_is_current(const struct btree *tree, const struct btree_path *path);
+/* btree_lookup() from a path kept across changes to the tree (a read
+ * cursor): near it (btree_lookup_near) when btree_path_is_current() says it
+ * is still linked, else from the root. One check of the root for both. */
+bool btree_lookup_kept(const struct btree *tree, const struct btree_key *key, struct btree_path *path);
 
 /* Moves *path to slot 0 of the next leaf; false (path unchanged) at the last. */
 bool btree_path_next_leaf(struct btree_path *path);

@@ -78,6 +78,7 @@ struct delayed_items {
 	struct node_table nodes;      /* DI2 */
 	struct delayed_node *spare;   /* nodes for reuse, a list through link.next */
 	unsigned spares;
+	GArray *spare_indexes;        /* a written directory's emptied indexes, for the next, or NULL */
 	struct delayed_node *last;    /* the node last found or made, or NULL (DI4) */
 	struct delayed_node *stray;   /* delayed_items_break_memo_for_test()'s node, owned */
 	GQueue queue;                 /* the nodes, least recently touched first */
@@ -182,8 +183,15 @@ static void node_release(struct delayed_items *delayed, struct delayed_node *nod
 		node_free(node);
 		return;
 	}
-	if (node->indexes)
+	if (node->indexes && !delayed->spare_indexes) {
+		/* Its room is the next directory's: grown by doubling from
+		 * nothing, each directory's hundred names cost 120 instructions
+		 * an append (docs/performance.md, round 14a). */
+		g_array_set_size(node->indexes, 0);
+		delayed->spare_indexes = node->indexes;
+	} else if (node->indexes) {
 		g_array_unref(node->indexes);
+	}
 	node->indexes = NULL;
 	node->link.next = delayed->spare ? &delayed->spare->link : NULL;
 	delayed->spare = node;
@@ -216,6 +224,8 @@ void delayed_items_free(struct delayed_items *delayed)
 		delayed->spare = next;
 	}
 	g_free(delayed->nodes.slots);
+	if (delayed->spare_indexes)
+		g_array_unref(delayed->spare_indexes);
 	g_free(delayed->stray);
 	g_free(delayed);
 }
@@ -289,8 +299,11 @@ bool delayed_items_insert_index(struct fs *fs, struct subvolume *sv, uint64_t di
 	};
 	g_assert(!index_count(node) ||
 		 g_array_index(node->indexes, struct delayed_index, node->indexes->len - 1).index < index);
-	if (!node->indexes)
-		node->indexes = g_array_new(FALSE, FALSE, sizeof(struct delayed_index));
+	if (!node->indexes) {
+		node->indexes = fs->delayed->spare_indexes ? fs->delayed->spare_indexes
+							   : g_array_new(FALSE, FALSE, sizeof(struct delayed_index));
+		fs->delayed->spare_indexes = NULL;
+	}
 	if (!node->indexes->len)
 		fs->delayed->index_dirs++;
 	g_array_append_val(node->indexes, pending);

@@ -444,7 +444,9 @@ static unsigned *flush_order(const struct fs *fs, const GArray *queue, bool whol
 static int flush_writeback(struct fs *fs, const struct inode_location *only, bool cancellable)
 {
 	g_autoptr(GArray) queue = fs->pending_writes;
-	fs->pending_writes = g_array_new(FALSE, FALSE, sizeof(struct pending_write));
+	/* Room for a batch at once: grown by doubling, a queue's appends cost
+	 * 130 instructions each (docs/performance.md, round 14a). */
+	fs->pending_writes = g_array_sized_new(FALSE, FALSE, sizeof(struct pending_write), FS_WRITEBACK_BATCH);
 	fs->delalloc_reserved = 0;
 	g_autofree unsigned *order = flush_order(fs, queue, only == NULL);
 	g_autofree bool *written = g_new0(bool, queue->len);

@@ -224,7 +224,7 @@ bool fs_dir_cache_find(struct fs *fs, struct subvolume *sv, uint64_t dir, uint32
 	*found = NULL;
 	for (uint64_t offset = hash; offset <= (uint64_t)hash + FS_DIR_HASH_PROBE; offset++) {
 		const struct dir_cache_entry *e = slot_of(t, offset);
-		if (in_use(t, e) && e->name_len == name_len && !memcmp(e->name, name, name_len)) {
+		if (in_use(t, e) && e->name_len == name_len && fs_bytes_equal(e->name, name, name_len)) {
 			*found = e;
 			break;
 		}

@@ -5,7 +5,7 @@
  * (DB2, DK4-DK6) pass on a healthy filesystem and fail, with the report
  * "corrupt <type>: <id>, <reason>[, <value>]", when one invariant is broken
  * on purpose: an item deleted, a refcount bumped, a backref dropped.
- * (BS4: test_attribution.c; DB1, DK3: test_design.c.)
+ * (BS4: test_attribution.c; DB1, DB3, DK3: test_design.c.)
  *
  * Each test builds a small filesystem (files with data and inline files, a
  * snapshot, writes on both sides, a sync), sees fs_check() pass, breaks one
@@ -369,12 +369,19 @@ static struct tree_block *leaf_holding(struct tree_fixture *f, uint64_t inode, u
 	return path.nodes[0];
 }
 
-static void assert_bt10(const struct tree_block *leaf, const char *reason)
+/* btree_check_payloads() fails on the leaf for invariant `label`'s `reason`. */
+static void assert_payloads_break(const struct tree_block *leaf, const char *label, const char *reason)
 {
 	g_autoptr(GError) error = NULL;
 	assert_false(btree_check_payloads(leaf, &error));
-	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT ", BT10 %s", leaf->bytenr, reason);
+	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT ", %s %s", leaf->bytenr, label,
+						reason);
 	assert_true(g_str_has_prefix(error->message, want));
+}
+
+static void assert_bt10(const struct tree_block *leaf, const char *reason)
+{
+	assert_payloads_break(leaf, "BT10", reason);
 }
 
 static void test_payload_check_fails_when_two_items_point_at_one_payload(void **state)
@@ -456,6 +463,64 @@ static void test_payload_check_fails_when_the_heap_miscounts_the_mapped_data_ext
 	assert_true(g_str_has_prefix(error->message, more));
 	i->extent = NULL;
 	tree_fixture_assert_ok(f, "restored");
+	tree_fixture_free(f);
+}
+
+/* BT15: the heap's holes on its lists. struct payload_heap (btree.c) is
+ * four 16-bit counts (used, live and capacity in 8-byte words, data_refs),
+ * then the first hole of each payload size (16, 32, 40 bytes) as its word
+ * + 1, then the words; the heap pointer sits just before an array's items. */
+static uint16_t *heap_header(const struct tree_block *leaf)
+{
+	return *(uint16_t **)((char *)leaf->items - sizeof(void *));
+}
+
+static void assert_bt15(const struct tree_block *leaf, const char *reason)
+{
+	assert_payloads_break(leaf, "BT15", reason);
+}
+
+static void test_payload_check_fails_when_the_heaps_holes_are_not_on_its_lists(void **state)
+{
+	/* Inode 200's item deleted in the next transaction: its 40 bytes are a
+	 * hole on the 40-byte list (payloads after it in the heap). */
+	struct tree_fixture *f = inodes_and_refs();
+	uint32_t s;
+	struct btree_key gone = BTRFS_KEY(200, BTRFS_INODE_ITEM_KEY, 0);
+	assert_true(btree_delete_item(&f->tree, &f->txn, &gone));
+	tree_fixture_assert_ok(f, "a hole");
+	struct tree_block *leaf = leaf_holding(f, 201, &s);
+	uint16_t *header = heap_header(leaf), *list = &header[4 + 2], first = *list;
+	assert_int_not_equal(first, 0);
+	assert_int_equal(header[0] - header[1], 5); /* used - live: the one hole's 40 bytes */
+	uint64_t *words = (uint64_t *)(header + 8);
+	uint16_t link;
+	memcpy(&link, &words[first - 1], sizeof(link));
+	assert_int_equal(link, 0);
+	/* Off its list. */
+	*list = 0;
+	assert_bt15(leaf, "holes that are not the heap's used bytes beyond its live ones");
+	/* A live payload on the list. */
+	*list = (uint16_t)((const uint64_t *)btree_item_inode(btree_leaf_item(leaf, s)) - words + 1);
+	assert_bt15(leaf, "a hole overlapping a payload or another hole");
+	/* Beyond the used bytes. */
+	*list = (uint16_t)(header[0] + 1);
+	assert_bt15(leaf, "a hole outside the heap's used bytes");
+	/* A list that comes back to its first hole. */
+	*list = first;
+	memcpy(&words[first - 1], &first, sizeof(first));
+	assert_bt15(leaf, "a hole list that loops");
+	memcpy(&words[first - 1], &link, sizeof(link));
+	tree_fixture_assert_ok(f, "restored");
+	/* The next inode item of the leaf goes into the hole. */
+	union item_payload payload = { .inode = { .size = 200, .nlink = 1 } };
+	uint16_t used = header[0];
+	btree_insert_item(&f->tree, &f->txn, &gone, BTRFS_INODE_ITEM_SIZE, &payload);
+	assert_ptr_equal(leaf_holding(f, 201, &s), leaf);
+	assert_int_equal(header[0], used);
+	assert_int_equal(header[1], used);
+	assert_int_equal(*list, 0);
+	tree_fixture_assert_ok(f, "the hole taken");
 	tree_fixture_free(f);
 }
 
@@ -1579,6 +1644,7 @@ int main(void)
 		cmocka_unit_test(test_payload_check_fails_when_an_item_points_into_another_leafs_heap),
 		cmocka_unit_test(test_payload_check_fails_when_the_heaps_live_bytes_are_not_the_payloads),
 		cmocka_unit_test(test_payload_check_fails_when_the_heap_miscounts_the_mapped_data_extents),
+		cmocka_unit_test(test_payload_check_fails_when_the_heaps_holes_are_not_on_its_lists),
 		cmocka_unit_test(test_item_sharing_check_fails_when_two_arrays_hold_one_payload_heap),
 		cmocka_unit_test(test_refs_check_fails_when_a_block_counts_a_reference_too_many),
 		cmocka_unit_test(test_written_check_fails_on_a_node_the_transaction_wrote_and_did_not_list),
