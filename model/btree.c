@@ -2814,18 +2814,17 @@ static bool search_delete_only_copies(const struct transaction *txn, const struc
 /*
  * How many of keys[0..count) delete_at() would take one after the other from
  * the path's slot, each then the next item of the same leaf, with nothing to
- * fix up or rebalance: the slot is not the leaf's first, and the leaf stays
- * at least a third full (a root leaf at any fill). rebalance_after_delete()
- * asks only about what is left, which shrinks delete by delete, so the last
- * of the run answers for all of them. At least 1.
+ * rebalance: the leaf stays at least a third full (a root leaf at any fill).
+ * rebalance_after_delete() asks only about what is left, which shrinks
+ * delete by delete, so the last of the run answers for all of them. (From
+ * slot 0 each delete fixes the parents' keys up and the next one finds the
+ * leaf again from the root, by its new first key.) At least 1.
  */
 static uint32_t delete_run_length(const struct transaction *txn, const struct btree_path *path,
 				  const struct btree_key *keys, uint32_t count)
 {
 	const struct tree_block *leaf = path->nodes[0];
 	uint32_t slot = path->slots[0];
-	if (!slot)
-		return 1;
 	uint32_t floor = path->levels < 2 ? 0 : btree_leaf_capacity(nodesize_of(txn)) / BTRFS_LEAF_MERGE_DIVISOR;
 	uint32_t left = leaf->leaf_bytes, n = 0;
 	while (n < count && slot + n < leaf->nritems) {
@@ -2839,9 +2838,12 @@ static uint32_t delete_run_length(const struct transaction *txn, const struct bt
 }
 
 /* `run` delete_at()s from the path's slot as delete_run_length() allowed
- * them, with one memmove of the items after them: the leaf and the path end
- * as that many calls leave them (the path at the slot of the next item). */
-static void delete_run_at(struct transaction *txn, struct btree_path *path, uint32_t run)
+ * them, with one memmove of the items after them and, from slot 0, one fixup
+ * of the parents' keys (each delete's would overwrite the one before, on the
+ * same parents): the leaf and the path end as that many calls leave them,
+ * the path at the slot of the next item. True when that path is the one a
+ * lookup of the last key finds (not from slot 0, as delete_at()). */
+static bool delete_run_at(struct transaction *txn, struct btree_path *path, uint32_t run)
 {
 	struct tree_block *leaf = path->nodes[0];
 	uint32_t slot = path->slots[0];
@@ -2855,6 +2857,9 @@ static void delete_run_at(struct transaction *txn, struct btree_path *path, uint
 	}
 	memmove(first, first + run, (leaf->nritems - slot - run) * sizeof(struct btree_item));
 	leaf->nritems -= run;
+	if (slot == 0 && leaf->nritems)
+		fixup_low_keys(path, 0, &leaf->items[0].key);
+	return slot > 0;
 }
 
 uint32_t btree_delete_items_near(struct btree *tree, struct transaction *txn, const struct btree_key *keys,
@@ -2866,9 +2871,7 @@ uint32_t btree_delete_items_near(struct btree *tree, struct transaction *txn, co
 	}
 	cow_found_path(tree, txn, path);
 	uint32_t run = count > 1 ? delete_run_length(txn, path, keys, count) : 1;
-	if (run > 1)
-		delete_run_at(txn, path, run);
-	else if (!delete_at(tree, txn, path))
+	if (!(run > 1 ? delete_run_at(txn, path, run) : delete_at(tree, txn, path)))
 		path->levels = 0;
 	return run;
 }

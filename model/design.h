@@ -166,9 +166,13 @@ struct fs_design_ops {
 	/* The snapshot-time warning: bytes of metadata that writing the atime
 	 * into every inode item of `sv` that `wanted` accepts would copy or
 	 * add, if done right after a snapshot of `sv`. private_only: count only
-	 * the writes item_write_is_private() would then allow. */
+	 * the writes item_write_is_private() would then allow. from_items:
+	 * `wanted` is fs_atime_wanted() and answers from the item alone
+	 * (fs_atime_wanted_from_items()), so the design may remember what it
+	 * found in blocks no transaction changes again, while the clock and
+	 * the mount options stay (a memo needs its own checker). */
 	uint64_t (*inline_atime_estimate)(const struct fs *fs, const struct subvolume *sv, fs_atime_wanted_fn wanted,
-					  bool private_only);
+					  bool private_only, bool from_items);
 	/* The side-table policy may keep a tree per subvolume beside this
 	 * design's items, snapshotted by cloning its root (references). */
 	bool side_trees;
@@ -219,6 +223,14 @@ void fs_reclaim_by_reachability(const struct fs *fs, struct subvolume *const *se
 /* The inode items of `sv` that `wanted` accepts, as stored in their items
  * (model/atime_policy.c). */
 uint64_t fs_count_wanted_inodes(const struct fs *fs, const struct subvolume *sv, fs_atime_wanted_fn wanted);
+/* Would an access of `inode` of `sv` now write its atime (the mount
+ * options, the clock, the atime in force)? stored: the atime its leaf
+ * keeps (btree_leaf_inode_atime). The `wanted` of every estimate. */
+bool fs_atime_wanted(const struct fs *fs, const struct subvolume *sv, const struct btree_item *inode, int64_t stored);
+/* Does fs_atime_wanted() answer from the item alone, given the clock and
+ * the mount options: no atime kept apart from the inode items (a lazytime
+ * atime in memory, a lost update's, a policy's side table)? */
+bool fs_atime_wanted_from_items(const struct fs *fs);
 
 /* The item view as the model calls it: the running design's methods. */
 static inline const struct fs_design_ops *design_of(const struct subvolume *sv)
