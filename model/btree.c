@@ -1149,13 +1149,11 @@ void btree_leaf_cursor_init(struct btree_leaf_cursor *cursor, const struct tree_
 	cursor->entry = entry_of_slot(leaf, slot, &cursor->member);
 }
 
-const struct btree_item *btree_leaf_cursor_next(struct btree_leaf_cursor *cursor)
+const struct btree_item *btree_leaf_cursor_next_run(struct btree_leaf_cursor *cursor)
 {
 	const struct tree_block *leaf = cursor->leaf;
 	if (cursor->entry >= leaf_entries(leaf))
 		return NULL;
-	if (!(leaf->flags & TREE_BLOCK_RUNS))
-		return &leaf->items[cursor->entry++];
 	const struct btree_item *entry = &leaf->items[cursor->entry];
 	const struct btree_item *item = run_member(entry, cursor->member, &cursor->made_up);
 	if (++cursor->member == entry_span(entry)) {
