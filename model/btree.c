@@ -2488,23 +2488,33 @@ struct btree_item *btree_lookup_for_write(struct btree *tree, struct transaction
 	return writable_item(&path);
 }
 
+/* A new item of the private leaf, its payload in the leaf's heap (room
+ * reserved) or in the item. */
+static struct btree_item leaf_new_item(struct tree_block *leaf, const struct btree_key *key, uint32_t size,
+				       const union item_payload *payload)
+{
+	if (payload && !payload_fits_kind(key->type, payload))
+		g_error("btree: item (%" PRIu64 " %u %" PRIu64 ") inserted with bytes beyond its payload's kind",
+			key->objectid, key->type, key->offset);
+	struct btree_item new_item = { .key = *key, .size = (uint16_t)size /* fits: BT4, checked by the caller */ };
+	uint32_t heap_bytes = heap_bytes_of(&new_item);
+	if (heap_bytes)
+		new_item.payload.at = heap_put(leaf, key->type, payload, heap_bytes);
+	else if (btree_payload_kind(key->type) == BTREE_PAYLOAD_VALUE)
+		new_item.payload.value = payload ? payload->value : 0;
+	return new_item;
+}
+
 static void leaf_insert_at(struct btree_path *path, const struct btree_key *key, uint32_t size,
 			   const union item_payload *payload)
 {
 	struct tree_block *leaf = path->nodes[0];
 	uint32_t slot = path->slots[0];
 	ensure_capacity(leaf, leaf->nritems + 1);
-	if (payload && !payload_fits_kind(key->type, payload))
-		g_error("btree: item (%" PRIu64 " %u %" PRIu64 ") inserted with bytes beyond its payload's kind",
-			key->objectid, key->type, key->offset);
-	struct btree_item new_item = { .key = *key, .size = (uint16_t)size /* fits: BT4, checked by the caller */ };
-	uint32_t heap_bytes = heap_bytes_of(&new_item);
-	if (heap_bytes) {
+	uint32_t heap_bytes = heap_bytes_by_type[key->type];
+	if (heap_bytes)
 		heap_reserve(leaf, heap_bytes);
-		new_item.payload.at = heap_put(leaf, key->type, payload, heap_bytes);
-	} else if (btree_payload_kind(key->type) == BTREE_PAYLOAD_VALUE) {
-		new_item.payload.value = payload ? payload->value : 0;
-	}
+	struct btree_item new_item = leaf_new_item(leaf, key, size, payload);
 	memmove(&leaf->items[slot + 1], &leaf->items[slot], (leaf->nritems - slot) * sizeof(struct btree_item));
 	struct btree_item *item = &leaf->items[slot];
 	*item = new_item;
@@ -2512,6 +2522,33 @@ static void leaf_insert_at(struct btree_path *path, const struct btree_key *key,
 	leaf->leaf_bytes += item_bytes(item);
 	if (slot == 0)
 		fixup_low_keys(path, 0, key);
+}
+
+/* leaf_insert_at() for `count` sorted keys at the path's slot, with one
+ * move of the items after them: a directory's batch of DIR_INDEX items
+ * went in item by item, each moving the leaf's later items again. */
+static void leaf_insert_run(struct btree_path *path, const struct btree_key *keys, const uint32_t *sizes,
+			    const union item_payload *payloads, uint32_t count)
+{
+	struct tree_block *leaf = path->nodes[0];
+	uint32_t slot = path->slots[0], heap_bytes = 0;
+	ensure_capacity(leaf, leaf->nritems + count);
+	for (uint32_t i = 0; i < count; i++) {
+		g_assert(i == 0 || btree_key_compare(&keys[i - 1], &keys[i]) < 0);
+		heap_bytes += heap_bytes_by_type[keys[i].type];
+	}
+	g_assert(slot == leaf->nritems || btree_key_compare(&keys[count - 1], &leaf->items[slot].key) < 0);
+	if (heap_bytes)
+		heap_reserve_end(leaf, heap_bytes);
+	memmove(&leaf->items[slot + count], &leaf->items[slot], (leaf->nritems - slot) * sizeof(struct btree_item));
+	for (uint32_t i = 0; i < count; i++) {
+		struct btree_item *item = &leaf->items[slot + i];
+		*item = leaf_new_item(leaf, &keys[i], sizes[i], payloads ? &payloads[i] : NULL);
+		leaf->leaf_bytes += item_bytes(item);
+	}
+	leaf->nritems += count;
+	if (slot == 0)
+		fixup_low_keys(path, 0, &keys[0]);
 }
 
 struct btree_item *btree_insert_item(struct btree *tree, struct transaction *txn, const struct btree_key *key,
@@ -2542,14 +2579,7 @@ void btree_insert_items(struct btree *tree, struct transaction *txn, const struc
 	g_assert(count > 0 && need <= btree_leaf_capacity(nodesize_of(txn)));
 	bool exists = btree_search(tree, txn, &keys[0], SEARCH_INSERT, need, &path);
 	g_assert(!exists);
-	uint32_t slot = path.slots[0];
-	for (uint32_t i = 0; i < count; i++) {
-		g_assert(i == 0 || btree_key_compare(&keys[i - 1], &keys[i]) < 0);
-		path.slots[0] = slot + i;
-		g_assert(path.slots[0] == path.nodes[0]->nritems ||
-			 btree_key_compare(&keys[i], &path.nodes[0]->items[path.slots[0]].key) < 0);
-		leaf_insert_at(&path, &keys[i], sizes[i], payloads ? &payloads[i] : NULL);
-	}
+	leaf_insert_run(&path, keys, sizes, payloads, count);
 }
 
 struct btree_item *btree_resize_item(struct btree *tree, struct transaction *txn, const struct btree_key *key,
