@@ -2192,6 +2192,30 @@ static void split_leaf(struct btree *tree, struct transaction *txn, const struct
 
 /* --- the search ------------------------------------------------------- */
 
+/*
+ * node_find_slot() and leaf_find_slot() for an insert, which mostly goes
+ * after every key of the tree: a new inode's items (the highest inode
+ * number) at the right edge. One compare with the block's last key answers
+ * those without the binary search: a third of an inode's insert
+ * (docs/performance.md, round 14a).
+ */
+static uint32_t node_insert_slot(const struct tree_block *node, const struct btree_key *key)
+{
+	if (btree_key_compare(key, &node->children[node->nritems - 1].key) >= 0)
+		return node->nritems - 1u;
+	return node_find_slot(node, key);
+}
+
+static uint32_t leaf_insert_slot(const struct tree_block *leaf, const struct btree_key *key, bool *exact)
+{
+	if (leaf->nritems && !(leaf->flags & TREE_BLOCK_RUNS) &&
+	    btree_key_compare(key, &leaf->items[leaf->nritems - 1].key) > 0) {
+		*exact = false;
+		return leaf->nritems;
+	}
+	return leaf_find_slot(leaf, key, exact);
+}
+
 enum search_intent { SEARCH_CHANGE = 0, SEARCH_INSERT = 1, SEARCH_DELETE = -1 };
 
 /*
@@ -2209,7 +2233,7 @@ again:
 	for (int level = path->levels - 1; level >= 0; level--) {
 		struct tree_block *b = cow_path_block(tree, txn, path, (unsigned)level);
 		if (level > 0) {
-			path->slots[level] = node_find_slot(b, key);
+			path->slots[level] = intent == SEARCH_INSERT ? node_insert_slot(b, key) : node_find_slot(b, key);
 			if (intent == SEARCH_INSERT && b->nritems >= node_capacity - BTRFS_NODE_SPLIT_SLACK) {
 				/* As setup_nodes_for_search: split (or push) once and go on
 				 * down whichever half now holds the key. */
@@ -2224,7 +2248,7 @@ again:
 			continue;
 		}
 		bool exact;
-		path->slots[0] = leaf_find_slot(b, key, &exact);
+		path->slots[0] = intent == SEARCH_INSERT ? leaf_insert_slot(b, key, &exact) : leaf_find_slot(b, key, &exact);
 		if (intent == SEARCH_INSERT && leaf_free_space(txn, b) < ins_len) {
 			split_leaf(tree, txn, key, path, ins_len, exact);
 			/* The split may have moved the slot; find it again in the new leaf. */
