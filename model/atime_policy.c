@@ -413,7 +413,20 @@ uint64_t fs_count_wanted_inodes(const struct fs *fs, const struct subvolume *sv,
 
 uint64_t atime_estimate_inline(struct fs *fs, const struct subvolume *sv, fs_atime_wanted_fn wanted)
 {
-	return fs->design->inline_atime_estimate(fs, sv, wanted, false);
+	bool from_items = wanted == fs_atime_wanted && fs_atime_wanted_from_items(fs);
+	return fs->design->inline_atime_estimate(fs, sv, wanted, false, from_items);
+}
+
+bool fs_atime_wanted(const struct fs *fs, const struct subvolume *sv, const struct btree_item *inode, int64_t stored)
+{
+	return wants_update(fs, sv, inode, stored);
+}
+
+/* current_atime() finds nothing apart from the item to answer with. */
+bool fs_atime_wanted_from_items(const struct fs *fs)
+{
+	return (!fs->dirty_times || !g_hash_table_size(fs->dirty_times)) &&
+	       (!fs->lost_atimes || !g_hash_table_size(fs->lost_atimes)) && !policy_of(fs)->read;
 }
 
 int fs_unshare_estimate(struct fs *fs, const char *source, uint64_t *bytes)
@@ -425,6 +438,6 @@ int fs_unshare_estimate(struct fs *fs, const char *source, uint64_t *bytes)
 	if (fs->config.atime.mode == ATIME_NOATIME || src.subvolume->readonly)
 		*bytes = 0;
 	else
-		*bytes = policy_of(fs)->unshare_estimate(fs, src.subvolume, wants_update);
+		*bytes = policy_of(fs)->unshare_estimate(fs, src.subvolume, fs_atime_wanted);
 	return 0;
 }

@@ -2314,13 +2314,13 @@ static bool path_block_covers(const struct btree_path *path, unsigned level, con
 	return btree_key_compare(key, last) <= 0;
 }
 
-bool btree_path_is_current(const struct btree *tree, const struct btree_path *path)
+static inline bool path_is_current(const struct btree *tree, const struct btree_path *path)
 {
 	const struct tree_block *root = tree->root;
 	unsigned levels = path->levels;
-	if (!levels || levels > G_N_ELEMENTS(path->nodes) || !root || path->nodes[levels - 1] != root ||
+	if (levels - 1u >= G_N_ELEMENTS(path->nodes) || !root || path->nodes[levels - 1] != root ||
 	    root->level + 1u != levels)
-		return false;
+		return false; /* levels 0 wraps to above the array */
 	/* Only pointers already proven linked are read: a path to blocks since
 	 * freed is compared, never followed. */
 	for (unsigned level = levels - 1; level > 0; level--) {
@@ -2330,6 +2330,11 @@ bool btree_path_is_current(const struct btree *tree, const struct btree_path *pa
 			return false;
 	}
 	return true;
+}
+
+bool btree_path_is_current(const struct btree *tree, const struct btree_path *path)
+{
+	return path_is_current(tree, path);
 }
 
 /* Is `key` one of the few items after the path's slot in its leaf? Then the
@@ -2343,7 +2348,7 @@ static bool leaf_key_just_after(struct btree_path *path, const struct btree_key 
 		return false; /* a run's members are made up one at a time */
 	uint32_t end = MIN(leaf->nritems, path->slots[0] + 5u);
 	for (uint32_t slot = path->slots[0] + 1; slot < end; slot++) {
-		int cmp = btree_key_compare(btree_item_key(btree_leaf_item(leaf, slot)), key);
+		int cmp = btree_key_compare(&leaf->items[slot].key, key);
 		if (cmp >= 0) {
 			if (cmp)
 				return false;
@@ -2354,10 +2359,46 @@ static bool leaf_key_just_after(struct btree_path *path, const struct btree_key 
 	return false;
 }
 
-bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
+/*
+ * Is `key` in the leaf after the path's, under the same parent, among its
+ * first few items? Then the path moves there: what descend() from the
+ * parent finds. Reads in key order cross into the next leaf once a leaf
+ * (a twelfth of the bench's reads): the parent's next two separators say
+ * which child descend() would take, and a scan of the child's first items
+ * reads one or two of its cache lines where a binary search of a leaf not
+ * yet in the cache read six (docs/performance.md round 14c).
+ *
+ *   parent: ... | sep[s] | sep[s+1] <= key < sep[s+2] | ...
+ *                  |          |
+ *              path's leaf   next leaf: items 0 .. 4 scanned
+ */
+static bool next_leaf_holds(struct btree_path *path, const struct btree_key *key, bool *exact)
 {
-	if (!path->levels || path->levels != tree->root->level + 1 || path->nodes[path->levels - 1] != tree->root)
-		return btree_lookup(tree, key, path);
+	const struct tree_block *parent = path->nodes[1];
+	uint32_t slot = path->slots[1] + 1;
+	if (slot >= parent->nritems || btree_key_compare(&parent->children[slot].key, key) > 0 ||
+	    (slot + 1 < parent->nritems && btree_key_compare(&parent->children[slot + 1].key, key) <= 0))
+		return false; /* descend() would take another child */
+	struct tree_block *leaf = parent->children[slot].block;
+	if (leaf->flags & TREE_BLOCK_RUNS)
+		return false;
+	uint32_t end = MIN(leaf->nritems, 5u);
+	for (uint32_t i = 0; i < end; i++) {
+		int cmp = btree_key_compare(&leaf->items[i].key, key);
+		if (cmp >= 0) { /* the first slot >= key: leaf_find_slot()'s answer */
+			path->nodes[0] = leaf;
+			path->slots[0] = i;
+			path->slots[1] = slot;
+			*exact = !cmp;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* btree_lookup_near() from a path known to be linked from the current root. */
+static bool lookup_from_linked(const struct btree_key *key, struct btree_path *path)
+{
 	const struct tree_block *leaf = path->nodes[0];
 	if (path->slots[0] < leaf->nritems && !btree_key_compare(&btree_leaf_item(leaf, path->slots[0])->key, key))
 		return true; /* the same key again: the path is the answer */
@@ -2366,7 +2407,24 @@ bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, st
 	unsigned level = 0;
 	while (!path_block_covers(path, level, key))
 		level++;
+	bool exact;
+	if (level == 1 && next_leaf_holds(path, key, &exact))
+		return exact;
 	return descend(path->nodes[level], key, path);
+}
+
+bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
+{
+	if (!path->levels || path->levels != tree->root->level + 1 || path->nodes[path->levels - 1] != tree->root)
+		return btree_lookup(tree, key, path);
+	return lookup_from_linked(key, path);
+}
+
+bool btree_lookup_kept(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
+{
+	if (!path_is_current(tree, path))
+		return btree_lookup(tree, key, path);
+	return lookup_from_linked(key, path);
 }
 
 bool btree_path_next_leaf(struct btree_path *path)
@@ -2810,18 +2868,17 @@ static bool search_delete_only_copies(const struct transaction *txn, const struc
 /*
  * How many of keys[0..count) delete_at() would take one after the other from
  * the path's slot, each then the next item of the same leaf, with nothing to
- * fix up or rebalance: the slot is not the leaf's first, and the leaf stays
- * at least a third full (a root leaf at any fill). rebalance_after_delete()
- * asks only about what is left, which shrinks delete by delete, so the last
- * of the run answers for all of them. At least 1.
+ * rebalance: the leaf stays at least a third full (a root leaf at any fill).
+ * rebalance_after_delete() asks only about what is left, which shrinks
+ * delete by delete, so the last of the run answers for all of them. (From
+ * slot 0 each delete fixes the parents' keys up and the next one finds the
+ * leaf again from the root, by its new first key.) At least 1.
  */
 static uint32_t delete_run_length(const struct transaction *txn, const struct btree_path *path,
 				  const struct btree_key *keys, uint32_t count)
 {
 	const struct tree_block *leaf = path->nodes[0];
 	uint32_t slot = path->slots[0];
-	if (!slot)
-		return 1;
 	uint32_t floor = path->levels < 2 ? 0 : btree_leaf_capacity(nodesize_of(txn)) / BTRFS_LEAF_MERGE_DIVISOR;
 	uint32_t left = leaf->leaf_bytes, n = 0;
 	while (n < count && slot + n < leaf->nritems) {
@@ -2835,9 +2892,12 @@ static uint32_t delete_run_length(const struct transaction *txn, const struct bt
 }
 
 /* `run` delete_at()s from the path's slot as delete_run_length() allowed
- * them, with one memmove of the items after them: the leaf and the path end
- * as that many calls leave them (the path at the slot of the next item). */
-static void delete_run_at(struct transaction *txn, struct btree_path *path, uint32_t run)
+ * them, with one memmove of the items after them and, from slot 0, one fixup
+ * of the parents' keys (each delete's would overwrite the one before, on the
+ * same parents): the leaf and the path end as that many calls leave them,
+ * the path at the slot of the next item. True when that path is the one a
+ * lookup of the last key finds (not from slot 0, as delete_at()). */
+static bool delete_run_at(struct transaction *txn, struct btree_path *path, uint32_t run)
 {
 	struct tree_block *leaf = path->nodes[0];
 	uint32_t slot = path->slots[0];
@@ -2851,6 +2911,9 @@ static void delete_run_at(struct transaction *txn, struct btree_path *path, uint
 	}
 	memmove(first, first + run, (leaf->nritems - slot - run) * sizeof(struct btree_item));
 	leaf->nritems -= run;
+	if (slot == 0 && leaf->nritems)
+		fixup_low_keys(path, 0, &leaf->items[0].key);
+	return slot > 0;
 }
 
 uint32_t btree_delete_items_near(struct btree *tree, struct transaction *txn, const struct btree_key *keys,
@@ -2862,9 +2925,7 @@ uint32_t btree_delete_items_near(struct btree *tree, struct transaction *txn, co
 	}
 	cow_found_path(tree, txn, path);
 	uint32_t run = count > 1 ? delete_run_length(txn, path, keys, count) : 1;
-	if (run > 1)
-		delete_run_at(txn, path, run);
-	else if (!delete_at(tree, txn, path))
+	if (!(run > 1 ? delete_run_at(txn, path, run) : delete_at(tree, txn, path)))
 		path->levels = 0;
 	return run;
 }
@@ -2875,40 +2936,104 @@ bool btree_delete_item_near(struct btree *tree, struct transaction *txn, const s
 	return btree_delete_items_near(tree, txn, key, 1, path);
 }
 
-static uint64_t visit_block(const struct tree_block *b, const struct btree_key *first,
-			    const struct btree_key *last, btree_visit_fn cb, void *opaque, bool *stop)
+/* What a visit hands its items to: one at a time, or a leaf's run of
+ * consecutive items at a time (a leaf with runs: one made-up item a call). */
+struct visitor {
+	btree_visit_fn item;
+	btree_visit_items_fn items;
+	void *opaque;
+	uint64_t visited;
+	bool stop;
+};
+
+/* The first slot at or after `from` whose key is > last: a binary search,
+ * as leaf_find_slot() with "<= last" for "< key". */
+static uint32_t leaf_slot_past(const struct tree_block *leaf, uint32_t from, const struct btree_key *last)
 {
-	uint64_t visited = 0;
+	uint32_t low = from, high = leaf->nritems;
+	while (low < high) {
+		uint32_t mid = low + (high - low) / 2;
+		if (btree_key_compare(&leaf->items[mid].key, last) <= 0)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	return low;
+}
+
+/* A leaf without runs, from slot i: its items read in place, without the
+ * cursor's call per item, and to a run visitor in one call (a directory
+ * table's fill, docs/performance.md round 14c). */
+static void visit_plain_leaf(const struct tree_block *b, uint32_t i, const struct btree_key *last,
+			     struct visitor *v)
+{
+	if (v->items) {
+		uint32_t end = leaf_slot_past(b, i, last);
+		if (end > i) {
+			v->visited += end - i;
+			v->stop = !v->items(&b->items[i], end - i, v->opaque);
+		}
+		v->stop |= end < b->nritems; /* the next key is past last */
+		return;
+	}
+	for (const struct btree_item *item = &b->items[i], *end = &b->items[b->nritems]; item < end; item++) {
+		if (btree_key_compare(&item->key, last) > 0) {
+			v->stop = true;
+			return;
+		}
+		v->visited++;
+		if (!v->item(item, v->opaque)) {
+			v->stop = true;
+			return;
+		}
+	}
+}
+
+static void visit_block(const struct tree_block *b, const struct btree_key *first, const struct btree_key *last,
+			struct visitor *v)
+{
 	if (!b->level) {
 		bool exact;
 		uint32_t i = leaf_find_slot(b, first, &exact);
+		if (!(b->flags & TREE_BLOCK_RUNS)) {
+			visit_plain_leaf(b, i, last, v);
+			return;
+		}
 		struct btree_leaf_cursor cursor;
 		btree_leaf_cursor_init(&cursor, b, i);
-		for (; i < b->nritems && !*stop; i++) {
+		for (; i < b->nritems && !v->stop; i++) {
 			const struct btree_item *item = btree_leaf_cursor_next(&cursor);
 			if (btree_key_compare(&item->key, last) > 0) {
-				*stop = true;
+				v->stop = true;
 				break;
 			}
-			visited++;
-			if (!cb(item, opaque))
-				*stop = true;
+			v->visited++;
+			if (!(v->items ? v->items(item, 1, v->opaque) : v->item(item, v->opaque)))
+				v->stop = true;
 		}
-		return visited;
+		return;
 	}
-	for (uint32_t s = node_find_slot(b, first); s < b->nritems && !*stop; s++) {
+	for (uint32_t s = node_find_slot(b, first); s < b->nritems && !v->stop; s++) {
 		if (btree_key_compare(&b->children[s].key, last) > 0)
 			break;
-		visited += visit_block(b->children[s].block, first, last, cb, opaque, stop);
+		visit_block(b->children[s].block, first, last, v);
 	}
-	return visited;
 }
 
 uint64_t btree_visit_range(const struct btree *tree, const struct btree_key *first, const struct btree_key *last,
 			   btree_visit_fn cb, void *opaque)
 {
-	bool stop = false;
-	return visit_block(tree->root, first, last, cb, opaque, &stop);
+	struct visitor v = { .item = cb, .opaque = opaque };
+	visit_block(tree->root, first, last, &v);
+	return v.visited;
+}
+
+uint64_t btree_visit_range_items(const struct btree *tree, const struct btree_key *first,
+				 const struct btree_key *last, btree_visit_items_fn cb, void *opaque)
+{
+	struct visitor v = { .items = cb, .opaque = opaque };
+	visit_block(tree->root, first, last, &v);
+	return v.visited;
 }
 
 void btree_count_holders(struct tree_block *block)

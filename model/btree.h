@@ -503,6 +503,10 @@ bool btree_lookup_ahead(const struct btree *tree, const struct btree_key *key, s
  * Then btree_lookup_near() may start from it whatever else changed since
  * (items in its leaf, other leaves, copies the path took part in). */
 bool btree_path_is_current(const struct btree *tree, const struct btree_path *path);
+/* btree_lookup() from a path kept across changes to the tree (a read
+ * cursor): near it (btree_lookup_near) when btree_path_is_current() says it
+ * is still linked, else from the root. One check of the root for both. */
+bool btree_lookup_kept(const struct btree *tree, const struct btree_key *key, struct btree_path *path);
 
 /* Moves *path to slot 0 of the next leaf; false (path unchanged) at the last. */
 bool btree_path_next_leaf(struct btree_path *path);
@@ -585,6 +589,15 @@ uint32_t btree_delete_items_near(struct btree *tree, struct transaction *txn, co
 typedef bool (*btree_visit_fn)(const struct btree_item *item, void *opaque);
 uint64_t btree_visit_range(const struct btree *tree, const struct btree_key *first,
 			   const struct btree_key *last, btree_visit_fn cb, void *opaque);
+
+/* btree_visit_range() a run of items at a time: cb gets each array of
+ * consecutive items in [first, last] that one leaf holds (a leaf with runs:
+ * one made-up item a call), in key order, until it returns false; the count
+ * is of the items handed over. A caller that reads many items makes no call
+ * per item (a directory table's fill, docs/performance.md round 14c). */
+typedef bool (*btree_visit_items_fn)(const struct btree_item *items, uint32_t count, void *opaque);
+uint64_t btree_visit_range_items(const struct btree *tree, const struct btree_key *first,
+				 const struct btree_key *last, btree_visit_items_fn cb, void *opaque);
 
 /* btree_visit_range() starting near *path (as btree_lookup_near), leaving
  * *path at the last item the callback saw or the first key past `last`. */

@@ -73,6 +73,11 @@ struct fs_design_ops {
 	 * it returns false; returns how many it was handed. */
 	uint64_t (*visit_range)(const struct subvolume *sv, const struct btree_key *first,
 				const struct btree_key *last, btree_visit_fn cb, void *opaque);
+	/* The same, a run of consecutive items a call (btree_visit_range_items);
+	 * a run is items as visit_range() would hand them, one after another.
+	 * May be NULL: visit_range(), one item a run. */
+	uint64_t (*visit_range_items)(const struct subvolume *sv, const struct btree_key *first,
+				      const struct btree_key *last, btree_visit_items_fn cb, void *opaque);
 	/* The item, made writable in this transaction (the design copies what
 	 * it must), or NULL when absent. Its size does not change. */
 	struct btree_item *(*lookup_for_write)(struct fs *fs, struct subvolume *sv, const struct btree_key *key);
@@ -82,6 +87,13 @@ struct fs_design_ops {
 	 * levels 0; answers equal those of the plain calls. */
 	const struct btree_item *(*lookup_near)(const struct subvolume *sv, const struct btree_key *key,
 						struct btree_path *near);
+	/* lookup_near() from a path kept across changes to the subvolume (a
+	 * read cursor): the design checks that *kept is still a path of its
+	 * tree before it starts from it (btree_lookup_kept), and leaves there
+	 * what lookup_near() leaves. May be NULL: btree_path_is_current() of
+	 * sv->tree, then lookup_near(). */
+	const struct btree_item *(*lookup_kept)(const struct subvolume *sv, const struct btree_key *key,
+						struct btree_path *kept);
 	uint64_t (*visit_range_near)(const struct subvolume *sv, const struct btree_key *first,
 				     const struct btree_key *last, btree_visit_fn cb, void *opaque,
 				     struct btree_path *near);
@@ -154,9 +166,13 @@ struct fs_design_ops {
 	/* The snapshot-time warning: bytes of metadata that writing the atime
 	 * into every inode item of `sv` that `wanted` accepts would copy or
 	 * add, if done right after a snapshot of `sv`. private_only: count only
-	 * the writes item_write_is_private() would then allow. */
+	 * the writes item_write_is_private() would then allow. from_items:
+	 * `wanted` is fs_atime_wanted() and answers from the item alone
+	 * (fs_atime_wanted_from_items()), so the design may remember what it
+	 * found in blocks no transaction changes again, while the clock and
+	 * the mount options stay (a memo needs its own checker). */
 	uint64_t (*inline_atime_estimate)(const struct fs *fs, const struct subvolume *sv, fs_atime_wanted_fn wanted,
-					  bool private_only);
+					  bool private_only, bool from_items);
 	/* The side-table policy may keep a tree per subvolume beside this
 	 * design's items, snapshotted by cloning its root (references). */
 	bool side_trees;
@@ -207,6 +223,14 @@ void fs_reclaim_by_reachability(const struct fs *fs, struct subvolume *const *se
 /* The inode items of `sv` that `wanted` accepts, as stored in their items
  * (model/atime_policy.c). */
 uint64_t fs_count_wanted_inodes(const struct fs *fs, const struct subvolume *sv, fs_atime_wanted_fn wanted);
+/* Would an access of `inode` of `sv` now write its atime (the mount
+ * options, the clock, the atime in force)? stored: the atime its leaf
+ * keeps (btree_leaf_inode_atime). The `wanted` of every estimate. */
+bool fs_atime_wanted(const struct fs *fs, const struct subvolume *sv, const struct btree_item *inode, int64_t stored);
+/* Does fs_atime_wanted() answer from the item alone, given the clock and
+ * the mount options: no atime kept apart from the inode items (a lazytime
+ * atime in memory, a lost update's, a policy's side table)? */
+bool fs_atime_wanted_from_items(const struct fs *fs);
 
 /* The item view as the model calls it: the running design's methods. */
 static inline const struct fs_design_ops *design_of(const struct subvolume *sv)
@@ -230,6 +254,26 @@ static inline uint64_t subvol_visit_range(const struct subvolume *sv, const stru
 	return design_of(sv)->visit_range(sv, first, last, cb, opaque);
 }
 
+struct subvol_items_adapter {
+	btree_visit_items_fn cb;
+	void *opaque;
+};
+
+static inline bool subvol_one_item(const struct btree_item *item, void *opaque)
+{
+	const struct subvol_items_adapter *a = opaque;
+	return a->cb(item, 1, a->opaque);
+}
+
+static inline uint64_t subvol_visit_range_items(const struct subvolume *sv, const struct btree_key *first,
+						const struct btree_key *last, btree_visit_items_fn cb, void *opaque)
+{
+	if (design_of(sv)->visit_range_items)
+		return design_of(sv)->visit_range_items(sv, first, last, cb, opaque);
+	struct subvol_items_adapter a = { cb, opaque };
+	return design_of(sv)->visit_range(sv, first, last, subvol_one_item, &a);
+}
+
 static inline struct btree_item *subvol_lookup_for_write(struct fs *fs, struct subvolume *sv,
 							 const struct btree_key *key)
 {
@@ -240,6 +284,16 @@ static inline const struct btree_item *subvol_lookup_near(const struct subvolume
 							  struct btree_path *near)
 {
 	return design_of(sv)->lookup_near(sv, key, near);
+}
+
+static inline const struct btree_item *subvol_lookup_kept(const struct subvolume *sv, const struct btree_key *key,
+							  struct btree_path *kept)
+{
+	if (design_of(sv)->lookup_kept)
+		return design_of(sv)->lookup_kept(sv, key, kept);
+	if (!btree_path_is_current(sv->tree, kept))
+		kept->levels = 0;
+	return design_of(sv)->lookup_near(sv, key, kept);
 }
 
 static inline uint64_t subvol_visit_range_near(const struct subvolume *sv, const struct btree_key *first,

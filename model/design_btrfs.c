@@ -21,7 +21,9 @@
  * Invariants (btrfs_check): DB1 every live subvolume's items are in a
  * tree of its own (own_tree) whose id is the subvolume's; DB2 every key of
  * those trees and of their atime side tables carries snapshot id 0, and no
- * item is a whiteout (those are the keyed design's).
+ * item is a whiteout (those are the keyed design's); DB3 the snapshot-time
+ * estimate's memo (below, "the snapshot-time estimate") holds for each node
+ * it remembers the count a visit of the node's subtree gives now.
  */
 #include "model_error.h"
 #include "design.h"
@@ -58,6 +60,17 @@ static const struct btree_item *btrfs_lookup_near(const struct subvolume *sv, co
 	return btree_lookup_near(sv->tree, &k, near) ? btree_path_item(near) : NULL;
 }
 
+static const struct btree_item *btrfs_lookup_kept(const struct subvolume *sv, const struct btree_key *key,
+						  struct btree_path *kept)
+{
+	struct btree_key k;
+	if (key->snapshot) { /* the model's keys have none: plain() is a copy of 21 packed bytes */
+		k = plain(key);
+		key = &k;
+	}
+	return btree_lookup_kept(sv->tree, key, kept) ? btree_path_item(kept) : NULL;
+}
+
 static const struct btree_item *btrfs_lookup_le(const struct subvolume *sv, const struct btree_key *key)
 {
 	struct btree_key probe = plain(key);
@@ -72,6 +85,13 @@ static uint64_t btrfs_visit_range(const struct subvolume *sv, const struct btree
 {
 	struct btree_key lo = plain(first), hi = plain(last);
 	return btree_visit_range(sv->tree, &lo, &hi, cb, opaque);
+}
+
+static uint64_t btrfs_visit_range_items(const struct subvolume *sv, const struct btree_key *first,
+					const struct btree_key *last, btree_visit_items_fn cb, void *opaque)
+{
+	struct btree_key lo = plain(first), hi = plain(last);
+	return btree_visit_range_items(sv->tree, &lo, &hi, cb, opaque);
 }
 
 static uint64_t btrfs_visit_range_near(const struct subvolume *sv, const struct btree_key *first,
@@ -171,42 +191,199 @@ static bool btrfs_item_write_is_private(const struct fs *fs, const struct subvol
 	return fs_leaf_is_private(fs, sv->tree, btree_item_key(item));
 }
 
+/* ---- the snapshot-time estimate ------------------------------------------
+ *
+ * A snapshot's warning counts the blocks of the source that an access of
+ * every inode would copy: a visit of every inode item of the tree. Snapshots
+ * taken one after another (a rotation, the bench's ten of one tree) find the
+ * same tree but for the path to the root directory's new entry, so the
+ * estimate remembers, for each node no transaction changes again (written by
+ * an earlier one: should_cow_block()), what its subtree counted, and visits
+ * again only below nodes written since:
+ *
+ *     estimate 1: root* -> n1* n2* ... n400*   every leaf visited, nodes kept
+ *     estimate 2: root' -> n1  n2' ... n400    root' and n2' are new: only
+ *                                              n2's leaves are visited again
+ *
+ * What a node counted holds while `wanted` answers from the items alone
+ * (design.h from_items) under the same clock and mount options: the memo
+ * empties when they move. An entry answers only for the node of its bytenr
+ * and generation: a freed node's bytenr comes back with a later generation.
+ * DB3 (btrfs_check) visits every remembered live node again.
+ */
+struct estimate_memo {
+	GHashTable *nodes;               /* &entry->bytenr -> struct memo_entry * */
+	int64_t clock_ns;                /* the clock and options its counts hold for */
+	struct atime_options options;
+};
+
+struct memo_entry {
+	uint64_t bytenr;
+	uint64_t blocks;                 /* blocks of the subtree an access sweep copies */
+	uint32_t generation;
+	bool any;                        /* blocks > 0 */
+};
+
+static void btrfs_init(struct fs *fs)
+{
+	struct estimate_memo *memo = g_new0(struct estimate_memo, 1);
+	memo->nodes = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+	fs->design_state = memo;
+}
+
+static void btrfs_free(struct fs *fs)
+{
+	struct estimate_memo *memo = fs->design_state;
+	g_hash_table_destroy(memo->nodes);
+	g_free(memo);
+	fs->design_state = NULL;
+}
+
+static bool memo_holds_now(const struct estimate_memo *memo, const struct fs *fs)
+{
+	return memo->clock_ns == fs->clock_ns && memo->options.mode == fs->config.atime.mode &&
+	       memo->options.nodiratime == fs->config.atime.nodiratime &&
+	       memo->options.lazytime == fs->config.atime.lazytime;
+}
+
+/* The memo for an estimate now, emptied if the clock or options moved. */
+static GHashTable *memo_for_now(const struct fs *fs)
+{
+	struct estimate_memo *memo = fs->design_state;
+	if (!memo_holds_now(memo, fs)) {
+		g_hash_table_remove_all(memo->nodes);
+		memo->clock_ns = fs->clock_ns;
+		memo->options = fs->config.atime;
+	}
+	return memo->nodes;
+}
+
 struct estimate {
 	const struct fs *fs;
 	const struct subvolume *sv;
 	fs_atime_wanted_fn wanted;
+	GHashTable *memo;                /* NULL: remember nothing */
 	uint64_t blocks;
 };
+
+/* Only a node no transaction changes again is remembered. */
+static bool memo_may_hold(const struct estimate *e, const struct tree_block *block)
+{
+	return e->memo && block->level && block->generation != e->fs->txn.transid;
+}
+
+static const struct memo_entry *memo_find(GHashTable *memo, const struct tree_block *block)
+{
+	const struct memo_entry *known = g_hash_table_lookup(memo, &block->bytenr);
+	return known && known->generation == block->generation ? known : NULL;
+}
+
+static void memo_keep(GHashTable *memo, const struct tree_block *block, uint64_t blocks, bool any)
+{
+	struct memo_entry *entry = g_new(struct memo_entry, 1);
+	*entry = (struct memo_entry){ block->bytenr, blocks, block->generation, any };
+	g_hash_table_replace(memo, &entry->bytenr, entry);
+}
+
+/* Would an access sweep copy `leaf`: does it hold an inode `wanted` wants? */
+static bool leaf_wanted(const struct estimate *e, const struct tree_block *leaf)
+{
+	for (uint32_t i = 0; i < leaf->nritems; i++) {
+		const struct btree_item *item = btree_leaf_item(leaf, i);
+		if (btree_item_key(item)->type == BTRFS_INODE_ITEM_KEY &&
+		    e->wanted(e->fs, e->sv, item, btree_leaf_inode_atime(leaf, i)))
+			return true;
+	}
+	return false;
+}
 
 /* Counts the blocks of the subtree that an access sweep would copy;
  * returns whether any below `block` would. */
 static bool estimate_block(struct estimate *e, const struct tree_block *block)
 {
-	bool any = false;
-	if (block->level) {
-		for (uint32_t i = 0; i < block->nritems; i++)
-			any |= estimate_block(e, block->children[i].block);
-	} else {
-		for (uint32_t i = 0; i < block->nritems && !any; i++) {
-			const struct btree_item *item = btree_leaf_item(block, i);
-			any = btree_item_key(item)->type == BTRFS_INODE_ITEM_KEY &&
-			      e->wanted(e->fs, e->sv, item, btree_leaf_inode_atime(block, i));
-		}
+	if (!block->level) {
+		bool any = leaf_wanted(e, block);
+		e->blocks += any;
+		return any;
 	}
+	bool remembered = memo_may_hold(e, block);
+	const struct memo_entry *known = remembered ? memo_find(e->memo, block) : NULL;
+	if (known) {
+		e->blocks += known->blocks;
+		return known->any;
+	}
+	uint64_t before = e->blocks;
+	bool any = false;
+	for (uint32_t i = 0; i < block->nritems; i++)
+		any |= estimate_block(e, block->children[i].block);
 	e->blocks += any;
+	if (remembered)
+		memo_keep(e->memo, block, e->blocks - before, any);
 	return any;
 }
 
 /* Right after a snapshot every leaf of the source is shared and none is
  * copied yet: a write copies each leaf it touches and the nodes above. */
 static uint64_t btrfs_inline_atime_estimate(const struct fs *fs, const struct subvolume *sv,
-					    fs_atime_wanted_fn wanted, bool private_only)
+					    fs_atime_wanted_fn wanted, bool private_only, bool from_items)
 {
 	if (private_only)
 		return 0;
-	struct estimate e = { fs, sv, wanted, 0 };
+	struct estimate e = { fs, sv, wanted, from_items ? memo_for_now(fs) : NULL, 0 };
 	estimate_block(&e, sv->tree->root);
 	return e.blocks * blockstore_nodesize(fs->store);
+}
+
+struct memo_check {
+	struct estimate fresh;           /* a count that remembers nothing */
+	GHashTable *memo;
+	const struct tree_block *wrong;  /* the first remembered node that disagrees */
+	uint64_t remembered, counted;
+};
+
+/* estimate_block() without the memo, comparing each remembered node it
+ * passes with what it counts below it (DB3). */
+static bool recount(struct memo_check *c, const struct tree_block *block)
+{
+	if (!block->level) {
+		bool any = leaf_wanted(&c->fresh, block);
+		c->fresh.blocks += any;
+		return any;
+	}
+	uint64_t before = c->fresh.blocks;
+	bool any = false;
+	for (uint32_t i = 0; i < block->nritems; i++)
+		any |= recount(c, block->children[i].block);
+	c->fresh.blocks += any;
+	const struct memo_entry *known = memo_find(c->memo, block);
+	uint64_t counted = c->fresh.blocks - before;
+	if (known && !c->wrong && (known->blocks != counted || known->any != any)) {
+		c->wrong = block;
+		c->remembered = known->blocks;
+		c->counted = counted;
+	}
+	return any;
+}
+
+/* DB3, while the memo's clock and options are the fs's and `wanted`
+ * answers from the items (else the next estimate empties it unread). */
+static bool check_estimate_memo(const struct fs *fs, GError **error)
+{
+	const struct estimate_memo *memo = fs->design_state;
+	if (!g_hash_table_size(memo->nodes) || !memo_holds_now(memo, fs) || !fs_atime_wanted_from_items(fs))
+		return true;
+	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
+		const struct subvolume *sv = fs->subvolumes->pdata[i];
+		if (sv->deleted || !sv->tree->root)
+			continue;
+		struct memo_check c = { { fs, sv, fs_atime_wanted, NULL, 0 }, memo->nodes, NULL, 0, 0 };
+		recount(&c, sv->tree->root);
+		if (c.wrong)
+			return derived_corrupt(error, "block", c.wrong->bytenr,
+					       "DB3 the estimate remembers %" PRIu64 " blocks to copy below it, a visit counts %" PRIu64,
+					       c.remembered, c.counted);
+	}
+	return true;
 }
 
 /* DB2 over every block of the live subvolumes' trees, each once. */
@@ -243,18 +420,22 @@ static bool btrfs_check(const struct fs *fs, GError **error)
 			    sv->tree == &sv->own_tree ? "its own" : "another", sv->tree->id);
 		return false;
 	}
-	return check_plain_keys(fs, error);
+	return check_plain_keys(fs, error) && check_estimate_memo(fs, error);
 }
 
 const struct fs_design_ops fs_design_btrfs = {
 	.name = "btrfs",
 	.summary = "a tree per subvolume, snapshots clone the root (Rodeh)",
+	.init = btrfs_init,
+	.free = btrfs_free,
 	.top_subvolume = btrfs_top_subvolume,
 	.lookup = btrfs_lookup,
 	.lookup_le = btrfs_lookup_le,
 	.visit_range = btrfs_visit_range,
 	.lookup_for_write = btrfs_lookup_for_write,
 	.lookup_near = btrfs_lookup_near,
+	.lookup_kept = btrfs_lookup_kept,
+	.visit_range_items = btrfs_visit_range_items,
 	.visit_range_near = btrfs_visit_range_near,
 	.lookup_for_write_near = btrfs_lookup_for_write_near,
 	.write_inode_atime_near = btrfs_write_inode_atime_near,

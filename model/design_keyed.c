@@ -541,9 +541,10 @@ static bool keyed_item_write_is_private(const struct fs *fs, const struct subvol
  * a snapshot shares no leaf, so private_only changes nothing. The leaves
  * keep no atime overlay (keyed_write_inode_atime_near). */
 static uint64_t keyed_inline_atime_estimate(const struct fs *fs, const struct subvolume *sv,
-					    fs_atime_wanted_fn wanted, bool private_only)
+					    fs_atime_wanted_fn wanted, bool private_only, bool from_items)
 {
 	(void)private_only;
+	(void)from_items; /* nothing remembered: one count of the inode items */
 	return fs_count_wanted_inodes(fs, sv, wanted) * (BTRFS_ITEM_HEADER_SIZE + BTRFS_INODE_ITEM_SIZE);
 }
 

@@ -75,7 +75,7 @@ static void free_subvolume(gpointer data)
  * delayed items' (space_info bytes_may_use besides the operations'). */
 static uint64_t held_by_queued_work(const struct fs *fs)
 {
-	uint32_t nodesize = blockstore_nodesize(fs->store);
+	uint32_t nodesize = fs->config.nodesize; /* the store's */
 	return refs_reserved_bytes(fs->refs, nodesize) + delayed_items_reserved_bytes(fs, nodesize) +
 	       fs->delalloc_reserved;
 }
@@ -513,9 +513,10 @@ int fs_read(struct fs *fs, const char *path, bool *atime_updated)
 	 * neighbour in the tree, closer than the directory entry just found.
 	 * The lookups below leave the cursor where this read's went. */
 	struct read_cursor *cursor = &fs->read_cursor;
-	if (cursor->subvolume != where.subvolume || !btree_path_is_current(where.subvolume->tree, &cursor->inode_near))
+	if (cursor->subvolume != where.subvolume)
 		*cursor = (struct read_cursor){ .subvolume = where.subvolume, .inode_near = near };
-	const struct btree_item *item = fs_inode_item_near(where.subvolume, where.inode, &cursor->inode_near);
+	struct btree_key key = BTRFS_KEY(where.inode, BTRFS_INODE_ITEM_KEY, 0);
+	const struct btree_item *item = subvol_lookup_kept(where.subvolume, &key, &cursor->inode_near);
 	if (fs_mode_is_dir(btree_item_inode(item)->mode))
 		return -EISDIR;
 	return fs_access_inode(fs, &where, item, &cursor->inode_near, atime_updated);

@@ -111,22 +111,25 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, con
 }
 #endif
 
-uint32_t fs_name_hash(const char *name, size_t length)
+G_NO_INLINE static uint32_t crc32c_software(const char *name, size_t length)
 {
 	static gsize initialised;
-	static bool hardware;
 	if (g_once_init_enter(&initialised)) {
 		crc32c_init();
-#if defined(__x86_64__) && defined(__GNUC__)
-		hardware = __builtin_cpu_supports("sse4.2");
-#endif
 		g_once_init_leave(&initialised, 1);
 	}
+	return crc32c_bytes(~1u, name, length);
+}
+
+uint32_t fs_name_hash(const char *name, size_t length)
+{
 #if defined(__x86_64__) && defined(__GNUC__)
-	if (hardware)
+	/* One load and a test (libgcc set the CPU's features up before main):
+	 * the once-check that came first was a quarter of a hash. */
+	if (__builtin_cpu_supports("sse4.2"))
 		return crc32c_sse42(~1u, name, length);
 #endif
-	return crc32c_bytes(~1u, name, length);
+	return crc32c_software(name, length);
 }
 
 const struct btree_item *fs_inode_item(const struct subvolume *subvolume, uint64_t inode)
@@ -317,7 +320,7 @@ static unsigned memo_levels_matching(struct fs *fs, const char *path, size_t end
 	unsigned depth = m->depth;
 	while (depth && m->levels[depth - 1].end > end)
 		depth--;
-	if (!depth || !memcmp(m->prefix, path, m->levels[depth - 1].end))
+	if (!depth || fs_bytes_equal(m->prefix, path, m->levels[depth - 1].end))
 		return depth; /* the common case: another file of the last directory */
 	size_t same = 0, limit = m->levels[depth - 1].end;
 	while (same < limit && m->prefix[same] == path[same])

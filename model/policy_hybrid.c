@@ -33,7 +33,7 @@ static void hybrid_write(struct fs *fs, const struct inode_location *where, int6
 
 static uint64_t hybrid_unshare_estimate(struct fs *fs, const struct subvolume *sv, fs_atime_wanted_fn wanted)
 {
-	return fs->design->inline_atime_estimate(fs, sv, wanted, true) +
+	return fs->design->inline_atime_estimate(fs, sv, wanted, true, false) +
 	       atime_side_table_estimate(fs, fs_count_wanted_inodes(fs, sv, wanted));
 }
 

@@ -35,7 +35,7 @@ static bool snapshot_aware_holds_back(struct fs *fs, const struct subvolume *sv,
 /* Right after a snapshot it writes only what the design leaves private. */
 static uint64_t snapshot_aware_unshare_estimate(struct fs *fs, const struct subvolume *sv, fs_atime_wanted_fn wanted)
 {
-	return fs->design->inline_atime_estimate(fs, sv, wanted, true);
+	return fs->design->inline_atime_estimate(fs, sv, wanted, true, false);
 }
 
 const struct atime_policy_ops atime_policy_snapshot_aware = {

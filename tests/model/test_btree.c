@@ -452,6 +452,63 @@ static void test_btree_lookup_near_gives_the_answer_and_path_of_a_lookup_from_th
 	tree_fixture_free(f);
 }
 
+/* Lookups in key order, each near the last one's path, as a grep's reads
+ * of one directory's inodes make them: every present key and absent ones
+ * between and past them, in steps of one to seven. The steps cross from a
+ * leaf into the next one (next_leaf_holds()) and across parents; each path
+ * is the root's. */
+static void test_btree_lookups_in_key_order_cross_into_the_next_leaf_as_a_descent_does(void **state)
+{
+	struct tree_fixture *f = tall_tree();
+	const unsigned steps[] = { 1, 2, 3, 4, 7 };
+	unsigned crossings = 0;
+	for (unsigned s = 0; s < G_N_ELEMENTS(steps); s++) {
+		struct btree_path near = { .levels = 0 };
+		for (uint64_t i = 0; i < 96 * 70; i += steps[s]) {
+			struct btree_key key = fixture_key(i / 70, i % 70); /* offsets 64-69 and objectid 95 absent */
+			const struct tree_block *leaf_before = near.levels ? near.nodes[0] : NULL;
+			struct btree_path plain;
+			bool found_near = btree_lookup_near(&f->tree, &key, &near);
+			bool found = btree_lookup(&f->tree, &key, &plain);
+			if (found != found_near)
+				fail_msg("step %u: key (%llu, %llu)", steps[s], (unsigned long long)key.objectid,
+					 (unsigned long long)key.offset);
+			assert_same_path(&near, &plain);
+			crossings += leaf_before && near.nodes[0] != leaf_before;
+		}
+	}
+	assert_true(crossings > 500); /* 200 leaves, five passes */
+	tree_fixture_free(f);
+}
+
+/* btree_lookup_kept() from a path kept across changes: the path of a lookup
+ * whose blocks a later change copied, or a split moved, is not used; the
+ * answer and the path are the root's each time. */
+static void test_btree_lookup_kept_gives_the_root_answer_after_changes_to_the_tree(void **state)
+{
+	struct tree_fixture *f = tall_tree();
+	struct rng r;
+	rng_seed(&r, SEED + 7);
+	struct btree_path kept = { .levels = 0 };
+	for (unsigned i = 0; i < 3000; i++) {
+		struct btree_key key = fixture_key(1 + rng_below(&r, 95), rng_below(&r, 70));
+		if (i % 4 == 0) /* a change: a new item, or a copy of the path after a commit */
+			insert(f, 200 + i, 0, 100);
+		if (i % 97 == 0)
+			tree_fixture_commit(f);
+		if (i % 5 == 1) {
+			struct btree_key other = fixture_key(1 + rng_below(&r, 93), rng_below(&r, 64));
+			assert_non_null(btree_lookup_for_write(&f->tree, &f->txn, &other));
+		}
+		struct btree_path plain;
+		bool found_kept = btree_lookup_kept(&f->tree, &key, &kept);
+		bool found = btree_lookup(&f->tree, &key, &plain);
+		assert_int_equal(found_kept, found);
+		assert_same_path(&kept, &plain);
+	}
+	tree_fixture_free(f);
+}
+
 struct visit_log {
 	GArray *keys;
 	unsigned stop_after;
@@ -1162,6 +1219,8 @@ int main(void)
 		cmocka_unit_test(test_btree_change_to_a_block_of_the_running_transaction_is_in_place),
 		cmocka_unit_test(test_btree_change_after_a_commit_copies_the_leaf_and_its_path_to_the_root),
 		cmocka_unit_test(test_btree_lookup_near_gives_the_answer_and_path_of_a_lookup_from_the_root),
+		cmocka_unit_test(test_btree_lookups_in_key_order_cross_into_the_next_leaf_as_a_descent_does),
+		cmocka_unit_test(test_btree_lookup_kept_gives_the_root_answer_after_changes_to_the_tree),
 		cmocka_unit_test(test_btree_visit_range_near_visits_what_visit_range_visits_across_leaves),
 		cmocka_unit_test(test_btree_path_for_write_copies_the_path_a_lookup_found_once_per_transaction),
 		cmocka_unit_test(test_btree_commit_gives_back_the_slots_kept_for_growth),

@@ -5,7 +5,7 @@
  * (DB2, DK4-DK6) pass on a healthy filesystem and fail, with the report
  * "corrupt <type>: <id>, <reason>[, <value>]", when one invariant is broken
  * on purpose: an item deleted, a refcount bumped, a backref dropped.
- * (BS4: test_attribution.c; DB1, DK3: test_design.c.)
+ * (BS4: test_attribution.c; DB1, DB3, DK3: test_design.c.)
  *
  * Each test builds a small filesystem (files with data and inline files, a
  * snapshot, writes on both sides, a sync), sees fs_check() pass, breaks one

@@ -188,6 +188,108 @@ static void test_design_keyed_check_fails_when_two_subvolumes_share_a_snapshot_i
 	fs_free(fs);
 }
 
+/* A tree of three levels at 4 KiB nodes (2 000 files), committed: its
+ * nodes below the root are ones no later transaction changes. Every atime
+ * is the clock's now: no access would write one yet. */
+static struct fs *three_levels_committed(void)
+{
+	struct fs_config config;
+	fs_config_init(&config);
+	config.nodesize = 4096;
+	config.design = fs_design_find("btrfs");
+	struct fs *fs = fixture_fs_new_config(&config);
+	fixture_make_files(fs, 2000);
+	assert_int_equal(fs_sync(fs), 0);
+	assert_true(fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree->root->level >= 2);
+	return fs;
+}
+
+/* The unshare estimate of "/" now, and that it is what a visit of every
+ * inode item counts. */
+static uint64_t estimate_of_top(struct fs *fs)
+{
+	uint64_t bytes;
+	assert_int_equal(fs_unshare_estimate(fs, "/", &bytes), 0);
+	uint64_t visit = fs->design->inline_atime_estimate(fs, fs_subvolume(fs, FS_TOP_SUBVOLUME), fs_atime_wanted,
+							   false, false);
+	assert_int_equal(bytes, visit);
+	fixture_assert_fs_ok(fs, "after an estimate");
+	return bytes;
+}
+
+/* The snapshot-time estimate remembers what committed nodes counted
+ * (design_btrfs.c DB3), and counts what a full visit counts: when the clock
+ * moves, when a block of the running transaction changes in place, across
+ * snapshots, reads and commits, and under other mount options. */
+static void test_design_btrfs_estimate_remembers_nothing_a_full_visit_would_not_count(void **state)
+{
+	(void)state;
+	struct fs *fs = three_levels_committed();
+	assert_int_equal(estimate_of_top(fs), 0); /* every atime is now */
+	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + 1000000000ll), 0);
+	uint64_t all = estimate_of_top(fs); /* relatime: no atime is newer than its mtime */
+	assert_true(all > 0);
+	char path[32];
+	for (unsigned i = 0; i < 2000; i++) {
+		g_snprintf(path, sizeof(path), "/d/file-%03u", i);
+		assert_int_equal(fs_read(fs, path, NULL), 0);
+	}
+	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + 1000000000ll), 0);
+	uint64_t read = estimate_of_top(fs); /* every leaf of /d copied and changed in this transaction */
+	assert_true(read < all);
+	assert_int_equal(fs_write(fs, "/d/file-1000", 0, 10), 0); /* mtime now: its leaf changes in place */
+	uint64_t written = estimate_of_top(fs);
+	assert_true(written > read);
+	assert_int_equal(fs_sync(fs), 0);
+	assert_int_equal(estimate_of_top(fs), written); /* remembered, every node committed */
+	struct atime_options strict = { .mode = ATIME_STRICT };
+	fs_set_atime_options(fs, &strict); /* the same clock: every atime not now is wanted */
+	assert_true(estimate_of_top(fs) > written);
+	struct atime_options relatime = { .mode = ATIME_RELATIME };
+	fs_set_atime_options(fs, &relatime);
+	assert_int_equal(estimate_of_top(fs), written);
+	for (unsigned i = 1; i <= 5; i++) {
+		g_snprintf(path, sizeof(path), "/snap%u", i);
+		assert_int_equal(fs_snapshot(fs, "/", path, false), 0);
+		assert_int_equal(fs->counters.unshare_estimate, estimate_of_top(fs));
+		g_snprintf(path, sizeof(path), "/d/file-%03u", i * 100);
+		assert_int_equal(fs_set_clock(fs, fs_clock(fs) + 1000000000ll), 0);
+		assert_int_equal(fs_read(fs, path, NULL), 0);
+		if (i == 2) /* relatime: every atime a day old is wanted again */
+			assert_int_equal(fs_set_clock(fs, fs_clock(fs) + 2 * 86400ll * 1000000000ll), 0);
+		if (i >= 3) { /* strictatime; then nodiratime: no directory is wanted */
+			struct atime_options options = { .mode = ATIME_STRICT, .nodiratime = i == 4 };
+			fs_set_atime_options(fs, &options);
+		}
+	}
+	fs_free(fs);
+}
+
+/* DB3 fails when an inode below a remembered node changes where no
+ * transaction changes it (in place, in a block of an earlier one). */
+static void test_design_btrfs_check_fails_when_the_estimate_memo_is_stale(void **state)
+{
+	(void)state;
+	struct fs *fs = three_levels_committed();
+	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + 1000000000ll), 0);
+	assert_int_equal(fs_snapshot(fs, "/", "/snap", false), 0);
+	const struct tree_block *root = fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree->root;
+	const struct tree_block *node = root->children[root->nritems - 1].block;
+	assert_true(node->level >= 1 && node->generation != fs->txn.transid);
+	while (node->level > 1)
+		node = node->children[0].block;
+	const struct tree_block *leaf = node->children[node->nritems - 1].block;
+	for (uint32_t i = 0; i < leaf->nritems; i++) {
+		struct btree_item *item = (struct btree_item *)btree_leaf_item(leaf, i);
+		if (btree_item_key(item)->type == BTRFS_INODE_ITEM_KEY)
+			btree_item_inode_for_write(item)->atime = fs_clock(fs); /* relatime: none wanted */
+	}
+	g_autoptr(GError) error = NULL;
+	assert_false(fs_check(fs, &error));
+	assert_non_null(strstr(error->message, "DB3 the estimate remembers"));
+	fs_free(fs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +298,8 @@ int main(void)
 		cmocka_unit_test(test_btree_tells_the_transaction_hooks_of_every_block_it_allocates_copies_and_unlinks),
 		cmocka_unit_test(test_design_btrfs_check_fails_when_a_snapshot_tree_has_its_source_id),
 		cmocka_unit_test(test_design_keyed_check_fails_when_two_subvolumes_share_a_snapshot_id),
+		cmocka_unit_test(test_design_btrfs_estimate_remembers_nothing_a_full_visit_would_not_count),
+		cmocka_unit_test(test_design_btrfs_check_fails_when_the_estimate_memo_is_stale),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
