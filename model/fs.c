@@ -75,7 +75,7 @@ static void free_subvolume(gpointer data)
  * delayed items' (space_info bytes_may_use besides the operations'). */
 static uint64_t held_by_queued_work(const struct fs *fs)
 {
-	uint32_t nodesize = blockstore_nodesize(fs->store);
+	uint32_t nodesize = fs->config.nodesize; /* the store's */
 	return refs_reserved_bytes(fs->refs, nodesize) + delayed_items_reserved_bytes(fs, nodesize) +
 	       fs->delalloc_reserved;
 }

@@ -358,12 +358,18 @@ static void unlink_block(struct transaction *txn, struct tree_block *block)
 
 static int throttle_heads(struct refs *refs, struct transaction *txn, bool stoppable, uint64_t *written);
 
+/* refs_pending_heads(), for the calls every operation makes. */
+static inline unsigned pending_heads(const struct refs *refs)
+{
+	return refs->dirty_blocks->len + refs->dirty_data->len + refs->heads_ahead.len + refs->heads_behind.len;
+}
+
 /* Between most operations the throttle has nothing to run: no dead tree, no
  * more heads than the limit (a limit of 0, not known yet, says so only when
  * none are pending). */
 static inline bool throttle_idle(const struct refs *refs)
 {
-	return !refs->drop_frames->len && refs_pending_heads(refs) <= refs->throttle_limit;
+	return !refs->drop_frames->len && pending_heads(refs) <= refs->throttle_limit;
 }
 
 /* Every operation's: the idle check before a call (the full path cost a read
@@ -651,8 +657,7 @@ bool refs_pending(const struct refs *refs)
 
 unsigned refs_pending_heads(const struct refs *refs)
 {
-	return refs->dirty_blocks->len + refs->dirty_data->len + refs->heads_ahead.len +
-	       refs->heads_behind.len;
+	return pending_heads(refs);
 }
 
 /* --- running delayed refs during the transaction ------------------------- */
@@ -664,7 +669,7 @@ static uint64_t bytes_per_head(uint32_t nodesize)
 
 uint64_t refs_reserved_bytes(const struct refs *refs, uint32_t nodesize)
 {
-	return refs_pending_heads(refs) * bytes_per_head(nodesize);
+	return pending_heads(refs) * bytes_per_head(nodesize);
 }
 
 uint32_t refs_throttle_heads(uint32_t nodesize)
