@@ -2192,6 +2192,30 @@ static void split_leaf(struct btree *tree, struct transaction *txn, const struct
 
 /* --- the search ------------------------------------------------------- */
 
+/*
+ * node_find_slot() and leaf_find_slot() for an insert, which mostly goes
+ * after every key of the tree: a new inode's items (the highest inode
+ * number) at the right edge. One compare with the block's last key answers
+ * those without the binary search: a third of an inode's insert
+ * (docs/performance.md, round 14a).
+ */
+static uint32_t node_insert_slot(const struct tree_block *node, const struct btree_key *key)
+{
+	if (btree_key_compare(key, &node->children[node->nritems - 1].key) >= 0)
+		return node->nritems - 1u;
+	return node_find_slot(node, key);
+}
+
+static uint32_t leaf_insert_slot(const struct tree_block *leaf, const struct btree_key *key, bool *exact)
+{
+	if (leaf->nritems && !(leaf->flags & TREE_BLOCK_RUNS) &&
+	    btree_key_compare(key, &leaf->items[leaf->nritems - 1].key) > 0) {
+		*exact = false;
+		return leaf->nritems;
+	}
+	return leaf_find_slot(leaf, key, exact);
+}
+
 enum search_intent { SEARCH_CHANGE = 0, SEARCH_INSERT = 1, SEARCH_DELETE = -1 };
 
 /*
@@ -2209,7 +2233,7 @@ again:
 	for (int level = path->levels - 1; level >= 0; level--) {
 		struct tree_block *b = cow_path_block(tree, txn, path, (unsigned)level);
 		if (level > 0) {
-			path->slots[level] = node_find_slot(b, key);
+			path->slots[level] = intent == SEARCH_INSERT ? node_insert_slot(b, key) : node_find_slot(b, key);
 			if (intent == SEARCH_INSERT && b->nritems >= node_capacity - BTRFS_NODE_SPLIT_SLACK) {
 				/* As setup_nodes_for_search: split (or push) once and go on
 				 * down whichever half now holds the key. */
@@ -2224,7 +2248,7 @@ again:
 			continue;
 		}
 		bool exact;
-		path->slots[0] = leaf_find_slot(b, key, &exact);
+		path->slots[0] = intent == SEARCH_INSERT ? leaf_insert_slot(b, key, &exact) : leaf_find_slot(b, key, &exact);
 		if (intent == SEARCH_INSERT && leaf_free_space(txn, b) < ins_len) {
 			split_leaf(tree, txn, key, path, ins_len, exact);
 			/* The split may have moved the slot; find it again in the new leaf. */
@@ -2290,13 +2314,13 @@ static bool path_block_covers(const struct btree_path *path, unsigned level, con
 	return btree_key_compare(key, last) <= 0;
 }
 
-bool btree_path_is_current(const struct btree *tree, const struct btree_path *path)
+static inline bool path_is_current(const struct btree *tree, const struct btree_path *path)
 {
 	const struct tree_block *root = tree->root;
 	unsigned levels = path->levels;
-	if (!levels || levels > G_N_ELEMENTS(path->nodes) || !root || path->nodes[levels - 1] != root ||
+	if (levels - 1u >= G_N_ELEMENTS(path->nodes) || !root || path->nodes[levels - 1] != root ||
 	    root->level + 1u != levels)
-		return false;
+		return false; /* levels 0 wraps to above the array */
 	/* Only pointers already proven linked are read: a path to blocks since
 	 * freed is compared, never followed. */
 	for (unsigned level = levels - 1; level > 0; level--) {
@@ -2306,6 +2330,11 @@ bool btree_path_is_current(const struct btree *tree, const struct btree_path *pa
 			return false;
 	}
 	return true;
+}
+
+bool btree_path_is_current(const struct btree *tree, const struct btree_path *path)
+{
+	return path_is_current(tree, path);
 }
 
 /* Is `key` one of the few items after the path's slot in its leaf? Then the
@@ -2393,7 +2422,7 @@ bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, st
 
 bool btree_lookup_kept(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
 {
-	if (!btree_path_is_current(tree, path))
+	if (!path_is_current(tree, path))
 		return btree_lookup(tree, key, path);
 	return lookup_from_linked(key, path);
 }
@@ -2541,23 +2570,33 @@ struct btree_item *btree_lookup_for_write(struct btree *tree, struct transaction
 	return writable_item(&path);
 }
 
+/* A new item of the private leaf, its payload in the leaf's heap (room
+ * reserved) or in the item. */
+static struct btree_item leaf_new_item(struct tree_block *leaf, const struct btree_key *key, uint32_t size,
+				       const union item_payload *payload)
+{
+	if (payload && !payload_fits_kind(key->type, payload))
+		g_error("btree: item (%" PRIu64 " %u %" PRIu64 ") inserted with bytes beyond its payload's kind",
+			key->objectid, key->type, key->offset);
+	struct btree_item new_item = { .key = *key, .size = (uint16_t)size /* fits: BT4, checked by the caller */ };
+	uint32_t heap_bytes = heap_bytes_of(&new_item);
+	if (heap_bytes)
+		new_item.payload.at = heap_put(leaf, key->type, payload, heap_bytes);
+	else if (btree_payload_kind(key->type) == BTREE_PAYLOAD_VALUE)
+		new_item.payload.value = payload ? payload->value : 0;
+	return new_item;
+}
+
 static void leaf_insert_at(struct btree_path *path, const struct btree_key *key, uint32_t size,
 			   const union item_payload *payload)
 {
 	struct tree_block *leaf = path->nodes[0];
 	uint32_t slot = path->slots[0];
 	ensure_capacity(leaf, leaf->nritems + 1);
-	if (payload && !payload_fits_kind(key->type, payload))
-		g_error("btree: item (%" PRIu64 " %u %" PRIu64 ") inserted with bytes beyond its payload's kind",
-			key->objectid, key->type, key->offset);
-	struct btree_item new_item = { .key = *key, .size = (uint16_t)size /* fits: BT4, checked by the caller */ };
-	uint32_t heap_bytes = heap_bytes_of(&new_item);
-	if (heap_bytes) {
+	uint32_t heap_bytes = heap_bytes_by_type[key->type];
+	if (heap_bytes)
 		heap_reserve(leaf, heap_bytes);
-		new_item.payload.at = heap_put(leaf, key->type, payload, heap_bytes);
-	} else if (btree_payload_kind(key->type) == BTREE_PAYLOAD_VALUE) {
-		new_item.payload.value = payload ? payload->value : 0;
-	}
+	struct btree_item new_item = leaf_new_item(leaf, key, size, payload);
 	memmove(&leaf->items[slot + 1], &leaf->items[slot], (leaf->nritems - slot) * sizeof(struct btree_item));
 	struct btree_item *item = &leaf->items[slot];
 	*item = new_item;
@@ -2565,6 +2604,33 @@ static void leaf_insert_at(struct btree_path *path, const struct btree_key *key,
 	leaf->leaf_bytes += item_bytes(item);
 	if (slot == 0)
 		fixup_low_keys(path, 0, key);
+}
+
+/* leaf_insert_at() for `count` sorted keys at the path's slot, with one
+ * move of the items after them: a directory's batch of DIR_INDEX items
+ * went in item by item, each moving the leaf's later items again. */
+static void leaf_insert_run(struct btree_path *path, const struct btree_key *keys, const uint32_t *sizes,
+			    const union item_payload *payloads, uint32_t count)
+{
+	struct tree_block *leaf = path->nodes[0];
+	uint32_t slot = path->slots[0], heap_bytes = 0;
+	ensure_capacity(leaf, leaf->nritems + count);
+	for (uint32_t i = 0; i < count; i++) {
+		g_assert(i == 0 || btree_key_compare(&keys[i - 1], &keys[i]) < 0);
+		heap_bytes += heap_bytes_by_type[keys[i].type];
+	}
+	g_assert(slot == leaf->nritems || btree_key_compare(&keys[count - 1], &leaf->items[slot].key) < 0);
+	if (heap_bytes)
+		heap_reserve_end(leaf, heap_bytes);
+	memmove(&leaf->items[slot + count], &leaf->items[slot], (leaf->nritems - slot) * sizeof(struct btree_item));
+	for (uint32_t i = 0; i < count; i++) {
+		struct btree_item *item = &leaf->items[slot + i];
+		*item = leaf_new_item(leaf, &keys[i], sizes[i], payloads ? &payloads[i] : NULL);
+		leaf->leaf_bytes += item_bytes(item);
+	}
+	leaf->nritems += count;
+	if (slot == 0)
+		fixup_low_keys(path, 0, &keys[0]);
 }
 
 struct btree_item *btree_insert_item(struct btree *tree, struct transaction *txn, const struct btree_key *key,
@@ -2595,14 +2661,7 @@ void btree_insert_items(struct btree *tree, struct transaction *txn, const struc
 	g_assert(count > 0 && need <= btree_leaf_capacity(nodesize_of(txn)));
 	bool exists = btree_search(tree, txn, &keys[0], SEARCH_INSERT, need, &path);
 	g_assert(!exists);
-	uint32_t slot = path.slots[0];
-	for (uint32_t i = 0; i < count; i++) {
-		g_assert(i == 0 || btree_key_compare(&keys[i - 1], &keys[i]) < 0);
-		path.slots[0] = slot + i;
-		g_assert(path.slots[0] == path.nodes[0]->nritems ||
-			 btree_key_compare(&keys[i], &path.nodes[0]->items[path.slots[0]].key) < 0);
-		leaf_insert_at(&path, &keys[i], sizes[i], payloads ? &payloads[i] : NULL);
-	}
+	leaf_insert_run(&path, keys, sizes, payloads, count);
 }
 
 struct btree_item *btree_resize_item(struct btree *tree, struct transaction *txn, const struct btree_key *key,
@@ -2917,62 +2976,104 @@ bool btree_delete_item_near(struct btree *tree, struct transaction *txn, const s
 	return btree_delete_items_near(tree, txn, key, 1, path);
 }
 
-/* visit_block() of a leaf without runs: its items read in place, without
- * the cursor's call per item (a directory table's fill, round 14c). */
-static uint64_t visit_plain_leaf(const struct tree_block *b, uint32_t i, const struct btree_key *last,
-				 btree_visit_fn cb, void *opaque, bool *stop)
+/* What a visit hands its items to: one at a time, or a leaf's run of
+ * consecutive items at a time (a leaf with runs: one made-up item a call). */
+struct visitor {
+	btree_visit_fn item;
+	btree_visit_items_fn items;
+	void *opaque;
+	uint64_t visited;
+	bool stop;
+};
+
+/* The first slot at or after `from` whose key is > last: a binary search,
+ * as leaf_find_slot() with "<= last" for "< key". */
+static uint32_t leaf_slot_past(const struct tree_block *leaf, uint32_t from, const struct btree_key *last)
 {
-	uint64_t visited = 0;
-	for (const struct btree_item *item = &b->items[i], *end = &b->items[b->nritems]; item < end; item++) {
-		if (btree_key_compare(&item->key, last) > 0) {
-			*stop = true;
-			break;
-		}
-		visited++;
-		if (!cb(item, opaque)) {
-			*stop = true;
-			break;
-		}
+	uint32_t low = from, high = leaf->nritems;
+	while (low < high) {
+		uint32_t mid = low + (high - low) / 2;
+		if (btree_key_compare(&leaf->items[mid].key, last) <= 0)
+			low = mid + 1;
+		else
+			high = mid;
 	}
-	return visited;
+	return low;
 }
 
-static uint64_t visit_block(const struct tree_block *b, const struct btree_key *first,
-			    const struct btree_key *last, btree_visit_fn cb, void *opaque, bool *stop)
+/* A leaf without runs, from slot i: its items read in place, without the
+ * cursor's call per item, and to a run visitor in one call (a directory
+ * table's fill, docs/performance.md round 14c). */
+static void visit_plain_leaf(const struct tree_block *b, uint32_t i, const struct btree_key *last,
+			     struct visitor *v)
 {
-	uint64_t visited = 0;
+	if (v->items) {
+		uint32_t end = leaf_slot_past(b, i, last);
+		if (end > i) {
+			v->visited += end - i;
+			v->stop = !v->items(&b->items[i], end - i, v->opaque);
+		}
+		v->stop |= end < b->nritems; /* the next key is past last */
+		return;
+	}
+	for (const struct btree_item *item = &b->items[i], *end = &b->items[b->nritems]; item < end; item++) {
+		if (btree_key_compare(&item->key, last) > 0) {
+			v->stop = true;
+			return;
+		}
+		v->visited++;
+		if (!v->item(item, v->opaque)) {
+			v->stop = true;
+			return;
+		}
+	}
+}
+
+static void visit_block(const struct tree_block *b, const struct btree_key *first, const struct btree_key *last,
+			struct visitor *v)
+{
 	if (!b->level) {
 		bool exact;
 		uint32_t i = leaf_find_slot(b, first, &exact);
-		if (!(b->flags & TREE_BLOCK_RUNS))
-			return visit_plain_leaf(b, i, last, cb, opaque, stop);
+		if (!(b->flags & TREE_BLOCK_RUNS)) {
+			visit_plain_leaf(b, i, last, v);
+			return;
+		}
 		struct btree_leaf_cursor cursor;
 		btree_leaf_cursor_init(&cursor, b, i);
-		for (; i < b->nritems && !*stop; i++) {
+		for (; i < b->nritems && !v->stop; i++) {
 			const struct btree_item *item = btree_leaf_cursor_next(&cursor);
 			if (btree_key_compare(&item->key, last) > 0) {
-				*stop = true;
+				v->stop = true;
 				break;
 			}
-			visited++;
-			if (!cb(item, opaque))
-				*stop = true;
+			v->visited++;
+			if (!(v->items ? v->items(item, 1, v->opaque) : v->item(item, v->opaque)))
+				v->stop = true;
 		}
-		return visited;
+		return;
 	}
-	for (uint32_t s = node_find_slot(b, first); s < b->nritems && !*stop; s++) {
+	for (uint32_t s = node_find_slot(b, first); s < b->nritems && !v->stop; s++) {
 		if (btree_key_compare(&b->children[s].key, last) > 0)
 			break;
-		visited += visit_block(b->children[s].block, first, last, cb, opaque, stop);
+		visit_block(b->children[s].block, first, last, v);
 	}
-	return visited;
 }
 
 uint64_t btree_visit_range(const struct btree *tree, const struct btree_key *first, const struct btree_key *last,
 			   btree_visit_fn cb, void *opaque)
 {
-	bool stop = false;
-	return visit_block(tree->root, first, last, cb, opaque, &stop);
+	struct visitor v = { .item = cb, .opaque = opaque };
+	visit_block(tree->root, first, last, &v);
+	return v.visited;
+}
+
+uint64_t btree_visit_range_items(const struct btree *tree, const struct btree_key *first,
+				 const struct btree_key *last, btree_visit_items_fn cb, void *opaque)
+{
+	struct visitor v = { .items = cb, .opaque = opaque };
+	visit_block(tree->root, first, last, &v);
+	return v.visited;
 }
 
 void btree_count_holders(struct tree_block *block)

@@ -598,6 +598,15 @@ typedef bool (*btree_visit_fn)(const struct btree_item *item, void *opaque);
 uint64_t btree_visit_range(const struct btree *tree, const struct btree_key *first,
 			   const struct btree_key *last, btree_visit_fn cb, void *opaque);
 
+/* btree_visit_range() a run of items at a time: cb gets each array of
+ * consecutive items in [first, last] that one leaf holds (a leaf with runs:
+ * one made-up item a call), in key order, until it returns false; the count
+ * is of the items handed over. A caller that reads many items makes no call
+ * per item (a directory table's fill, docs/performance.md round 14c). */
+typedef bool (*btree_visit_items_fn)(const struct btree_item *items, uint32_t count, void *opaque);
+uint64_t btree_visit_range_items(const struct btree *tree, const struct btree_key *first,
+				 const struct btree_key *last, btree_visit_items_fn cb, void *opaque);
+
 /* btree_visit_range() starting near *path (as btree_lookup_near), leaving
  * *path at the last item the callback saw or the first key past `last`. */
 uint64_t btree_visit_range_near(const struct btree *tree, const struct btree_key *first,

@@ -73,6 +73,11 @@ struct fs_design_ops {
 	 * it returns false; returns how many it was handed. */
 	uint64_t (*visit_range)(const struct subvolume *sv, const struct btree_key *first,
 				const struct btree_key *last, btree_visit_fn cb, void *opaque);
+	/* The same, a run of consecutive items a call (btree_visit_range_items);
+	 * a run is items as visit_range() would hand them, one after another.
+	 * May be NULL: visit_range(), one item a run. */
+	uint64_t (*visit_range_items)(const struct subvolume *sv, const struct btree_key *first,
+				      const struct btree_key *last, btree_visit_items_fn cb, void *opaque);
 	/* The item, made writable in this transaction (the design copies what
 	 * it must), or NULL when absent. Its size does not change. */
 	struct btree_item *(*lookup_for_write)(struct fs *fs, struct subvolume *sv, const struct btree_key *key);
@@ -247,6 +252,26 @@ static inline uint64_t subvol_visit_range(const struct subvolume *sv, const stru
 					  const struct btree_key *last, btree_visit_fn cb, void *opaque)
 {
 	return design_of(sv)->visit_range(sv, first, last, cb, opaque);
+}
+
+struct subvol_items_adapter {
+	btree_visit_items_fn cb;
+	void *opaque;
+};
+
+static inline bool subvol_one_item(const struct btree_item *item, void *opaque)
+{
+	const struct subvol_items_adapter *a = opaque;
+	return a->cb(item, 1, a->opaque);
+}
+
+static inline uint64_t subvol_visit_range_items(const struct subvolume *sv, const struct btree_key *first,
+						const struct btree_key *last, btree_visit_items_fn cb, void *opaque)
+{
+	if (design_of(sv)->visit_range_items)
+		return design_of(sv)->visit_range_items(sv, first, last, cb, opaque);
+	struct subvol_items_adapter a = { cb, opaque };
+	return design_of(sv)->visit_range(sv, first, last, subvol_one_item, &a);
 }
 
 static inline struct btree_item *subvol_lookup_for_write(struct fs *fs, struct subvolume *sv,

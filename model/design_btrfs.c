@@ -87,6 +87,13 @@ static uint64_t btrfs_visit_range(const struct subvolume *sv, const struct btree
 	return btree_visit_range(sv->tree, &lo, &hi, cb, opaque);
 }
 
+static uint64_t btrfs_visit_range_items(const struct subvolume *sv, const struct btree_key *first,
+					const struct btree_key *last, btree_visit_items_fn cb, void *opaque)
+{
+	struct btree_key lo = plain(first), hi = plain(last);
+	return btree_visit_range_items(sv->tree, &lo, &hi, cb, opaque);
+}
+
 static uint64_t btrfs_visit_range_near(const struct subvolume *sv, const struct btree_key *first,
 				       const struct btree_key *last, btree_visit_fn cb, void *opaque,
 				       struct btree_path *near)
@@ -428,6 +435,7 @@ const struct fs_design_ops fs_design_btrfs = {
 	.lookup_for_write = btrfs_lookup_for_write,
 	.lookup_near = btrfs_lookup_near,
 	.lookup_kept = btrfs_lookup_kept,
+	.visit_range_items = btrfs_visit_range_items,
 	.visit_range_near = btrfs_visit_range_near,
 	.lookup_for_write_near = btrfs_lookup_for_write_near,
 	.write_inode_atime_near = btrfs_write_inode_atime_near,

@@ -93,22 +93,26 @@ G_NO_INLINE static void grow(struct dir_table *t)
 	g_free(old);
 }
 
-static bool fill_one(const struct btree_item *item, void *opaque)
+/* A leaf's run of the directory's DIR_ITEMs into the table. */
+static bool fill_items(const struct btree_item *items, uint32_t count, void *opaque)
 {
 	struct dir_table *t = opaque;
-	if (2 * (t->count + 1) > t->mask + 1) { /* more than half the slots: grow, or give up */
-		if (t->count == DIR_CACHE_MAX) {
-			t->subvolume = NULL; /* too large: not made */
-			return false;
+	for (const struct btree_item *item = items; item < items + count; item++) {
+		if (2 * (t->count + 1) > t->mask + 1) { /* more than half the slots: grow, or give up */
+			if (t->count == DIR_CACHE_MAX) {
+				t->subvolume = NULL; /* too large: not made */
+				return false;
+			}
+			grow(t);
 		}
-		grow(t);
+		const struct item_dir *d = btree_item_dir(item);
+		uint64_t offset = btree_item_key(item)->offset;
+		*slot_of(t, offset) = (struct dir_cache_entry){ .offset = offset, .location = d->location,
+								.name = d->name, .name_len = d->name_len,
+								.location_is_root = d->location_is_root,
+								.fill = t->fill };
+		t->count++;
 	}
-	const struct item_dir *d = btree_item_dir(item);
-	uint64_t offset = btree_item_key(item)->offset;
-	*slot_of(t, offset) = (struct dir_cache_entry){ .offset = offset, .location = d->location, .name = d->name,
-							.name_len = d->name_len,
-							.location_is_root = d->location_is_root, .fill = t->fill };
-	t->count++;
 	return true;
 }
 
@@ -167,7 +171,7 @@ static struct dir_table *fill(struct fs *fs, struct subvolume *sv, uint64_t dir)
 	c->last = (unsigned)(t - c->tables);
 	struct btree_key first = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, 0);
 	struct btree_key last = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, UINT64_MAX);
-	subvol_visit_range(sv, &first, &last, fill_one, t);
+	subvol_visit_range_items(sv, &first, &last, fill_items, t);
 	return t->subvolume ? t : NULL;
 }
 
@@ -211,6 +215,28 @@ G_NO_INLINE static struct dir_table *answers(struct fs *fs, struct subvolume *sv
 	return fill(fs, sv, dir);
 }
 
+static bool entry_is(const struct dir_table *t, const struct dir_cache_entry *e, const char *name, uint16_t name_len)
+{
+	return in_use(t, e) && e->name_len == name_len && fs_bytes_equal(e->name, name, name_len);
+}
+
+/* The entry named `name` among the offsets hash .. hash + FS_DIR_HASH_PROBE,
+ * or NULL. Mostly the one at the hash's own slot: its offset is the hash
+ * and no other entry took that slot (round 14c: one check before the loop). */
+static const struct dir_cache_entry *probe(const struct dir_table *t, uint32_t hash, const char *name,
+					   uint16_t name_len)
+{
+	const struct dir_cache_entry *e = &t->slots[hash & t->mask];
+	if (e->offset == hash && entry_is(t, e, name, name_len))
+		return e;
+	for (uint64_t offset = hash; offset <= (uint64_t)hash + FS_DIR_HASH_PROBE; offset++) {
+		e = slot_of(t, offset);
+		if (entry_is(t, e, name, name_len))
+			return e;
+	}
+	return NULL;
+}
+
 bool fs_dir_cache_find(struct fs *fs, struct subvolume *sv, uint64_t dir, uint32_t hash, const char *name,
 		       uint16_t name_len, const struct dir_cache_entry **found)
 {
@@ -221,14 +247,7 @@ bool fs_dir_cache_find(struct fs *fs, struct subvolume *sv, uint64_t dir, uint32
 		if (!t)
 			return false;
 	}
-	*found = NULL;
-	for (uint64_t offset = hash; offset <= (uint64_t)hash + FS_DIR_HASH_PROBE; offset++) {
-		const struct dir_cache_entry *e = slot_of(t, offset);
-		if (in_use(t, e) && e->name_len == name_len && fs_bytes_equal(e->name, name, name_len)) {
-			*found = e;
-			break;
-		}
-	}
+	*found = probe(t, hash, name, name_len);
 	return true;
 }
 

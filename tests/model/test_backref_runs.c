@@ -201,6 +201,61 @@ static void test_lookups_find_every_member_of_a_run(void **state)
 	fs_free(fs);
 }
 
+struct key_log {
+	GArray *keys;
+	unsigned stop_after; /* 0: never */
+};
+
+static bool log_item(const struct btree_item *item, void *opaque)
+{
+	struct key_log *log = opaque;
+	g_array_append_val(log->keys, *btree_item_key(item));
+	return true;
+}
+
+static bool log_items(const struct btree_item *items, uint32_t count, void *opaque)
+{
+	struct key_log *log = opaque;
+	assert_true(count > 0);
+	for (uint32_t i = 0; i < count; i++)
+		g_array_append_val(log->keys, *btree_item_key(&items[i]));
+	return !log->stop_after || log->keys->len < log->stop_after;
+}
+
+/* btree_visit_range_items() hands over, run after run, the items
+ * btree_visit_range() hands over one at a time: over the extent tree's
+ * leaves with runs (made-up members, one a call) and without, whole ranges
+ * and ranges cut short by the callback (a prefix, ending where a run does). */
+static void test_a_visit_by_runs_of_items_hands_over_what_a_visit_item_by_item_does(void **state)
+{
+	(void)state;
+	struct fs *fs = new_fs(true);
+	build(fs);
+	assert_int_equal(fs_sync(fs), 0);
+	g_autoptr(GArray) all = g_array_new(FALSE, FALSE, sizeof(struct btree_key));
+	struct key_log every = { all, 0 };
+	btree_visit_range(&fs->extent_tree, &BTREE_KEY_MIN, &BTREE_KEY_MAX, log_item, &every);
+	assert_true(all->len > 100);
+	for (guint i = 0; i < 400; i++) {
+		guint from = (i * 7919u) % all->len, to = MIN(all->len - 1, from + (i * 104729u) % 300);
+		struct btree_key first = g_array_index(all, struct btree_key, from);
+		struct btree_key last = g_array_index(all, struct btree_key, to);
+		if (i % 3 == 1)
+			first.offset++; /* from between two keys */
+		g_autoptr(GArray) one = g_array_new(FALSE, FALSE, sizeof(struct btree_key));
+		g_autoptr(GArray) runs = g_array_new(FALSE, FALSE, sizeof(struct btree_key));
+		struct key_log by_item = { one, 0 }, by_runs = { runs, i % 2 ? 1 + i % 40 : 0 };
+		uint64_t items = btree_visit_range(&fs->extent_tree, &first, &last, log_item, &by_item);
+		uint64_t handed = btree_visit_range_items(&fs->extent_tree, &first, &last, log_items, &by_runs);
+		assert_int_equal(handed, runs->len);
+		assert_true(runs->len <= one->len);
+		if (!by_runs.stop_after || runs->len < by_runs.stop_after)
+			assert_int_equal(runs->len, items); /* not cut short: all of them */
+		assert_memory_equal(runs->data, one->data, runs->len * sizeof(struct btree_key));
+	}
+	fs_free(fs);
+}
+
 /* BT9: a run whose count no longer adds up to the leaf's items is caught. */
 /* Items a stored entry stands for: a run of keyed backrefs counts them in
  * its value, a run of METADATA_ITEMs in the value's low 32 bits. */
@@ -279,6 +334,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keyed_backrefs_stored_as_runs_leave_the_extent_tree_as_items_one_by_one_do),
 		cmocka_unit_test(test_lookups_find_every_member_of_a_run),
+		cmocka_unit_test(test_a_visit_by_runs_of_items_hands_over_what_a_visit_item_by_item_does),
 		cmocka_unit_test(test_tree_check_fails_on_a_run_that_does_not_add_up_to_the_leaf),
 		cmocka_unit_test(test_tree_check_fails_on_a_run_of_metadata_items_not_a_block_apart),
 	};
