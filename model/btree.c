@@ -2190,6 +2190,30 @@ static void split_leaf(struct btree *tree, struct transaction *txn, const struct
 
 /* --- the search ------------------------------------------------------- */
 
+/*
+ * node_find_slot() and leaf_find_slot() for an insert, which mostly goes
+ * after every key of the tree: a new inode's items (the highest inode
+ * number) at the right edge. One compare with the block's last key answers
+ * those without the binary search: a third of an inode's insert
+ * (docs/performance.md, round 14a).
+ */
+static uint32_t node_insert_slot(const struct tree_block *node, const struct btree_key *key)
+{
+	if (btree_key_compare(key, &node->children[node->nritems - 1].key) >= 0)
+		return node->nritems - 1u;
+	return node_find_slot(node, key);
+}
+
+static uint32_t leaf_insert_slot(const struct tree_block *leaf, const struct btree_key *key, bool *exact)
+{
+	if (leaf->nritems && !(leaf->flags & TREE_BLOCK_RUNS) &&
+	    btree_key_compare(key, &leaf->items[leaf->nritems - 1].key) > 0) {
+		*exact = false;
+		return leaf->nritems;
+	}
+	return leaf_find_slot(leaf, key, exact);
+}
+
 enum search_intent { SEARCH_CHANGE = 0, SEARCH_INSERT = 1, SEARCH_DELETE = -1 };
 
 /*
@@ -2207,7 +2231,7 @@ again:
 	for (int level = path->levels - 1; level >= 0; level--) {
 		struct tree_block *b = cow_path_block(tree, txn, path, (unsigned)level);
 		if (level > 0) {
-			path->slots[level] = node_find_slot(b, key);
+			path->slots[level] = intent == SEARCH_INSERT ? node_insert_slot(b, key) : node_find_slot(b, key);
 			if (intent == SEARCH_INSERT && b->nritems >= node_capacity - BTRFS_NODE_SPLIT_SLACK) {
 				/* As setup_nodes_for_search: split (or push) once and go on
 				 * down whichever half now holds the key. */
@@ -2222,7 +2246,7 @@ again:
 			continue;
 		}
 		bool exact;
-		path->slots[0] = leaf_find_slot(b, key, &exact);
+		path->slots[0] = intent == SEARCH_INSERT ? leaf_insert_slot(b, key, &exact) : leaf_find_slot(b, key, &exact);
 		if (intent == SEARCH_INSERT && leaf_free_space(txn, b) < ins_len) {
 			split_leaf(tree, txn, key, path, ins_len, exact);
 			/* The split may have moved the slot; find it again in the new leaf. */
@@ -2544,23 +2568,33 @@ struct btree_item *btree_lookup_for_write(struct btree *tree, struct transaction
 	return writable_item(&path);
 }
 
+/* A new item of the private leaf, its payload in the leaf's heap (room
+ * reserved) or in the item. */
+static struct btree_item leaf_new_item(struct tree_block *leaf, const struct btree_key *key, uint32_t size,
+				       const union item_payload *payload)
+{
+	if (payload && !payload_fits_kind(key->type, payload))
+		g_error("btree: item (%" PRIu64 " %u %" PRIu64 ") inserted with bytes beyond its payload's kind",
+			key->objectid, key->type, key->offset);
+	struct btree_item new_item = { .key = *key, .size = (uint16_t)size /* fits: BT4, checked by the caller */ };
+	uint32_t heap_bytes = heap_bytes_of(&new_item);
+	if (heap_bytes)
+		new_item.payload.at = heap_put(leaf, key->type, payload, heap_bytes);
+	else if (btree_payload_kind(key->type) == BTREE_PAYLOAD_VALUE)
+		new_item.payload.value = payload ? payload->value : 0;
+	return new_item;
+}
+
 static void leaf_insert_at(struct btree_path *path, const struct btree_key *key, uint32_t size,
 			   const union item_payload *payload)
 {
 	struct tree_block *leaf = path->nodes[0];
 	uint32_t slot = path->slots[0];
 	ensure_capacity(leaf, leaf->nritems + 1);
-	if (payload && !payload_fits_kind(key->type, payload))
-		g_error("btree: item (%" PRIu64 " %u %" PRIu64 ") inserted with bytes beyond its payload's kind",
-			key->objectid, key->type, key->offset);
-	struct btree_item new_item = { .key = *key, .size = (uint16_t)size /* fits: BT4, checked by the caller */ };
-	uint32_t heap_bytes = heap_bytes_of(&new_item);
-	if (heap_bytes) {
+	uint32_t heap_bytes = heap_bytes_by_type[key->type];
+	if (heap_bytes)
 		heap_reserve(leaf, heap_bytes);
-		new_item.payload.at = heap_put(leaf, key->type, payload, heap_bytes);
-	} else if (btree_payload_kind(key->type) == BTREE_PAYLOAD_VALUE) {
-		new_item.payload.value = payload ? payload->value : 0;
-	}
+	struct btree_item new_item = leaf_new_item(leaf, key, size, payload);
 	memmove(&leaf->items[slot + 1], &leaf->items[slot], (leaf->nritems - slot) * sizeof(struct btree_item));
 	struct btree_item *item = &leaf->items[slot];
 	*item = new_item;
@@ -2568,6 +2602,33 @@ static void leaf_insert_at(struct btree_path *path, const struct btree_key *key,
 	leaf->leaf_bytes += item_bytes(item);
 	if (slot == 0)
 		fixup_low_keys(path, 0, key);
+}
+
+/* leaf_insert_at() for `count` sorted keys at the path's slot, with one
+ * move of the items after them: a directory's batch of DIR_INDEX items
+ * went in item by item, each moving the leaf's later items again. */
+static void leaf_insert_run(struct btree_path *path, const struct btree_key *keys, const uint32_t *sizes,
+			    const union item_payload *payloads, uint32_t count)
+{
+	struct tree_block *leaf = path->nodes[0];
+	uint32_t slot = path->slots[0], heap_bytes = 0;
+	ensure_capacity(leaf, leaf->nritems + count);
+	for (uint32_t i = 0; i < count; i++) {
+		g_assert(i == 0 || btree_key_compare(&keys[i - 1], &keys[i]) < 0);
+		heap_bytes += heap_bytes_by_type[keys[i].type];
+	}
+	g_assert(slot == leaf->nritems || btree_key_compare(&keys[count - 1], &leaf->items[slot].key) < 0);
+	if (heap_bytes)
+		heap_reserve_end(leaf, heap_bytes);
+	memmove(&leaf->items[slot + count], &leaf->items[slot], (leaf->nritems - slot) * sizeof(struct btree_item));
+	for (uint32_t i = 0; i < count; i++) {
+		struct btree_item *item = &leaf->items[slot + i];
+		*item = leaf_new_item(leaf, &keys[i], sizes[i], payloads ? &payloads[i] : NULL);
+		leaf->leaf_bytes += item_bytes(item);
+	}
+	leaf->nritems += count;
+	if (slot == 0)
+		fixup_low_keys(path, 0, &keys[0]);
 }
 
 struct btree_item *btree_insert_item(struct btree *tree, struct transaction *txn, const struct btree_key *key,
@@ -2598,14 +2659,7 @@ void btree_insert_items(struct btree *tree, struct transaction *txn, const struc
 	g_assert(count > 0 && need <= btree_leaf_capacity(nodesize_of(txn)));
 	bool exists = btree_search(tree, txn, &keys[0], SEARCH_INSERT, need, &path);
 	g_assert(!exists);
-	uint32_t slot = path.slots[0];
-	for (uint32_t i = 0; i < count; i++) {
-		g_assert(i == 0 || btree_key_compare(&keys[i - 1], &keys[i]) < 0);
-		path.slots[0] = slot + i;
-		g_assert(path.slots[0] == path.nodes[0]->nritems ||
-			 btree_key_compare(&keys[i], &path.nodes[0]->items[path.slots[0]].key) < 0);
-		leaf_insert_at(&path, &keys[i], sizes[i], payloads ? &payloads[i] : NULL);
-	}
+	leaf_insert_run(&path, keys, sizes, payloads, count);
 }
 
 struct btree_item *btree_resize_item(struct btree *tree, struct transaction *txn, const struct btree_key *key,
@@ -2680,6 +2734,46 @@ struct btree_item *btree_insert_item_near(struct btree *tree, struct transaction
 	g_assert(!exists);
 	leaf_insert_at(path, key, size, payload);
 	return btree_path_item(path);
+}
+
+/* Would a lookup of `key` find its place one slot on in the path's leaf?
+ * It is above the item at the path and below the next one, or, at the
+ * leaf's end, below the key of the leaf's right neighbour (the next child's
+ * at the lowest node on the path that has one; the rightmost leaf has no
+ * bound): every node on the path then sends the key down the same way. */
+static bool key_goes_next_in_leaf(const struct btree_path *path, const struct btree_key *key)
+{
+	const struct tree_block *leaf = path->nodes[0];
+	uint32_t next = path->slots[0] + 1;
+	if (btree_key_compare(key, &leaf->items[path->slots[0]].key) <= 0)
+		return false;
+	if (next < leaf->nritems)
+		return btree_key_compare(key, &leaf->items[next].key) < 0;
+	for (unsigned level = 1; level < path->levels; level++) {
+		const struct tree_block *node = path->nodes[level];
+		if (path->slots[level] + 1 < node->nritems)
+			return btree_key_compare(key, &node->children[path->slots[level] + 1].key) < 0;
+	}
+	return true;
+}
+
+uint32_t btree_insert_items_near(struct btree *tree, struct transaction *txn, const struct btree_key *keys,
+				 const uint32_t *sizes, uint32_t count, struct btree_path *path)
+{
+	btree_insert_item_near(tree, txn, &keys[0], sizes[0], NULL, path);
+	uint32_t n = 1;
+	for (; n < count; n++) {
+		if (!key_goes_next_in_leaf(path, &keys[n]) ||
+		    !search_insert_only_copies(txn, path, BTRFS_ITEM_HEADER_SIZE + sizes[n]))
+			break;
+		/* What the second insert's cow_found_path() does to the leaf the
+		 * first made private: it is listed for the commit (BT12). */
+		if (n == 1)
+			leaf_prepare_write(txn, path->nodes[0]);
+		path->slots[0]++;
+		leaf_insert_at(path, &keys[n], sizes[n], NULL);
+	}
+	return n;
 }
 
 /* How far btree_lookup_ahead() looks along the leaf before it searches. */

@@ -560,6 +560,14 @@ void btree_insert_items(struct btree *tree, struct transaction *txn, const struc
  * btree_insert_item() leaves; *path is the path to the new item. */
 struct btree_item *btree_insert_item_near(struct btree *tree, struct transaction *txn, const struct btree_key *key,
 					  uint32_t size, const union item_payload *payload, struct btree_path *path);
+/* The same for keys[0] (of sizes[0], no payload); then, while keys[1],
+ * keys[2] ... would each be looked up one slot on in its leaf and fit there
+ * with no split, those too, without the lookups (a batch's new blocks are
+ * mostly neighbours, docs/performance.md round 14b). Returns how many were
+ * inserted (at least 1); *path is left as that many btree_insert_item_near()
+ * calls leave it, at the last. */
+uint32_t btree_insert_items_near(struct btree *tree, struct transaction *txn, const struct btree_key *keys,
+				 const uint32_t *sizes, uint32_t count, struct btree_path *path);
 
 /* Change an existing item's size in place (btrfs_extend_item /
  * btrfs_truncate_item); grows by splitting the leaf when it must. */

@@ -45,7 +45,7 @@ struct delayed_node {
 	bool inode_dirty;
 	GArray *indexes;              /* struct delayed_index, ascending; NULL until the first (a
 				       * file's node never has one: most nodes) */
-	GList link;                   /* in delayed_items.queue */
+	struct delayed_node *prev, *next; /* in delayed_items' queue; a spare's next is the next spare */
 };
 
 /*
@@ -76,12 +76,13 @@ struct node_table {
 
 struct delayed_items {
 	struct node_table nodes;      /* DI2 */
-	struct delayed_node *spare;   /* nodes for reuse, a list through link.next */
+	struct delayed_node *spare;   /* nodes for reuse, a list through next */
 	unsigned spares;
 	GArray *spare_indexes;        /* a written directory's emptied indexes, for the next, or NULL */
 	struct delayed_node *last;    /* the node last found or made, or NULL (DI4) */
 	struct delayed_node *stray;   /* delayed_items_break_memo_for_test()'s node, owned */
-	GQueue queue;                 /* the nodes, least recently touched first */
+	struct delayed_node *head, *tail; /* the queue: the nodes, least recently touched first */
+	unsigned queued;              /* nodes in it */
 	uint64_t items;               /* waiting indexes + dirty inodes (DI1) */
 	uint64_t dirty_inodes;        /* nodes whose inode is dirty (DI1) */
 	uint64_t index_dirs;          /* nodes with waiting indexes (DI1) */
@@ -170,7 +171,7 @@ static struct delayed_node *node_new(struct delayed_items *delayed)
 	struct delayed_node *node = delayed->spare;
 	if (!node)
 		return g_new0(struct delayed_node, 1);
-	delayed->spare = node->link.next ? node->link.next->data : NULL;
+	delayed->spare = node->next;
 	delayed->spares--;
 	memset(node, 0, sizeof(*node));
 	return node;
@@ -193,7 +194,7 @@ static void node_release(struct delayed_items *delayed, struct delayed_node *nod
 		g_array_unref(node->indexes);
 	}
 	node->indexes = NULL;
-	node->link.next = delayed->spare ? &delayed->spare->link : NULL;
+	node->next = delayed->spare;
 	delayed->spare = node;
 	delayed->spares++;
 }
@@ -207,7 +208,6 @@ struct delayed_items *delayed_items_new(void)
 {
 	struct delayed_items *delayed = g_new0(struct delayed_items, 1);
 	table_init(&delayed->nodes, NODE_TABLE_MIN_BITS);
-	g_queue_init(&delayed->queue);
 	return delayed;
 }
 
@@ -215,13 +215,13 @@ void delayed_items_free(struct delayed_items *delayed)
 {
 	if (!delayed)
 		return;
-	GList *l;
-	while ((l = g_queue_pop_head_link(&delayed->queue)))
-		node_free(l->data);
-	while (delayed->spare) {
-		struct delayed_node *next = delayed->spare->link.next ? delayed->spare->link.next->data : NULL;
-		g_free(delayed->spare);
-		delayed->spare = next;
+	for (struct delayed_node *node = delayed->head, *next; node; node = next) {
+		next = node->next;
+		node_free(node);
+	}
+	for (struct delayed_node *node = delayed->spare, *next; node; node = next) {
+		next = node->next;
+		g_free(node);
 	}
 	g_free(delayed->nodes.slots);
 	if (delayed->spare_indexes)
@@ -250,6 +250,25 @@ static struct delayed_node *find_node(const struct fs *fs, const struct subvolum
 	return node;
 }
 
+/* The queue is a list through the nodes: a GQueue's GList calls were a
+ * sixth of the delayed items' cost per create (docs/performance.md, round
+ * 14a). */
+static void queue_unlink(struct delayed_items *delayed, struct delayed_node *node)
+{
+	*(node->prev ? &node->prev->next : &delayed->head) = node->next;
+	*(node->next ? &node->next->prev : &delayed->tail) = node->prev;
+	delayed->queued--;
+}
+
+static void queue_push_tail(struct delayed_items *delayed, struct delayed_node *node)
+{
+	node->prev = delayed->tail;
+	node->next = NULL;
+	*(delayed->tail ? &delayed->tail->next : &delayed->head) = node;
+	delayed->tail = node;
+	delayed->queued++;
+}
+
 /* The node of (sv, inode), made if there is none, moved to the queue's
  * tail: btrfs_release_delayed_node() requeues what it touched. */
 static struct delayed_node *touch_node(struct fs *fs, struct subvolume *sv, uint64_t inode)
@@ -257,18 +276,17 @@ static struct delayed_node *touch_node(struct fs *fs, struct subvolume *sv, uint
 	struct delayed_items *delayed = fs->delayed;
 	struct delayed_node *node = find_node(fs, sv, inode);
 	if (node) {
-		if (delayed->queue.tail == &node->link)
+		if (delayed->tail == node)
 			return node; /* at the tail already */
-		g_queue_unlink(&delayed->queue, &node->link);
+		queue_unlink(delayed, node);
 	} else {
 		node = node_new(delayed);
 		node->sv = sv;
 		node->inode = inode;
-		node->link.data = node;
 		table_add(&delayed->nodes, node);
 		delayed->last = node;
 	}
-	g_queue_push_tail_link(&delayed->queue, &node->link);
+	queue_push_tail(delayed, node);
 	return node;
 }
 
@@ -278,7 +296,7 @@ static void drop_node(struct fs *fs, struct delayed_node *node)
 	delayed->items -= index_count(node) + (node->inode_dirty ? 1u : 0u);
 	delayed->dirty_inodes -= node->inode_dirty ? 1u : 0u;
 	delayed->index_dirs -= index_count(node) ? 1u : 0u;
-	g_queue_unlink(&delayed->queue, &node->link);
+	queue_unlink(delayed, node);
 	table_remove(&delayed->nodes, node);
 	if (delayed->last == node)
 		delayed->last = NULL;
@@ -409,7 +427,7 @@ static void write_node(struct fs *fs, struct delayed_node *node)
 
 static void write_oldest(struct fs *fs)
 {
-	write_node(fs, g_queue_peek_head(&fs->delayed->queue));
+	write_node(fs, fs->delayed->head);
 }
 
 /*
@@ -443,9 +461,8 @@ void delayed_items_balance(struct fs *fs)
 
 void delayed_items_run(struct fs *fs)
 {
-	GList *head;
-	while ((head = g_queue_peek_head_link(&fs->delayed->queue)))
-		write_node(fs, head->data);
+	while (fs->delayed->head)
+		write_node(fs, fs->delayed->head);
 }
 
 uint64_t delayed_items_count(const struct fs *fs)
@@ -479,7 +496,7 @@ void delayed_items_miscount_dirty_for_test(struct fs *fs, int64_t delta)
 uint64_t delayed_items_misplace_for_test(struct fs *fs)
 {
 	struct node_table *t = &fs->delayed->nodes;
-	const struct delayed_node *head = g_queue_peek_head(&fs->delayed->queue);
+	const struct delayed_node *head = fs->delayed->head;
 	g_assert(head);
 	unsigned mask = table_mask(t), at = table_slot(t, head->sv, head->inode);
 	unsigned to = (node_home(t->bits, head->sv, head->inode) - 1) & mask;
@@ -493,7 +510,7 @@ uint64_t delayed_items_misplace_for_test(struct fs *fs)
 uint64_t delayed_items_break_memo_for_test(struct fs *fs)
 {
 	struct delayed_items *delayed = fs->delayed;
-	const struct delayed_node *head = g_queue_peek_head(&delayed->queue);
+	const struct delayed_node *head = delayed->head;
 	g_assert(head && !delayed->stray);
 	delayed->stray = g_new0(struct delayed_node, 1);
 	delayed->stray->sv = head->sv;
@@ -537,17 +554,19 @@ bool delayed_items_check(const struct fs *fs, GError **error)
 {
 	const struct delayed_items *delayed = fs->delayed;
 	uint64_t items = 0, dirty = 0, dirs = 0;
-	if (g_queue_get_length((GQueue *)&delayed->queue) != delayed->nodes.count ||
+	unsigned linked = 0;
+	for (const struct delayed_node *node = delayed->head; node && linked <= delayed->queued; node = node->next)
+		linked++;
+	if (linked != delayed->queued || delayed->queued != delayed->nodes.count ||
 	    2 * delayed->nodes.count > (1u << delayed->nodes.bits)) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-			    "corrupt delayed items: %u, DI2 nodes queued, %u known in %u slots", delayed->queue.length,
+			    "corrupt delayed items: %u, DI2 nodes queued, %u known in %u slots", linked,
 			    delayed->nodes.count, 1u << delayed->nodes.bits);
 		return false;
 	}
 	if (delayed->last && table_find(&delayed->nodes, delayed->last->sv, delayed->last->inode) != delayed->last)
 		return corrupt(error, delayed->last, "DI4 the memo names a node the table does not hold");
-	for (const GList *l = delayed->queue.head; l; l = l->next) {
-		const struct delayed_node *node = l->data;
+	for (const struct delayed_node *node = delayed->head; node; node = node->next) {
 		if (table_find(&delayed->nodes, node->sv, node->inode) != node)
 			return corrupt(error, node, "DI2 a queued node the table does not know");
 		if (!index_count(node) && !node->inode_dirty)

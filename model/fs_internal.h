@@ -161,6 +161,7 @@ struct fs {
 	struct walk_memo walk_memo;
 	struct dir_cache dir_cache;
 	struct read_cursor read_cursor;
+	struct read_cursor dir_cursor; /* NS3: where the last new name left its directory's inode item */
 	bool writeback_without_cursor; /* tests: each write's inode lookup starts at the root (fs_data.c) */
 	int64_t clock_ns;
 	int64_t last_commit_ns;
@@ -189,6 +190,10 @@ struct name_location {
 	 * from its hash on), when the name check that found it absent saw it;
 	 * FS_HASH_SLOT_UNKNOWN otherwise (fs_resolve_parent leaves it so). */
 	uint64_t hash_slot;
+	/* The path the lookups that found the directory (and the name check)
+	 * left in its subvolume, or levels 0: a later change to the directory
+	 * starts from it while btree_path_is_current() says so (NS3). */
+	struct btree_path near;
 };
 #define FS_HASH_SLOT_UNKNOWN UINT64_MAX
 

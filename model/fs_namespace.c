@@ -41,7 +41,11 @@
  *     its blocks still hang from the tree's current root, slot by slot;
  *     btree_lookup_near() then finds from it exactly what a descent from
  *     the root finds. Reads of one directory's files in creation order find
- *     neighbouring inode items, usually in the same leaf.
+ *     neighbouring inode items, usually in the same leaf. Likewise a new
+ *     name's lookup of its directory's inode item starts from the path the
+ *     last new name's left at its directory's (fs->dir_cursor): a copy's
+ *     next file is mostly in the same directory, whose lookup from the root
+ *     was a twentieth of a create.
  *  NS4 every DIR_ITEM sits at most FS_DIR_HASH_PROBE past its name's hash
  *     (see Hash collisions above), where lookups look for it.
  * A step out of one of the last directories the walks kept stepping out of
@@ -408,9 +412,9 @@ static bool near_check(const struct subvolume *sv, const struct btree_path *near
 	return true;
 }
 
-static bool read_cursor_check(struct fs *fs, GError **error)
+/* NS3 for a kept cursor (the read cursor, the directory cursor). */
+static bool cursor_check(struct fs *fs, const struct read_cursor *c, const char *what, GError **error)
 {
-	const struct read_cursor *c = &fs->read_cursor;
 	if (!c->inode_near.levels)
 		return true;
 	bool known = false;
@@ -418,12 +422,12 @@ static bool read_cursor_check(struct fs *fs, GError **error)
 		known = fs->subvolumes->pdata[i] == c->subvolume;
 	if (!known) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-			    "corrupt read cursor: NS3 a path in no subvolume of this filesystem");
+			    "corrupt %s: NS3 a path in no subvolume of this filesystem", what);
 		return false;
 	}
 	if (c->subvolume->deleted)
-		return true; /* fs_read() takes it only for the subvolume it reads in */
-	return near_check(c->subvolume, &c->inode_near, "read cursor", error);
+		return true; /* taken only for the subvolume of the lookup */
+	return near_check(c->subvolume, &c->inode_near, what, error);
 }
 
 /* NS1-NS2 for one level: a full walk of its prefix leads to its directory,
@@ -501,7 +505,8 @@ static bool hash_windows_check(const struct fs *fs, GError **error)
 
 bool fs_namespace_check(struct fs *fs, GError **error)
 {
-	if (!read_cursor_check(fs, error) || !hash_windows_check(fs, error))
+	if (!cursor_check(fs, &fs->read_cursor, "read cursor", error) ||
+	    !cursor_check(fs, &fs->dir_cursor, "directory cursor", error) || !hash_windows_check(fs, error))
 		return false;
 	if (!fs->walk_memo.depth || fs->walk_memo.names_removed != fs->names_removed)
 		return true; /* no memo in use */
@@ -544,12 +549,16 @@ int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out
 		return -EINVAL;
 	if (length > BTRFS_NAME_LEN)
 		return -ENAMETOOLONG;
-	struct btree_path near = { .levels = 0 };
-	int ret = walk(fs, path, slash, &out->dir, &near);
+	out->near.levels = 0;
+	int ret = walk(fs, path, slash, &out->dir, &out->near);
 	if (ret)
 		return ret;
 	if (!fs_is_placeholder(&out->dir)) {
-		const struct btree_item *dir = fs_inode_item_near(out->dir.subvolume, out->dir.inode, &near);
+		/* NS3: most new names go to the directory the last one went to. */
+		const struct read_cursor *c = &fs->dir_cursor;
+		if (c->subvolume == out->dir.subvolume && btree_path_is_current(c->subvolume->tree, &c->inode_near))
+			out->near = c->inode_near;
+		const struct btree_item *dir = fs_inode_item_near(out->dir.subvolume, out->dir.inode, &out->near);
 		if (!dir)
 			return -ENOENT;
 		if (!fs_mode_is_dir(btree_item_inode(dir)->mode))
@@ -618,13 +627,19 @@ int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t loc
 				? at->hash_slot
 				: free_hash_slot(sv, at->dir.inode, fs_name_hash(at->name, at->name_len));
 	struct btree_key item_key = BTRFS_KEY(at->dir.inode, BTRFS_DIR_ITEM_KEY, slot);
-	struct btree_path near = { .levels = 0 };
+	/* The name check's path, if the new inode's items (at the tree's right
+	 * edge) left it linked: usually the entry's own leaf (NS3). */
+	struct btree_path near = at->near;
+	if (!btree_path_is_current(sv->tree, &near))
+		near.levels = 0;
 	subvol_insert_near(fs, sv, &item_key, size, &payload, &near);
 	fs->names_added++; /* DC1 (fs_dir_cache.c) */
 	/* btrfs_insert_delayed_dir_index(): the index waits (delayed_items.h). */
 	if (delayed_items_insert_index(fs, sv, at->dir.inode, payload.dir.index, size, &payload))
 		near.levels = 0;
 	touch_dir(fs, &at->dir, 2 * (int64_t)at->name_len, &near);
+	if (near.levels) /* at the directory's inode item (NS3) */
+		fs->dir_cursor = (struct read_cursor){ .subvolume = sv, .inode_near = near };
 	return 0;
 }
 
@@ -713,10 +728,11 @@ static int prepare_new_name(struct fs *fs, const char *path, struct name_locatio
 	if (at->dir.subvolume->readonly)
 		return -EROFS;
 	/* The check's visit also finds the new entry's hash slot: nothing
-	 * adds a DIR_ITEM to the directory before fs_add_dir_entry(). */
-	struct btree_path near = { .levels = 0 };
+	 * adds a DIR_ITEM to the directory before fs_add_dir_entry(). It
+	 * starts where the directory's inode item was found: its entries sort
+	 * just after it. */
 	if (dir_lookup_hashed(at->dir.subvolume, at->dir.inode, fs_name_hash(at->name, at->name_len), at->name,
-			      at->name_len, &near, &at->hash_slot))
+			      at->name_len, &at->near, &at->hash_slot))
 		return -EEXIST;
 	/* The visit saw the whole window taken (see the top of the file). */
 	return at->hash_slot == FS_HASH_SLOT_UNKNOWN ? -EOVERFLOW : 0;

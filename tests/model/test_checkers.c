@@ -885,6 +885,41 @@ static void test_a_read_through_the_cursor_finds_what_a_lookup_from_the_root_fin
 	(void)state;
 }
 
+/* Creates into a few directories, with reads, unlinks and a snapshot between that move or stale
+ * the directory cursor: `cursored` creates as cowsim does, `fresh` forgets the cursor before
+ * every create (its directory's lookup from the root). Both end byte for byte the same. */
+static void test_a_create_through_the_directory_cursor_does_what_one_from_the_root_does(void **state)
+{
+	struct fs *cursored, *fresh;
+	int64_t now = two_populated_strictatime(&cursored, &fresh) + 1000000000;
+	assert_int_equal(fs_set_clock(cursored, now), 0);
+	assert_int_equal(fs_set_clock(fresh, now), 0);
+	struct fs_attributes attributes;
+	fs_attributes_init(&attributes);
+	assert_int_equal(fs_mkdir(cursored, "/e", &attributes), 0);
+	assert_int_equal(fs_mkdir(fresh, "/e", &attributes), 0);
+	for (unsigned i = 0; i < 300; i++) {
+		g_autofree char *path = g_strdup_printf("%s/new-%03u", i % 3 ? "/d" : (i % 2 ? "/e" : "/snap/d"), i);
+		fresh->dir_cursor = (struct read_cursor){ 0 };
+		int ret = fs_create(cursored, path, i % 5 ? 700 : 9000, &attributes);
+		assert_int_equal(fs_create(fresh, path, i % 5 ? 700 : 9000, &attributes), ret);
+		assert_int_equal(ret, 0);
+		if (i % 11 == 4) {
+			g_autofree char *other = g_strdup_printf("/d/file-%03u", i % FILES);
+			assert_int_equal(read_both(cursored, fresh, other), 0);
+			g_autofree char *gone = g_strdup_printf("/d/new-%03u", i - 1);
+			assert_int_equal(fs_unlink(cursored, gone), fs_unlink(fresh, gone));
+		}
+		if (i == 150) {
+			assert_int_equal(fs_snapshot(cursored, "/", "/later", false), 0);
+			assert_int_equal(fs_snapshot(fresh, "/", "/later", false), 0);
+		}
+	}
+	fixture_assert_fs_ok(cursored, "creates through the cursor");
+	assert_same_reports_and_free(cursored, fresh, 0);
+	(void)state;
+}
+
 /* The cursor's own leaf copied under it while the root stays: in one transaction a write
  * elsewhere copies the root, a read that updates nothing leaves the cursor in the file's leaf of
  * the last generation, and a write to the file copies that leaf. Under relatime the next read
@@ -914,11 +949,10 @@ static void test_a_read_after_its_leaf_was_copied_sees_the_copy_not_the_cursors_
 	(void)state;
 }
 
-static void test_namespace_check_fails_on_a_read_cursor_off_the_roots_path(void **state)
+/* NS3 broken three ways for a kept cursor (`what` in the messages). */
+static void assert_cursor_check_breaks(struct fs *fs, struct read_cursor *cursor, const char *what)
 {
-	struct fs *fs = populated("btrfs");
-	assert_int_equal(fs_read(fs, "/d/file-002", NULL), 0);
-	struct btree_path *near = &fs->read_cursor.inode_near;
+	struct btree_path *near = &cursor->inode_near;
 	unsigned top = near->levels - 1u;
 	struct tree_block *root = near->nodes[top];
 	uint32_t s = near->slots[top], t = s ? s - 1 : s + 1;
@@ -928,21 +962,60 @@ static void test_namespace_check_fails_on_a_read_cursor_off_the_roots_path(void 
 	root->children[s].block = root->children[t].block;
 	root->children[t].block = child;
 	near->slots[top] = t;
-	assert_true(btree_path_is_current(fs->read_cursor.subvolume->tree, near));
-	assert_namespace_corrupt(fs, "corrupt read cursor: NS3 linked but off the root's path at level");
+	assert_true(btree_path_is_current(cursor->subvolume->tree, near));
+	g_autofree char *off = g_strdup_printf("corrupt %s: NS3 linked but off the root's path at level", what);
+	assert_namespace_corrupt(fs, off);
 	root->children[t].block = root->children[s].block;
 	root->children[s].block = child;
 	near->slots[top] = s;
 	fixture_assert_fs_ok(fs, "the root put right");
-	const struct subvolume *kept = fs->read_cursor.subvolume;
+	const struct subvolume *kept = cursor->subvolume;
 	struct subvolume stranger = { 0 };
-	fs->read_cursor.subvolume = &stranger;
-	assert_namespace_corrupt(fs, "corrupt read cursor: NS3 a path in no subvolume of this filesystem");
-	fs->read_cursor.subvolume = kept;
+	cursor->subvolume = &stranger;
+	g_autofree char *nowhere = g_strdup_printf("corrupt %s: NS3 a path in no subvolume of this filesystem", what);
+	assert_namespace_corrupt(fs, nowhere);
+	cursor->subvolume = kept;
 	near->levels = G_N_ELEMENTS(near->nodes) + 1;
-	assert_namespace_corrupt(fs, "corrupt read cursor: NS3 9 levels");
+	g_autofree char *levels = g_strdup_printf("corrupt %s: NS3 9 levels", what);
+	assert_namespace_corrupt(fs, levels);
 	near->levels = (uint8_t)(top + 1);
 	fixture_assert_fs_ok(fs, "the cursor put right");
+}
+
+static void test_namespace_check_fails_on_a_read_cursor_off_the_roots_path(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	assert_int_equal(fs_read(fs, "/d/file-002", NULL), 0);
+	assert_cursor_check_breaks(fs, &fs->read_cursor, "read cursor");
+	fs_free(fs);
+	(void)state;
+}
+
+/* A new name leaves the directory cursor at its directory's inode item; the next new name's
+ * lookup of the directory starts there only while it is linked from the root. */
+static void test_namespace_check_fails_on_a_directory_cursor_off_the_roots_path(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct fs_attributes attributes;
+	fs_attributes_init(&attributes);
+	assert_int_equal(fs_create(fs, "/d/new-000", 100, &attributes), 0);
+	struct read_cursor *cursor = &fs->dir_cursor;
+	struct inode_location dir;
+	assert_int_equal(fs_resolve(fs, "/d", &dir), 0);
+	assert_ptr_equal(cursor->subvolume, dir.subvolume);
+	assert_true(btree_path_is_current(cursor->subvolume->tree, &cursor->inode_near));
+	const struct btree_item *item = btree_path_item(&cursor->inode_near);
+	assert_int_equal(btree_item_key(item)->objectid, dir.inode);
+	assert_int_equal(btree_item_key(item)->type, BTRFS_INODE_ITEM_KEY);
+	assert_cursor_check_breaks(fs, cursor, "directory cursor");
+	/* A stale cursor is not taken: the next create looks from the root and moves it. */
+	unsigned top = cursor->inode_near.levels - 1u;
+	cursor->inode_near.slots[top] = cursor->inode_near.slots[top] ? 0 : 1;
+	assert_false(btree_path_is_current(cursor->subvolume->tree, &cursor->inode_near));
+	assert_int_equal(fs_create(fs, "/d/new-001", 100, &attributes), 0);
+	assert_true(btree_path_is_current(cursor->subvolume->tree, &cursor->inode_near));
+	assert_non_null(fs_dir_lookup(dir.subvolume, dir.inode, "new-001", 7));
+	fixture_assert_fs_ok(fs, "after the creates");
 	fs_free(fs);
 	(void)state;
 }
@@ -1659,6 +1732,8 @@ int main(void)
 		cmocka_unit_test(test_a_read_through_the_cursor_finds_what_a_lookup_from_the_root_finds),
 		cmocka_unit_test(test_a_read_after_its_leaf_was_copied_sees_the_copy_not_the_cursors_leaf),
 		cmocka_unit_test(test_namespace_check_fails_on_a_read_cursor_off_the_roots_path),
+		cmocka_unit_test(test_namespace_check_fails_on_a_directory_cursor_off_the_roots_path),
+		cmocka_unit_test(test_a_create_through_the_directory_cursor_does_what_one_from_the_root_does),
 		cmocka_unit_test(test_a_step_through_the_dir_cache_finds_what_a_lookup_in_the_tree_finds),
 		cmocka_unit_test(test_dir_cache_check_fails_on_a_table_unlike_the_tree),
 		cmocka_unit_test(test_steps_among_more_directories_than_tables_find_what_the_tree_finds),
