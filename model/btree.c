@@ -1149,13 +1149,11 @@ void btree_leaf_cursor_init(struct btree_leaf_cursor *cursor, const struct tree_
 	cursor->entry = entry_of_slot(leaf, slot, &cursor->member);
 }
 
-const struct btree_item *btree_leaf_cursor_next(struct btree_leaf_cursor *cursor)
+const struct btree_item *btree_leaf_cursor_next_run(struct btree_leaf_cursor *cursor)
 {
 	const struct tree_block *leaf = cursor->leaf;
 	if (cursor->entry >= leaf_entries(leaf))
 		return NULL;
-	if (!(leaf->flags & TREE_BLOCK_RUNS))
-		return &leaf->items[cursor->entry++];
 	const struct btree_item *entry = &leaf->items[cursor->entry];
 	const struct btree_item *item = run_member(entry, cursor->member, &cursor->made_up);
 	if (++cursor->member == entry_span(entry)) {
@@ -2752,6 +2750,46 @@ struct btree_item *btree_insert_item_near(struct btree *tree, struct transaction
 	g_assert(!exists);
 	leaf_insert_at(path, key, size, payload);
 	return btree_path_item(path);
+}
+
+/* Would a lookup of `key` find its place one slot on in the path's leaf?
+ * It is above the item at the path and below the next one, or, at the
+ * leaf's end, below the key of the leaf's right neighbour (the next child's
+ * at the lowest node on the path that has one; the rightmost leaf has no
+ * bound): every node on the path then sends the key down the same way. */
+static bool key_goes_next_in_leaf(const struct btree_path *path, const struct btree_key *key)
+{
+	const struct tree_block *leaf = path->nodes[0];
+	uint32_t next = path->slots[0] + 1;
+	if (btree_key_compare(key, &leaf->items[path->slots[0]].key) <= 0)
+		return false;
+	if (next < leaf->nritems)
+		return btree_key_compare(key, &leaf->items[next].key) < 0;
+	for (unsigned level = 1; level < path->levels; level++) {
+		const struct tree_block *node = path->nodes[level];
+		if (path->slots[level] + 1 < node->nritems)
+			return btree_key_compare(key, &node->children[path->slots[level] + 1].key) < 0;
+	}
+	return true;
+}
+
+uint32_t btree_insert_items_near(struct btree *tree, struct transaction *txn, const struct btree_key *keys,
+				 const uint32_t *sizes, uint32_t count, struct btree_path *path)
+{
+	btree_insert_item_near(tree, txn, &keys[0], sizes[0], NULL, path);
+	uint32_t n = 1;
+	for (; n < count; n++) {
+		if (!key_goes_next_in_leaf(path, &keys[n]) ||
+		    !search_insert_only_copies(txn, path, BTRFS_ITEM_HEADER_SIZE + sizes[n]))
+			break;
+		/* What the second insert's cow_found_path() does to the leaf the
+		 * first made private: it is listed for the commit (BT12). */
+		if (n == 1)
+			leaf_prepare_write(txn, path->nodes[0]);
+		path->slots[0]++;
+		leaf_insert_at(path, &keys[n], sizes[n], NULL);
+	}
+	return n;
 }
 
 /* How far btree_lookup_ahead() looks along the leaf before it searches. */

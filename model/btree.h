@@ -469,7 +469,16 @@ struct btree_leaf_cursor {
 	struct btree_item made_up;        /* a run's member */
 };
 void btree_leaf_cursor_init(struct btree_leaf_cursor *cursor, const struct tree_block *leaf, uint32_t slot);
-const struct btree_item *btree_leaf_cursor_next(struct btree_leaf_cursor *cursor);
+const struct btree_item *btree_leaf_cursor_next_run(struct btree_leaf_cursor *cursor);
+/* A leaf without runs is its item array: the next item in place, without
+ * a call (1.3 M calls of the seed run's refs.c leaf scans, round 14c). */
+static inline const struct btree_item *btree_leaf_cursor_next(struct btree_leaf_cursor *cursor)
+{
+	const struct tree_block *leaf = cursor->leaf;
+	if (__builtin_expect(leaf->flags & TREE_BLOCK_RUNS, 0))
+		return btree_leaf_cursor_next_run(cursor);
+	return cursor->entry < leaf->nritems ? &leaf->items[cursor->entry++] : NULL;
+}
 
 /* Stores the runs of the leaves the transaction changed since the last
  * compaction as counted entries (BT9), when there are more than `keep` of
@@ -551,6 +560,14 @@ void btree_insert_items(struct btree *tree, struct transaction *txn, const struc
  * btree_insert_item() leaves; *path is the path to the new item. */
 struct btree_item *btree_insert_item_near(struct btree *tree, struct transaction *txn, const struct btree_key *key,
 					  uint32_t size, const union item_payload *payload, struct btree_path *path);
+/* The same for keys[0] (of sizes[0], no payload); then, while keys[1],
+ * keys[2] ... would each be looked up one slot on in its leaf and fit there
+ * with no split, those too, without the lookups (a batch's new blocks are
+ * mostly neighbours, docs/performance.md round 14b). Returns how many were
+ * inserted (at least 1); *path is left as that many btree_insert_item_near()
+ * calls leave it, at the last. */
+uint32_t btree_insert_items_near(struct btree *tree, struct transaction *txn, const struct btree_key *keys,
+				 const uint32_t *sizes, uint32_t count, struct btree_path *path);
 
 /* Change an existing item's size in place (btrfs_extend_item /
  * btrfs_truncate_item); grows by splitting the leaf when it must. */

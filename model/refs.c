@@ -133,8 +133,9 @@ struct refs {
 	GArray *drop_frames;           /* struct drop_frame: the dead trees' walk (RF7) */
 	uint32_t throttle_limit;       /* refs_throttle_heads() of the store's nodesize; 0 until
 					  the first throttle with heads pending */
-	struct pending_head *batch;    /* run_batch()'s heads, and the keys of its deletes: */
-	struct btree_key *batch_keys;  /* kept from batch to batch, */
+	struct pending_head *batch;    /* run_batch()'s heads, and the keys and sizes of */
+	struct btree_key *batch_keys;  /* its lone records (write_lone_records()): kept */
+	uint32_t *batch_sizes;         /* from batch to batch, */
 	unsigned batch_room;           /* for this many */
 	refs_data_freed_fn on_data_freed;
 	void *opaque;
@@ -164,6 +165,7 @@ void refs_free(struct refs *refs)
 	g_free(refs->heads_behind.heads);
 	g_free(refs->batch);
 	g_free(refs->batch_keys);
+	g_free(refs->batch_sizes);
 	g_ptr_array_unref(refs->freed_data);
 	while (refs->live_data) {
 		struct data_extent *next = refs->live_data->live_next;
@@ -749,37 +751,51 @@ static struct pending_head next_head(struct refs *refs)
 	return heap_pop(&refs->heads_ahead);
 }
 
-/* Is the head's record the delete of its METADATA_ITEM and nothing more (a
- * freed block whose references were all inline)? */
-static bool record_is_lone_delete(uint32_t nodesize, const struct pending_head *h)
+/* A head whose record is one METADATA_ITEM, inserted (a block's first
+ * record) or deleted (a freed block's last), and no keyed item: its
+ * references are all inline before and after. */
+enum lone_record { NOT_LONE, LONE_INSERT, LONE_DELETE };
+
+static enum lone_record lone_record(uint32_t nodesize, const struct pending_head *h)
 {
-	uint32_t keyed;
-	if (!h->block || !h->block->extent_item_refs || block_record_refs(h->block))
-		return false;
-	refs_metadata_item_size(nodesize, h->block->extent_item_refs, &keyed);
-	return !keyed;
+	if (!h->block)
+		return NOT_LONE;
+	uint32_t was = h->block->extent_item_refs, now = block_record_refs(h->block), keyed;
+	if (!was == !now)
+		return NOT_LONE;
+	refs_metadata_item_size(nodesize, was + now, &keyed); /* one of them is 0 */
+	return keyed ? NOT_LONE : now ? LONE_INSERT : LONE_DELETE;
 }
 
-/* The records of `count` heads that are lone deletes, in address order:
- * what write_block_record() would do for each, but a run of them that are
- * neighbours in an extent-tree leaf goes in one btree_delete_items_near()
- * (a grep's freed leaves were allocated one after the other: 96 % of the
- * deletes of `cowsim bench` follow the one before in its leaf). */
-static void delete_block_records(struct refs *refs, struct transaction *txn, const struct pending_head *heads,
-				 unsigned count, struct btree_path *cursor)
+/*
+ * The records of `count` heads that are lone inserts, or lone deletes, in
+ * address order: what write_block_record() would do for each, but a run of
+ * them that are neighbours in an extent-tree leaf goes in one call of
+ * btree_insert_items_near() or btree_delete_items_near(). A grep's freed
+ * leaves were allocated one after the other, as are the copies that replace
+ * them: 96 % of the deletes of `cowsim bench` follow the one before in its
+ * leaf.
+ */
+static void write_lone_records(struct refs *refs, struct transaction *txn, enum lone_record kind, uint32_t nodesize,
+			       const struct pending_head *heads, unsigned count, struct btree_path *cursor)
 {
 	struct btree_key *keys = refs->batch_keys;
-	for (unsigned k = 0; k < count; k++)
+	uint32_t *sizes = refs->batch_sizes, keyed;
+	for (unsigned k = 0; k < count; k++) {
 		keys[k] = BTRFS_KEY(heads[k].bytenr, BTRFS_METADATA_ITEM_KEY, heads[k].block->level);
+		sizes[k] = refs_metadata_item_size(nodesize, block_record_refs(heads[k].block), &keyed);
+	}
 	for (unsigned k = 0; k < count;) {
-		/* A run's first delete may copy blocks: they are its head's. */
+		/* A run's first record may copy or split blocks: they are its head's. */
 		enum space_cause was = blockstore_set_cause(txn->store, (enum space_cause)heads[k].block->refs_cause);
-		uint32_t deleted = btree_delete_items_near(refs->extent_tree, txn, &keys[k], count - k, cursor);
+		uint32_t done = kind == LONE_INSERT
+					? btree_insert_items_near(refs->extent_tree, txn, &keys[k], &sizes[k], count - k, cursor)
+					: btree_delete_items_near(refs->extent_tree, txn, &keys[k], count - k, cursor);
 		blockstore_set_cause(txn->store, was);
-		g_assert(deleted);
-		for (unsigned end = k + deleted; k < end; k++) {
+		g_assert(done);
+		for (unsigned end = k + done; k < end; k++) {
 			heads[k].block->flags &= ~TREE_BLOCK_REFS_DIRTY;
-			heads[k].block->extent_item_refs = 0;
+			heads[k].block->extent_item_refs = block_record_refs(heads[k].block);
 		}
 	}
 }
@@ -791,6 +807,7 @@ static struct pending_head *batch_room(struct refs *refs, unsigned count)
 		refs->batch_room = count;
 		refs->batch = g_renew(struct pending_head, refs->batch, count);
 		refs->batch_keys = g_renew(struct btree_key, refs->batch_keys, count);
+		refs->batch_sizes = g_renew(uint32_t, refs->batch_sizes, count);
 	}
 	return refs->batch;
 }
@@ -807,16 +824,17 @@ static unsigned run_batch(struct refs *refs, struct transaction *txn, unsigned c
 	struct btree_path cursor = { .levels = 0 }; /* write_extent_items() */
 	for (unsigned k = 0; k < count;) {
 		const struct pending_head *h = &heads[k];
-		unsigned deletes = 0;
-		while (k + deletes < count && record_is_lone_delete(nodesize, &heads[k + deletes]))
-			deletes++;
-		if (deletes)
-			delete_block_records(refs, txn, h, deletes, &cursor);
+		enum lone_record kind = lone_record(nodesize, h);
+		unsigned lone = 0;
+		while (kind != NOT_LONE && k + lone < count && lone_record(nodesize, &heads[k + lone]) == kind)
+			lone++;
+		if (lone)
+			write_lone_records(refs, txn, kind, nodesize, h, lone, &cursor);
 		else if (h->block)
 			write_block_record(refs, txn, h->block, &cursor);
 		else
 			write_data_record(refs, txn, h->extent, &cursor);
-		k += MAX(deletes, 1u);
+		k += MAX(lone, 1u);
 		refs->run_cursor = heads[k - 1].bytenr + 1;
 	}
 	btree_compact_runs(txn, REFS_EXPANDED_LEAVES);

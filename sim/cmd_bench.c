@@ -56,6 +56,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "huge_pages.h"
 #include "fs.h"
 
 static double cpu_seconds(void)
@@ -345,7 +346,7 @@ static int bench_snapshot_curve(uint64_t files, uint32_t nodesize)
 	}
 	printf("linearity: heap per further read from 30 to 100 snapshots over that from 10 to 30: %.2f"
 	       " (1.00 is linear)\n", more[2] > 0 ? more[3] / more[2] : 0.0);
-	printf("peak RSS %.1f MiB\n", peak_rss_bytes() / 1048576.0);
+	printf("peak RSS %.1f MiB\nheap pages: %s\n", peak_rss_bytes() / 1048576.0, huge_pages_state());
 	return 0;
 }
 
@@ -456,7 +457,7 @@ static int bench_big(uint64_t files, uint32_t nodesize)
 	printf("cost against size: CPU seconds to create and sync, exponent = log(t(N) / t(N/4)) / log 4\n");
 	print_growth("files of 1 GiB", n, many, 1);
 	print_growth("one file of N GiB", n, one, 1);
-	printf("peak RSS %.1f MiB\n", peak_rss_bytes() / 1048576.0);
+	printf("peak RSS %.1f MiB\nheap pages: %s\n", peak_rss_bytes() / 1048576.0, huge_pages_state());
 	return 0;
 }
 
@@ -469,7 +470,9 @@ static const struct cli_doc bench_doc = {
 		 "per block after the unsharing reads, metadata MiB before and after, wall seconds\n"
 		 "of the point, peak RSS so far. A point of 10^6 files, or of 10^7 with 10\n"
 		 "snapshots, adds a goal line (issue 20: 5 M updates/s; 60 s and 4 GiB). Peak RSS\n"
-		 "of the whole run is printed last.\n"
+		 "of the whole run is printed last, then what the heap runs on: cowsim restarts\n"
+		 "itself with glibc.malloc.hugetlb=1 where the kernel gives transparent huge pages\n"
+		 "to those who ask (COWSIM_HUGEPAGES=0: not).\n"
 		 "--year N: a year of daily snapshots (keep K) with daily reads on N files.\n"
 		 "--big-files N: CPU seconds to create and sync N/4, N/2 and N files of 1 GiB,\n"
 		 "then one file of N/4, N/2 and N GiB, with the growth exponent (1 linear, 2\n"
@@ -554,6 +557,6 @@ int cmd_bench(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < ngoals; i++)
 		print_goals(stdout, &goals[i]);
-	printf("peak RSS %.1f MiB\n", peak_rss_bytes() / 1048576.0);
+	printf("peak RSS %.1f MiB\nheap pages: %s\n", peak_rss_bytes() / 1048576.0, huge_pages_state());
 	return EXIT_OK;
 }

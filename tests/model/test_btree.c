@@ -1078,6 +1078,67 @@ static void test_btree_runs_of_deletes_along_a_cursor_leave_the_tree_deletes_fro
 	tree_fixture_free(along);
 }
 
+/* Runs of inserts along a cursor (btree_insert_items_near, refs.c's new
+ * blocks) against one insert at a time from the root: ascending keys into a
+ * tree that holds every third key, so a run stops at an item between its
+ * keys, at a leaf's end below its right neighbour's first key, or where the
+ * leaf is full (then one insert splits, as from the root). Both stay the
+ * same block for block, and after each call the cursor is the path a lookup
+ * of the last key inserted finds. */
+static void test_btree_runs_of_inserts_along_a_cursor_leave_the_tree_inserts_from_the_root_leave(void **state)
+{
+	struct tree_fixture *plain = tree_fixture_new(4096), *along = tree_fixture_new(4096);
+	enum { KEYS = 30000, BATCH = 64 };
+	g_autofree bool *present = g_new0(bool, KEYS);
+	for (uint64_t k = 0; k < KEYS; k += 3) {
+		struct btree_key key = fixture_key(1 + k / 64, k % 64);
+		btree_insert_item(&plain->tree, &plain->txn, &key, 20, NULL);
+		btree_insert_item(&along->tree, &along->txn, &key, 20, NULL);
+		present[k] = true;
+	}
+	tree_fixture_commit(plain);
+	tree_fixture_commit(along);
+	struct rng r;
+	rng_seed(&r, SEED + 15);
+	unsigned in_runs = 0, alone = 0;
+	for (unsigned batch = 0; batch < 300; batch++) {
+		struct btree_key keys[BATCH];
+		uint32_t sizes[BATCH];
+		unsigned n = 0;
+		for (uint64_t k = rng_below(&r, KEYS); k < KEYS && n < BATCH; k++) {
+			if (present[k] || rng_below(&r, 8) == 0)
+				continue;
+			keys[n] = fixture_key(1 + k / 64, k % 64);
+			sizes[n++] = 33 + (uint32_t)rng_below(&r, 2) * 20;
+			present[k] = true;
+		}
+		for (unsigned i = 0; i < n; i++)
+			btree_insert_item(&plain->tree, &plain->txn, &keys[i], sizes[i], NULL);
+		struct btree_path cursor = { .levels = 0 };
+		for (unsigned i = 0; i < n;) {
+			uint32_t done = btree_insert_items_near(&along->tree, &along->txn, &keys[i], &sizes[i], n - i, &cursor);
+			assert_true(done >= 1 && done <= n - i);
+			i += done;
+			if (done > 1)
+				in_runs += done;
+			else
+				alone++;
+			struct btree_path again;
+			assert_true(btree_lookup(&along->tree, &keys[i - 1], &again));
+			assert_same_path(&cursor, &again);
+		}
+		fixture_assert_same_blocks(plain->tree.root, along->tree.root, true);
+		if (batch % 50 == 49)
+			commit_both_and_compare(plain, along);
+	}
+	assert_true(in_runs > 5000);
+	assert_true(alone > 300);
+	tree_fixture_assert_ok(plain, "inserts from the root");
+	tree_fixture_assert_ok(along, "runs of inserts along a cursor");
+	tree_fixture_free(plain);
+	tree_fixture_free(along);
+}
+
 /* --- resize ----------------------------------------------------------------- */
 
 static void test_btree_resize_grows_an_item_and_splits_its_full_leaf(void **state)
@@ -1239,6 +1300,7 @@ int main(void)
 		cmocka_unit_test(test_btree_records_along_a_cursor_leave_the_tree_records_from_the_root_leave),
 		cmocka_unit_test(test_btree_deletes_along_a_cursor_leave_the_tree_deletes_from_the_root_leave),
 		cmocka_unit_test(test_btree_runs_of_deletes_along_a_cursor_leave_the_tree_deletes_from_the_root_leave),
+		cmocka_unit_test(test_btree_runs_of_inserts_along_a_cursor_leave_the_tree_inserts_from_the_root_leave),
 		cmocka_unit_test(test_btree_resize_grows_an_item_and_splits_its_full_leaf),
 		cmocka_unit_test(test_btree_resize_shrinks_an_item_in_its_leaf),
 		cmocka_unit_test(test_btree_resize_of_a_missing_key_returns_null),

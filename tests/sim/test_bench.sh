@@ -21,7 +21,8 @@ for column in populate/s atime-excl/s atime-unshr/s ns/unshr B/item B/block B/bl
   check "bench prints the column $column" "head -1 \"$work/a\" | grep -qF '$column'"
 done
 check "one row per size" "[ \$(grep -cE '^ +(300|3000) +2 ' \"$work/a\") = 2 ]"
-check "peak RSS is printed last" "tail -1 \"$work/a\" | grep -q '^peak RSS [0-9.]* MiB$'"
+check "peak RSS, then the heap's pages, are printed last" \
+  "tail -2 \"$work/a\" | head -1 | grep -q '^peak RSS [0-9.]* MiB$' && tail -1 \"$work/a\" | grep -q '^heap pages: '"
 "$cowsim" bench --sizes 300,3000 --snapshots 2 >"$work/b" 2>/dev/null
 meta() { awk 'NR > 1 && NF > 5 {print $1, $2, $(NF-3), $(NF-2)}' "$1"; }
 check "metadata before and after are the same in a second run" "[ \"\$(meta \"$work/a\")\" = \"\$(meta \"$work/b\")\" ]" \

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# tests/sim/test_huge_pages.sh COWSIM - cowsim's heap on transparent huge
+# pages (sim/huge_pages.h): where the kernel gives them only to those who ask,
+# cowsim starts itself again with glibc.malloc.hugetlb=1; COWSIM_HUGEPAGES=0
+# and a GLIBC_TUNABLES that names the tunable keep it from doing so; what
+# cowsim runs sees the environment the user gave (TAP).
+set -u
+cowsim=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") # the record checks run it from elsewhere
+. "$(dirname "$0")/../tap.sh"
+
+pages() { "$@" bench --sizes 300 --snapshots 1 | tail -1; }
+check "COWSIM_HUGEPAGES=0: 4 KiB pages, said so" \
+  "[ \"\$(pages env COWSIM_HUGEPAGES=0 \"$cowsim\")\" = 'heap pages: 4KiB (COWSIM_HUGEPAGES=0)' ]"
+check "a GLIBC_TUNABLES naming glibc.malloc.hugetlb is the user's choice" \
+  "[ \"\$(pages env GLIBC_TUNABLES=glibc.malloc.hugetlb=0 \"$cowsim\")\" = 'heap pages: as GLIBC_TUNABLES says' ]"
+thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo none)
+if [[ $thp == *"[madvise]"* ]]; then
+  check "THP [madvise]: cowsim restarts with glibc.malloc.hugetlb=1" \
+    "[ \"\$(pages env -u GLIBC_TUNABLES -u COWSIM_HUGEPAGES \"$cowsim\")\" = 'heap pages: huge (glibc.malloc.hugetlb=1)' ]"
+  # The restart is an exec of the same process: the same pid, one more execve.
+  if command -v strace >/dev/null; then
+    execs=$(env -u GLIBC_TUNABLES -u COWSIM_HUGEPAGES strace -f -e trace=execve -o "$work/execs" \
+      "$cowsim" --version >/dev/null 2>&1; grep -c 'execve(' "$work/execs")
+    check "the restart is one more execve of cowsim, no fork" \
+      "[ $execs = 2 ] && [ \$(cut -d' ' -f1 \"$work/execs\" | sort -u | wc -l) = 1 ]" "$(cat "$work/execs")"
+  else
+    skip "the restart is one more execve of cowsim, no fork" "no strace"
+  fi
+else
+  skip "THP [madvise]: cowsim restarts with glibc.malloc.hugetlb=1" "THP is '$thp' here"
+  skip "the restart is one more execve of cowsim, no fork" "THP is '$thp' here"
+fi
+# What cowsim runs gets the environment as the user gave it: cowsim record
+# runs a command under strace, and the command writes its environment.
+if command -v strace >/dev/null; then
+  mkdir -p "$work/tree"
+  (cd "$work/tree" && env -u GLIBC_TUNABLES -u COWSIM_HUGEPAGES "$cowsim" record -o "$work/r.trace" -- \
+    /bin/sh -c "env > '$work/env-none'") >/dev/null 2>&1
+  check "a recorded command sees no GLIBC_TUNABLES when the user gave none" \
+    "[ -s \"$work/env-none\" ] && ! grep -qE 'GLIBC_TUNABLES|COWSIM_GLIBC' \"$work/env-none\"" "$(grep TUNABLES "$work/env-none")"
+  (cd "$work/tree" && env -u COWSIM_HUGEPAGES GLIBC_TUNABLES=glibc.mem.tagging=0 "$cowsim" record -o "$work/r.trace" -- \
+    /bin/sh -c "env > '$work/env-given'") >/dev/null 2>&1
+  check "a recorded command sees the user's GLIBC_TUNABLES as given" \
+    "[ \"\$(grep -E 'GLIBC_TUNABLES|COWSIM_GLIBC' \"$work/env-given\")\" = 'GLIBC_TUNABLES=glibc.mem.tagging=0' ]" \
+    "$(grep TUNABLES "$work/env-given")"
+else
+  skip "a recorded command sees no GLIBC_TUNABLES when the user gave none" "no strace"
+  skip "a recorded command sees the user's GLIBC_TUNABLES as given" "no strace"
+fi
+tap_done
