@@ -1149,13 +1149,11 @@ void btree_leaf_cursor_init(struct btree_leaf_cursor *cursor, const struct tree_
 	cursor->entry = entry_of_slot(leaf, slot, &cursor->member);
 }
 
-const struct btree_item *btree_leaf_cursor_next(struct btree_leaf_cursor *cursor)
+const struct btree_item *btree_leaf_cursor_next_run(struct btree_leaf_cursor *cursor)
 {
 	const struct tree_block *leaf = cursor->leaf;
 	if (cursor->entry >= leaf_entries(leaf))
 		return NULL;
-	if (!(leaf->flags & TREE_BLOCK_RUNS))
-		return &leaf->items[cursor->entry++];
 	const struct btree_item *entry = &leaf->items[cursor->entry];
 	const struct btree_item *item = run_member(entry, cursor->member, &cursor->made_up);
 	if (++cursor->member == entry_span(entry)) {
@@ -2570,21 +2568,21 @@ struct btree_item *btree_lookup_for_write(struct btree *tree, struct transaction
 	return writable_item(&path);
 }
 
-/* A new item of the private leaf, its payload in the leaf's heap (room
- * reserved) or in the item. */
-static struct btree_item leaf_new_item(struct tree_block *leaf, const struct btree_key *key, uint32_t size,
-				       const union item_payload *payload)
+/* A new item of the private leaf in slot *item, its payload in the leaf's
+ * heap (room reserved) or in the item. */
+static inline void leaf_new_item(struct tree_block *leaf, struct btree_item *item, const struct btree_key *key,
+				 uint32_t size, const union item_payload *payload)
 {
 	if (payload && !payload_fits_kind(key->type, payload))
 		g_error("btree: item (%" PRIu64 " %u %" PRIu64 ") inserted with bytes beyond its payload's kind",
 			key->objectid, key->type, key->offset);
-	struct btree_item new_item = { .key = *key, .size = (uint16_t)size /* fits: BT4, checked by the caller */ };
-	uint32_t heap_bytes = heap_bytes_of(&new_item);
+	*item = (struct btree_item){ .key = *key, .size = (uint16_t)size /* fits: BT4, checked by the caller */ };
+	uint32_t heap_bytes = heap_bytes_of(item);
 	if (heap_bytes)
-		new_item.payload.at = heap_put(leaf, key->type, payload, heap_bytes);
+		item->payload.at = heap_put(leaf, key->type, payload, heap_bytes);
 	else if (btree_payload_kind(key->type) == BTREE_PAYLOAD_VALUE)
-		new_item.payload.value = payload ? payload->value : 0;
-	return new_item;
+		item->payload.value = payload ? payload->value : 0;
+	leaf->leaf_bytes += item_bytes(item);
 }
 
 static void leaf_insert_at(struct btree_path *path, const struct btree_key *key, uint32_t size,
@@ -2596,12 +2594,9 @@ static void leaf_insert_at(struct btree_path *path, const struct btree_key *key,
 	uint32_t heap_bytes = heap_bytes_by_type[key->type];
 	if (heap_bytes)
 		heap_reserve(leaf, heap_bytes);
-	struct btree_item new_item = leaf_new_item(leaf, key, size, payload);
 	memmove(&leaf->items[slot + 1], &leaf->items[slot], (leaf->nritems - slot) * sizeof(struct btree_item));
-	struct btree_item *item = &leaf->items[slot];
-	*item = new_item;
+	leaf_new_item(leaf, &leaf->items[slot], key, size, payload);
 	leaf->nritems++;
-	leaf->leaf_bytes += item_bytes(item);
 	if (slot == 0)
 		fixup_low_keys(path, 0, key);
 }
@@ -2623,11 +2618,8 @@ static void leaf_insert_run(struct btree_path *path, const struct btree_key *key
 	if (heap_bytes)
 		heap_reserve_end(leaf, heap_bytes);
 	memmove(&leaf->items[slot + count], &leaf->items[slot], (leaf->nritems - slot) * sizeof(struct btree_item));
-	for (uint32_t i = 0; i < count; i++) {
-		struct btree_item *item = &leaf->items[slot + i];
-		*item = leaf_new_item(leaf, &keys[i], sizes[i], payloads ? &payloads[i] : NULL);
-		leaf->leaf_bytes += item_bytes(item);
-	}
+	for (uint32_t i = 0; i < count; i++)
+		leaf_new_item(leaf, &leaf->items[slot + i], &keys[i], sizes[i], payloads ? &payloads[i] : NULL);
 	leaf->nritems += count;
 	if (slot == 0)
 		fixup_low_keys(path, 0, &keys[0]);
@@ -2723,12 +2715,34 @@ struct btree_item *btree_resize_item_at(struct btree *tree, struct transaction *
  * looked up; the second descent was a sixth of a create (docs/performance.md,
  * round 11c).
  */
+/*
+ * Does the key go between the two items on either side of the slot of a
+ * path linked from the root? Then btree_lookup_near() would leave the path
+ * as it is: a key between two items of a leaf is in the leaf's range, which
+ * a descent from the root reaches (BT1, BT2), and the slot is the first
+ * whose key is above it. A writeback's file extent goes just before where
+ * the visit of the file's extents stopped (its next inode's item), a new
+ * directory entry just before where the name check's visit of its hash
+ * window stopped: two compares instead of a lookup (docs/performance.md,
+ * round 14a).
+ */
+static bool key_goes_at_slot(const struct btree *tree, const struct btree_path *path, const struct btree_key *key)
+{
+	if (!path->levels || path->levels != tree->root->level + 1 || path->nodes[path->levels - 1] != tree->root)
+		return false;
+	const struct tree_block *leaf = path->nodes[0];
+	uint32_t slot = path->slots[0];
+	return slot > 0 && slot < leaf->nritems && !(leaf->flags & TREE_BLOCK_RUNS) &&
+	       btree_key_compare(&leaf->items[slot - 1].key, key) < 0 &&
+	       btree_key_compare(key, &leaf->items[slot].key) < 0;
+}
+
 struct btree_item *btree_insert_item_near(struct btree *tree, struct transaction *txn, const struct btree_key *key,
 					  uint32_t size, const union item_payload *payload, struct btree_path *path)
 {
 	uint32_t need = BTRFS_ITEM_HEADER_SIZE + size;
 	g_assert(need <= btree_leaf_capacity(nodesize_of(txn)));
-	bool exists = btree_lookup_near(tree, key, path);
+	bool exists = !key_goes_at_slot(tree, path, key) && btree_lookup_near(tree, key, path);
 	if (search_insert_only_copies(txn, path, need))
 		cow_found_path(tree, txn, path);
 	else

@@ -469,7 +469,16 @@ struct btree_leaf_cursor {
 	struct btree_item made_up;        /* a run's member */
 };
 void btree_leaf_cursor_init(struct btree_leaf_cursor *cursor, const struct tree_block *leaf, uint32_t slot);
-const struct btree_item *btree_leaf_cursor_next(struct btree_leaf_cursor *cursor);
+const struct btree_item *btree_leaf_cursor_next_run(struct btree_leaf_cursor *cursor);
+/* A leaf without runs is its item array: the next item in place, without
+ * a call (1.3 M calls of the seed run's refs.c leaf scans, round 14c). */
+static inline const struct btree_item *btree_leaf_cursor_next(struct btree_leaf_cursor *cursor)
+{
+	const struct tree_block *leaf = cursor->leaf;
+	if (__builtin_expect(leaf->flags & TREE_BLOCK_RUNS, 0))
+		return btree_leaf_cursor_next_run(cursor);
+	return cursor->entry < leaf->nritems ? &leaf->items[cursor->entry++] : NULL;
+}
 
 /* Stores the runs of the leaves the transaction changed since the last
  * compaction as counted entries (BT9), when there are more than `keep` of

@@ -830,7 +830,9 @@ static void test_btree_overlay_of_a_leaf_of_hundreds_of_inodes_keeps_every_atime
  * path (the fast path) or splits and pushes (the search): two fixtures make
  * the same inserts, one each way, across commits and a snapshot (so paths
  * are copied), and stay the same block for block, extent tree included.
- * The path it leaves is the one a lookup of the new key finds.
+ * The path it leaves is the one a lookup of the new key finds. A fifth
+ * start from the lookup of the absent key itself, which leaves the slot
+ * between its neighbours (the insert takes it without a lookup).
  */
 static void test_btree_insert_near_leaves_the_tree_an_insert_from_the_root_leaves(void **state)
 {
@@ -845,7 +847,9 @@ static void test_btree_insert_near_leaves_the_tree_an_insert_from_the_root_leave
 		union item_payload payload = { .value = order[i] };
 		btree_insert_item(&plain->tree, &plain->txn, &key, size, &payload);
 		struct btree_path path = { .levels = 0 };
-		if (i % 5) { /* most from a lookup near the key, some from far away */
+		if (i % 5 == 4) { /* from the lookup of the absent key itself: its neighbours either side */
+			btree_lookup(&near->tree, &key, &path);
+		} else if (i % 5) { /* most from a lookup near the key, some from far away */
 			uint64_t from = i % 5 == 1 ? rng_below(&r, 80) : key.objectid + rng_below(&r, 2);
 			struct btree_key from_key = fixture_key(from, rng_below(&r, 64));
 			btree_lookup(&near->tree, &from_key, &path);
