@@ -2568,21 +2568,21 @@ struct btree_item *btree_lookup_for_write(struct btree *tree, struct transaction
 	return writable_item(&path);
 }
 
-/* A new item of the private leaf, its payload in the leaf's heap (room
- * reserved) or in the item. */
-static struct btree_item leaf_new_item(struct tree_block *leaf, const struct btree_key *key, uint32_t size,
-				       const union item_payload *payload)
+/* A new item of the private leaf in slot *item, its payload in the leaf's
+ * heap (room reserved) or in the item. */
+static inline void leaf_new_item(struct tree_block *leaf, struct btree_item *item, const struct btree_key *key,
+				 uint32_t size, const union item_payload *payload)
 {
 	if (payload && !payload_fits_kind(key->type, payload))
 		g_error("btree: item (%" PRIu64 " %u %" PRIu64 ") inserted with bytes beyond its payload's kind",
 			key->objectid, key->type, key->offset);
-	struct btree_item new_item = { .key = *key, .size = (uint16_t)size /* fits: BT4, checked by the caller */ };
-	uint32_t heap_bytes = heap_bytes_of(&new_item);
+	*item = (struct btree_item){ .key = *key, .size = (uint16_t)size /* fits: BT4, checked by the caller */ };
+	uint32_t heap_bytes = heap_bytes_of(item);
 	if (heap_bytes)
-		new_item.payload.at = heap_put(leaf, key->type, payload, heap_bytes);
+		item->payload.at = heap_put(leaf, key->type, payload, heap_bytes);
 	else if (btree_payload_kind(key->type) == BTREE_PAYLOAD_VALUE)
-		new_item.payload.value = payload ? payload->value : 0;
-	return new_item;
+		item->payload.value = payload ? payload->value : 0;
+	leaf->leaf_bytes += item_bytes(item);
 }
 
 static void leaf_insert_at(struct btree_path *path, const struct btree_key *key, uint32_t size,
@@ -2594,12 +2594,9 @@ static void leaf_insert_at(struct btree_path *path, const struct btree_key *key,
 	uint32_t heap_bytes = heap_bytes_by_type[key->type];
 	if (heap_bytes)
 		heap_reserve(leaf, heap_bytes);
-	struct btree_item new_item = leaf_new_item(leaf, key, size, payload);
 	memmove(&leaf->items[slot + 1], &leaf->items[slot], (leaf->nritems - slot) * sizeof(struct btree_item));
-	struct btree_item *item = &leaf->items[slot];
-	*item = new_item;
+	leaf_new_item(leaf, &leaf->items[slot], key, size, payload);
 	leaf->nritems++;
-	leaf->leaf_bytes += item_bytes(item);
 	if (slot == 0)
 		fixup_low_keys(path, 0, key);
 }
@@ -2621,11 +2618,8 @@ static void leaf_insert_run(struct btree_path *path, const struct btree_key *key
 	if (heap_bytes)
 		heap_reserve_end(leaf, heap_bytes);
 	memmove(&leaf->items[slot + count], &leaf->items[slot], (leaf->nritems - slot) * sizeof(struct btree_item));
-	for (uint32_t i = 0; i < count; i++) {
-		struct btree_item *item = &leaf->items[slot + i];
-		*item = leaf_new_item(leaf, &keys[i], sizes[i], payloads ? &payloads[i] : NULL);
-		leaf->leaf_bytes += item_bytes(item);
-	}
+	for (uint32_t i = 0; i < count; i++)
+		leaf_new_item(leaf, &leaf->items[slot + i], &keys[i], sizes[i], payloads ? &payloads[i] : NULL);
 	leaf->nritems += count;
 	if (slot == 0)
 		fixup_low_keys(path, 0, &keys[0]);
@@ -2721,12 +2715,34 @@ struct btree_item *btree_resize_item_at(struct btree *tree, struct transaction *
  * looked up; the second descent was a sixth of a create (docs/performance.md,
  * round 11c).
  */
+/*
+ * Does the key go between the two items on either side of the slot of a
+ * path linked from the root? Then btree_lookup_near() would leave the path
+ * as it is: a key between two items of a leaf is in the leaf's range, which
+ * a descent from the root reaches (BT1, BT2), and the slot is the first
+ * whose key is above it. A writeback's file extent goes just before where
+ * the visit of the file's extents stopped (its next inode's item), a new
+ * directory entry just before where the name check's visit of its hash
+ * window stopped: two compares instead of a lookup (docs/performance.md,
+ * round 14a).
+ */
+static bool key_goes_at_slot(const struct btree *tree, const struct btree_path *path, const struct btree_key *key)
+{
+	if (!path->levels || path->levels != tree->root->level + 1 || path->nodes[path->levels - 1] != tree->root)
+		return false;
+	const struct tree_block *leaf = path->nodes[0];
+	uint32_t slot = path->slots[0];
+	return slot > 0 && slot < leaf->nritems && !(leaf->flags & TREE_BLOCK_RUNS) &&
+	       btree_key_compare(&leaf->items[slot - 1].key, key) < 0 &&
+	       btree_key_compare(key, &leaf->items[slot].key) < 0;
+}
+
 struct btree_item *btree_insert_item_near(struct btree *tree, struct transaction *txn, const struct btree_key *key,
 					  uint32_t size, const union item_payload *payload, struct btree_path *path)
 {
 	uint32_t need = BTRFS_ITEM_HEADER_SIZE + size;
 	g_assert(need <= btree_leaf_capacity(nodesize_of(txn)));
-	bool exists = btree_lookup_near(tree, key, path);
+	bool exists = !key_goes_at_slot(tree, path, key) && btree_lookup_near(tree, key, path);
 	if (search_insert_only_copies(txn, path, need))
 		cow_found_path(tree, txn, path);
 	else
@@ -2736,44 +2752,73 @@ struct btree_item *btree_insert_item_near(struct btree *tree, struct transaction
 	return btree_path_item(path);
 }
 
-/* Would a lookup of `key` find its place one slot on in the path's leaf?
- * It is above the item at the path and below the next one, or, at the
- * leaf's end, below the key of the leaf's right neighbour (the next child's
- * at the lowest node on the path that has one; the rightmost leaf has no
- * bound): every node on the path then sends the key down the same way. */
-static bool key_goes_next_in_leaf(const struct btree_path *path, const struct btree_key *key)
+/* The key below which a lookup finds its place after the item at the path
+ * in the same leaf: the next item's, or, at the leaf's end, the first key of
+ * the leaf's right neighbour (the next child's at the lowest node on the
+ * path that has one: every node on the path sends a key below it the same
+ * way); NULL for the rightmost leaf's end. */
+static const struct btree_key *leaf_bound_after(const struct btree_path *path)
 {
 	const struct tree_block *leaf = path->nodes[0];
-	uint32_t next = path->slots[0] + 1;
-	if (btree_key_compare(key, &leaf->items[path->slots[0]].key) <= 0)
-		return false;
-	if (next < leaf->nritems)
-		return btree_key_compare(key, &leaf->items[next].key) < 0;
+	if (path->slots[0] + 1 < leaf->nritems)
+		return &leaf->items[path->slots[0] + 1].key;
 	for (unsigned level = 1; level < path->levels; level++) {
 		const struct tree_block *node = path->nodes[level];
 		if (path->slots[level] + 1 < node->nritems)
-			return btree_key_compare(key, &node->children[path->slots[level] + 1].key) < 0;
+			return &node->children[path->slots[level] + 1].key;
 	}
-	return true;
+	return NULL;
+}
+
+/*
+ * How many of keys[0..count) (sizes[]) the inserts of keys[1] ... after
+ * keys[0], just inserted at the path, would place one slot on each in the
+ * same leaf with no split: ascending keys below leaf_bound_after() and room
+ * for each in turn (search_insert_only_copies(); the nodes on the path do
+ * not change meanwhile). Only items without a heap payload: they go in as
+ * leaf_insert_at() puts an item with no payload. At least 1.
+ */
+static uint32_t insert_run_length(const struct transaction *txn, const struct btree_path *path,
+				  const struct btree_key *keys, const uint32_t *sizes, uint32_t count)
+{
+	const struct btree_key *bound = leaf_bound_after(path);
+	uint32_t free = leaf_free_space(txn, path->nodes[0]), n = 1;
+	for (; n < count; n++) {
+		struct btree_item made = { .key = keys[n], .size = (uint16_t)sizes[n] };
+		uint32_t need = BTRFS_ITEM_HEADER_SIZE + sizes[n];
+		if (btree_key_compare(&keys[n - 1], &keys[n]) >= 0 || (bound && btree_key_compare(&keys[n], bound) >= 0) ||
+		    heap_bytes_of(&made) || free < need || !search_insert_only_copies(txn, path, need))
+			break;
+		free -= need;
+	}
+	return n;
 }
 
 uint32_t btree_insert_items_near(struct btree *tree, struct transaction *txn, const struct btree_key *keys,
 				 const uint32_t *sizes, uint32_t count, struct btree_path *path)
 {
 	btree_insert_item_near(tree, txn, &keys[0], sizes[0], NULL, path);
-	uint32_t n = 1;
-	for (; n < count; n++) {
-		if (!key_goes_next_in_leaf(path, &keys[n]) ||
-		    !search_insert_only_copies(txn, path, BTRFS_ITEM_HEADER_SIZE + sizes[n]))
-			break;
-		/* What the second insert's cow_found_path() does to the leaf the
-		 * first made private: it is listed for the commit (BT12). */
-		if (n == 1)
-			leaf_prepare_write(txn, path->nodes[0]);
-		path->slots[0]++;
-		leaf_insert_at(path, &keys[n], sizes[n], NULL);
+	uint32_t run = insert_run_length(txn, path, keys, sizes, count);
+	if (run == 1)
+		return 1;
+	/* As the run's single inserts would: the second's cow_found_path()
+	 * lists the leaf the first made private for the commit (BT12), and each
+	 * leaf_insert_at() grows the array by ensure_capacity() a slot at a
+	 * time. Then one memmove. */
+	struct tree_block *leaf = path->nodes[0];
+	leaf_prepare_write(txn, leaf);
+	for (uint32_t n = 1; n < run; n++)
+		ensure_capacity(leaf, leaf->nritems + n);
+	uint32_t slot = path->slots[0] + 1;
+	memmove(&leaf->items[slot + run - 1], &leaf->items[slot], (leaf->nritems - slot) * sizeof(struct btree_item));
+	for (uint32_t n = 1; n < run; n++) {
+		struct btree_item *item = &leaf->items[slot + n - 1];
+		*item = (struct btree_item){ .key = keys[n], .size = (uint16_t)sizes[n] };
+		leaf->leaf_bytes += item_bytes(item);
 	}
-	return n;
+	leaf->nritems += run - 1;
+	path->slots[0] += run - 1;
+	return run;
 }
 
 /* How far btree_lookup_ahead() looks along the leaf before it searches. */

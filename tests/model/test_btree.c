@@ -830,7 +830,9 @@ static void test_btree_overlay_of_a_leaf_of_hundreds_of_inodes_keeps_every_atime
  * path (the fast path) or splits and pushes (the search): two fixtures make
  * the same inserts, one each way, across commits and a snapshot (so paths
  * are copied), and stay the same block for block, extent tree included.
- * The path it leaves is the one a lookup of the new key finds.
+ * The path it leaves is the one a lookup of the new key finds. A fifth
+ * start from the lookup of the absent key itself, which leaves the slot
+ * between its neighbours (the insert takes it without a lookup).
  */
 static void test_btree_insert_near_leaves_the_tree_an_insert_from_the_root_leaves(void **state)
 {
@@ -845,7 +847,9 @@ static void test_btree_insert_near_leaves_the_tree_an_insert_from_the_root_leave
 		union item_payload payload = { .value = order[i] };
 		btree_insert_item(&plain->tree, &plain->txn, &key, size, &payload);
 		struct btree_path path = { .levels = 0 };
-		if (i % 5) { /* most from a lookup near the key, some from far away */
+		if (i % 5 == 4) { /* from the lookup of the absent key itself: its neighbours either side */
+			btree_lookup(&near->tree, &key, &path);
+		} else if (i % 5) { /* most from a lookup near the key, some from far away */
 			uint64_t from = i % 5 == 1 ? rng_below(&r, 80) : key.objectid + rng_below(&r, 2);
 			struct btree_key from_key = fixture_key(from, rng_below(&r, 64));
 			btree_lookup(&near->tree, &from_key, &path);
@@ -1074,6 +1078,12 @@ static void test_btree_runs_of_deletes_along_a_cursor_leave_the_tree_deletes_fro
 	tree_fixture_free(along);
 }
 
+/* A METADATA_ITEM's key: an item with no heap payload, as refs.c inserts. */
+static struct btree_key value_key(uint64_t k)
+{
+	return BTRFS_KEY(1 + k / 64, BTRFS_METADATA_ITEM_KEY, k % 64);
+}
+
 /* Runs of inserts along a cursor (btree_insert_items_near, refs.c's new
  * blocks) against one insert at a time from the root: ascending keys into a
  * tree that holds every third key, so a run stops at an item between its
@@ -1087,7 +1097,7 @@ static void test_btree_runs_of_inserts_along_a_cursor_leave_the_tree_inserts_fro
 	enum { KEYS = 30000, BATCH = 64 };
 	g_autofree bool *present = g_new0(bool, KEYS);
 	for (uint64_t k = 0; k < KEYS; k += 3) {
-		struct btree_key key = fixture_key(1 + k / 64, k % 64);
+		struct btree_key key = value_key(k);
 		btree_insert_item(&plain->tree, &plain->txn, &key, 20, NULL);
 		btree_insert_item(&along->tree, &along->txn, &key, 20, NULL);
 		present[k] = true;
@@ -1104,7 +1114,7 @@ static void test_btree_runs_of_inserts_along_a_cursor_leave_the_tree_inserts_fro
 		for (uint64_t k = rng_below(&r, KEYS); k < KEYS && n < BATCH; k++) {
 			if (present[k] || rng_below(&r, 8) == 0)
 				continue;
-			keys[n] = fixture_key(1 + k / 64, k % 64);
+			keys[n] = value_key(k);
 			sizes[n++] = 33 + (uint32_t)rng_below(&r, 2) * 20;
 			present[k] = true;
 		}
