@@ -2752,44 +2752,73 @@ struct btree_item *btree_insert_item_near(struct btree *tree, struct transaction
 	return btree_path_item(path);
 }
 
-/* Would a lookup of `key` find its place one slot on in the path's leaf?
- * It is above the item at the path and below the next one, or, at the
- * leaf's end, below the key of the leaf's right neighbour (the next child's
- * at the lowest node on the path that has one; the rightmost leaf has no
- * bound): every node on the path then sends the key down the same way. */
-static bool key_goes_next_in_leaf(const struct btree_path *path, const struct btree_key *key)
+/* The key below which a lookup finds its place after the item at the path
+ * in the same leaf: the next item's, or, at the leaf's end, the first key of
+ * the leaf's right neighbour (the next child's at the lowest node on the
+ * path that has one: every node on the path sends a key below it the same
+ * way); NULL for the rightmost leaf's end. */
+static const struct btree_key *leaf_bound_after(const struct btree_path *path)
 {
 	const struct tree_block *leaf = path->nodes[0];
-	uint32_t next = path->slots[0] + 1;
-	if (btree_key_compare(key, &leaf->items[path->slots[0]].key) <= 0)
-		return false;
-	if (next < leaf->nritems)
-		return btree_key_compare(key, &leaf->items[next].key) < 0;
+	if (path->slots[0] + 1 < leaf->nritems)
+		return &leaf->items[path->slots[0] + 1].key;
 	for (unsigned level = 1; level < path->levels; level++) {
 		const struct tree_block *node = path->nodes[level];
 		if (path->slots[level] + 1 < node->nritems)
-			return btree_key_compare(key, &node->children[path->slots[level] + 1].key) < 0;
+			return &node->children[path->slots[level] + 1].key;
 	}
-	return true;
+	return NULL;
+}
+
+/*
+ * How many of keys[0..count) (sizes[]) the inserts of keys[1] ... after
+ * keys[0], just inserted at the path, would place one slot on each in the
+ * same leaf with no split: ascending keys below leaf_bound_after() and room
+ * for each in turn (search_insert_only_copies(); the nodes on the path do
+ * not change meanwhile). Only items without a heap payload: they go in as
+ * leaf_insert_at() puts an item with no payload. At least 1.
+ */
+static uint32_t insert_run_length(const struct transaction *txn, const struct btree_path *path,
+				  const struct btree_key *keys, const uint32_t *sizes, uint32_t count)
+{
+	const struct btree_key *bound = leaf_bound_after(path);
+	uint32_t free = leaf_free_space(txn, path->nodes[0]), n = 1;
+	for (; n < count; n++) {
+		struct btree_item made = { .key = keys[n], .size = (uint16_t)sizes[n] };
+		uint32_t need = BTRFS_ITEM_HEADER_SIZE + sizes[n];
+		if (btree_key_compare(&keys[n - 1], &keys[n]) >= 0 || (bound && btree_key_compare(&keys[n], bound) >= 0) ||
+		    heap_bytes_of(&made) || free < need || !search_insert_only_copies(txn, path, need))
+			break;
+		free -= need;
+	}
+	return n;
 }
 
 uint32_t btree_insert_items_near(struct btree *tree, struct transaction *txn, const struct btree_key *keys,
 				 const uint32_t *sizes, uint32_t count, struct btree_path *path)
 {
 	btree_insert_item_near(tree, txn, &keys[0], sizes[0], NULL, path);
-	uint32_t n = 1;
-	for (; n < count; n++) {
-		if (!key_goes_next_in_leaf(path, &keys[n]) ||
-		    !search_insert_only_copies(txn, path, BTRFS_ITEM_HEADER_SIZE + sizes[n]))
-			break;
-		/* What the second insert's cow_found_path() does to the leaf the
-		 * first made private: it is listed for the commit (BT12). */
-		if (n == 1)
-			leaf_prepare_write(txn, path->nodes[0]);
-		path->slots[0]++;
-		leaf_insert_at(path, &keys[n], sizes[n], NULL);
+	uint32_t run = insert_run_length(txn, path, keys, sizes, count);
+	if (run == 1)
+		return 1;
+	/* As the run's single inserts would: the second's cow_found_path()
+	 * lists the leaf the first made private for the commit (BT12), and each
+	 * leaf_insert_at() grows the array by ensure_capacity() a slot at a
+	 * time. Then one memmove. */
+	struct tree_block *leaf = path->nodes[0];
+	leaf_prepare_write(txn, leaf);
+	for (uint32_t n = 1; n < run; n++)
+		ensure_capacity(leaf, leaf->nritems + n);
+	uint32_t slot = path->slots[0] + 1;
+	memmove(&leaf->items[slot + run - 1], &leaf->items[slot], (leaf->nritems - slot) * sizeof(struct btree_item));
+	for (uint32_t n = 1; n < run; n++) {
+		struct btree_item *item = &leaf->items[slot + n - 1];
+		*item = (struct btree_item){ .key = keys[n], .size = (uint16_t)sizes[n] };
+		leaf->leaf_bytes += item_bytes(item);
 	}
-	return n;
+	leaf->nritems += run - 1;
+	path->slots[0] += run - 1;
+	return run;
 }
 
 /* How far btree_lookup_ahead() looks along the leaf before it searches. */

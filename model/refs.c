@@ -756,15 +756,16 @@ static struct pending_head next_head(struct refs *refs)
  * references are all inline before and after. */
 enum lone_record { NOT_LONE, LONE_INSERT, LONE_DELETE };
 
-static enum lone_record lone_record(uint32_t nodesize, const struct pending_head *h)
+/* `inline_refs`: how many references a METADATA_ITEM holds inline, the
+ * rest being keyed items (refs_metadata_item_size()). */
+static inline enum lone_record lone_record(uint32_t inline_refs, const struct pending_head *h)
 {
 	if (!h->block)
 		return NOT_LONE;
-	uint32_t was = h->block->extent_item_refs, now = block_record_refs(h->block), keyed;
-	if (!was == !now)
+	uint32_t was = h->block->extent_item_refs, now = block_record_refs(h->block);
+	if (!was == !now || was + now > inline_refs) /* one of them is 0 */
 		return NOT_LONE;
-	refs_metadata_item_size(nodesize, was + now, &keyed); /* one of them is 0 */
-	return keyed ? NOT_LONE : now ? LONE_INSERT : LONE_DELETE;
+	return now ? LONE_INSERT : LONE_DELETE;
 }
 
 /*
@@ -820,13 +821,15 @@ static unsigned run_batch(struct refs *refs, struct transaction *txn, unsigned c
 	struct pending_head *heads = batch_room(refs, count);
 	for (unsigned k = 0; k < count; k++)
 		heads[k] = next_head(refs);
-	uint32_t nodesize = blockstore_nodesize(txn->store);
+	uint32_t nodesize = blockstore_nodesize(txn->store), keyed;
+	refs_metadata_item_size(nodesize, UINT32_MAX, &keyed);
+	uint32_t inline_refs = UINT32_MAX - keyed;
 	struct btree_path cursor = { .levels = 0 }; /* write_extent_items() */
 	for (unsigned k = 0; k < count;) {
 		const struct pending_head *h = &heads[k];
-		enum lone_record kind = lone_record(nodesize, h);
-		unsigned lone = 0;
-		while (kind != NOT_LONE && k + lone < count && lone_record(nodesize, &heads[k + lone]) == kind)
+		enum lone_record kind = lone_record(inline_refs, h);
+		unsigned lone = kind != NOT_LONE;
+		while (lone && k + lone < count && lone_record(inline_refs, &heads[k + lone]) == kind)
 			lone++;
 		if (lone)
 			write_lone_records(refs, txn, kind, nodesize, h, lone, &cursor);

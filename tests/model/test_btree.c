@@ -1078,6 +1078,12 @@ static void test_btree_runs_of_deletes_along_a_cursor_leave_the_tree_deletes_fro
 	tree_fixture_free(along);
 }
 
+/* A METADATA_ITEM's key: an item with no heap payload, as refs.c inserts. */
+static struct btree_key value_key(uint64_t k)
+{
+	return BTRFS_KEY(1 + k / 64, BTRFS_METADATA_ITEM_KEY, k % 64);
+}
+
 /* Runs of inserts along a cursor (btree_insert_items_near, refs.c's new
  * blocks) against one insert at a time from the root: ascending keys into a
  * tree that holds every third key, so a run stops at an item between its
@@ -1091,7 +1097,7 @@ static void test_btree_runs_of_inserts_along_a_cursor_leave_the_tree_inserts_fro
 	enum { KEYS = 30000, BATCH = 64 };
 	g_autofree bool *present = g_new0(bool, KEYS);
 	for (uint64_t k = 0; k < KEYS; k += 3) {
-		struct btree_key key = fixture_key(1 + k / 64, k % 64);
+		struct btree_key key = value_key(k);
 		btree_insert_item(&plain->tree, &plain->txn, &key, 20, NULL);
 		btree_insert_item(&along->tree, &along->txn, &key, 20, NULL);
 		present[k] = true;
@@ -1108,7 +1114,7 @@ static void test_btree_runs_of_inserts_along_a_cursor_leave_the_tree_inserts_fro
 		for (uint64_t k = rng_below(&r, KEYS); k < KEYS && n < BATCH; k++) {
 			if (present[k] || rng_below(&r, 8) == 0)
 				continue;
-			keys[n] = fixture_key(1 + k / 64, k % 64);
+			keys[n] = value_key(k);
 			sizes[n++] = 33 + (uint32_t)rng_below(&r, 2) * 20;
 			present[k] = true;
 		}
