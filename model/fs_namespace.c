@@ -541,9 +541,8 @@ int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out
 	size_t end = strlen(path);
 	while (end > 1 && path[end - 1] == '/')
 		end--;
-	size_t slash = end;
-	while (slash > 0 && path[slash - 1] != '/')
-		slash--;
+	const char *last = memrchr(path, '/', end); /* a word at a time: the byte loop was 80 a create */
+	size_t slash = last ? (size_t)(last - path) + 1 : 0;
 	size_t length = end - slash;
 	if (!length || (length == 1 && path[slash] == '.') || (length == 2 && !strncmp(path + slash, "..", 2)))
 		return -EINVAL;

@@ -26,7 +26,9 @@ static void print_path(const char *dir, const char *name)
 
 int main(int argc, char **argv)
 {
-	static const char *const ops[] = { "create", "mkdir", "symlink", "link", "rename", "snapshot" };
+	enum { CREATE, MKDIR, SYMLINK, LINK, RENAME, SNAPSHOT };
+	static const char *const ops[] = { [CREATE] = "create", [MKDIR] = "mkdir", [SYMLINK] = "symlink",
+					   [LINK] = "link", [RENAME] = "rename", [SNAPSHOT] = "snapshot" };
 	const char *op = argc == 2 ? argv[1] : "";
 	size_t known = 0;
 	while (known < G_N_ELEMENTS(ops) && strcmp(op, ops[known]))
@@ -45,18 +47,24 @@ int main(int argc, char **argv)
 		printf(" size=10\n");
 	}
 	const char *full = names[TAKEN];
-	if (!strcmp(op, "create") || !strcmp(op, "mkdir")) {
-		printf("%s ", op);
+	fputs(ops[known], stdout); /* the op that adds the name full */
+	switch (known) {
+	case CREATE:
+	case MKDIR:
+		putchar(' ');
 		print_path("/h", full);
-		printf("%s\n", !strcmp(op, "create") ? " size=10" : "");
-	} else if (!strcmp(op, "symlink")) {
-		printf("symlink /elsewhere ");
+		fputs(known == CREATE ? " size=10\n" : "\n", stdout);
+		break;
+	case SYMLINK: /* TARGET PATH */
+		fputs(" /elsewhere ", stdout);
 		print_path("/h", full);
-		printf("\n");
-	} else {
-		printf("%s %s ", op, !strcmp(op, "snapshot") ? "/" : "/elsewhere");
+		putchar('\n');
+		break;
+	default: /* link and rename EXISTING NEW, snapshot SRC DST */
+		fputs(known == SNAPSHOT ? " / " : " /elsewhere ", stdout);
 		print_path("/h", full);
-		printf("\n");
+		putchar('\n');
+		break;
 	}
 	return 0;
 }
