@@ -305,8 +305,8 @@ static int reserve_after_flushing(struct fs *fs, unsigned items)
 
 /* Would an access now write this inode's atime (mount rule and policy
  * gates that do not depend on space)? */
-static bool wants_update(const struct fs *fs, const struct subvolume *sv, const struct btree_item *inode,
-			 int64_t stored)
+bool fs_atime_wanted(const struct fs *fs, const struct subvolume *sv, const struct btree_item *inode,
+		     int64_t stored)
 {
 	struct atime_times times = { current_atime(sv, inode, stored), btree_item_inode(inode)->mtime,
 				     btree_item_inode(inode)->ctime };
@@ -322,7 +322,7 @@ int fs_access_inode(struct fs *fs, const struct inode_location *where, const str
 	if (updated)
 		*updated = false;
 	int64_t stored = stored_atime(inode, near);
-	if (!wants_update(fs, sv, inode, stored)) {
+	if (!fs_atime_wanted(fs, sv, inode, stored)) {
 		fs->counters.atime_skipped++;
 		return 0;
 	}
@@ -415,11 +415,6 @@ uint64_t atime_estimate_inline(struct fs *fs, const struct subvolume *sv, fs_ati
 {
 	bool from_items = wanted == fs_atime_wanted && fs_atime_wanted_from_items(fs);
 	return fs->design->inline_atime_estimate(fs, sv, wanted, false, from_items);
-}
-
-bool fs_atime_wanted(const struct fs *fs, const struct subvolume *sv, const struct btree_item *inode, int64_t stored)
-{
-	return wants_update(fs, sv, inode, stored);
 }
 
 /* current_atime() finds nothing apart from the item to answer with. */

@@ -221,7 +221,6 @@ struct memo_entry {
 	uint64_t bytenr;
 	uint64_t blocks;                 /* blocks of the subtree an access sweep copies */
 	uint32_t generation;
-	bool any;                        /* blocks > 0 */
 };
 
 static void btrfs_init(struct fs *fs)
@@ -278,10 +277,10 @@ static const struct memo_entry *memo_find(GHashTable *memo, const struct tree_bl
 	return known && known->generation == block->generation ? known : NULL;
 }
 
-static void memo_keep(GHashTable *memo, const struct tree_block *block, uint64_t blocks, bool any)
+static void memo_keep(GHashTable *memo, const struct tree_block *block, uint64_t blocks)
 {
 	struct memo_entry *entry = g_new(struct memo_entry, 1);
-	*entry = (struct memo_entry){ block->bytenr, blocks, block->generation, any };
+	*entry = (struct memo_entry){ block->bytenr, blocks, block->generation };
 	g_hash_table_replace(memo, &entry->bytenr, entry);
 }
 
@@ -310,7 +309,7 @@ static bool estimate_block(struct estimate *e, const struct tree_block *block)
 	const struct memo_entry *known = remembered ? memo_find(e->memo, block) : NULL;
 	if (known) {
 		e->blocks += known->blocks;
-		return known->any;
+		return known->blocks > 0; /* a subtree with a block to copy copies its root too */
 	}
 	uint64_t before = e->blocks;
 	bool any = false;
@@ -318,7 +317,7 @@ static bool estimate_block(struct estimate *e, const struct tree_block *block)
 		any |= estimate_block(e, block->children[i].block);
 	e->blocks += any;
 	if (remembered)
-		memo_keep(e->memo, block, e->blocks - before, any);
+		memo_keep(e->memo, block, e->blocks - before);
 	return any;
 }
 
@@ -357,7 +356,7 @@ static bool recount(struct memo_check *c, const struct tree_block *block)
 	c->fresh.blocks += any;
 	const struct memo_entry *known = memo_find(c->memo, block);
 	uint64_t counted = c->fresh.blocks - before;
-	if (known && !c->wrong && (known->blocks != counted || known->any != any)) {
+	if (known && !c->wrong && known->blocks != counted) {
 		c->wrong = block;
 		c->remembered = known->blocks;
 		c->counted = counted;
