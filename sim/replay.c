@@ -312,19 +312,20 @@ static enum replay_status after_op(struct run_state *st, struct trace_reader *re
 	}
 	if (!ret)
 		return REPLAY_DONE;
+	if (ret != -EINTR) { /* a refused op; a run that keeps going only counts it */
+		outcome->failed_ops++;
+		if (o->keep_going)
+			return REPLAY_DONE;
+	}
 	/* Paths as the trace writes them: a name of raw bytes reads as its
 	 * escapes, which a user can search the trace for. */
 	g_autofree char *path = as_in_trace(op->path), *path2 = as_in_trace(op->path2);
 	if (ret == -EINTR) /* fs_config.cancelled: a signal came during a long op */
 		return fail(error, REPLAY_INTERRUPTED, "%s:%" PRIu64 ": %s %s: interrupted during this line",
 			    trace_reader_name(reader), op->line, trace_op_kind_name(op->kind), path);
-	outcome->failed_ops++;
 	if (ret == -ENOSPC)
-		return o->keep_going ? REPLAY_DONE
-				     : fail(error, REPLAY_ENOSPC, "%s:%" PRIu64 ": %s %s: no space left on the modeled device",
-					    trace_reader_name(reader), op->line, trace_op_kind_name(op->kind), path);
-	if (o->keep_going)
-		return REPLAY_DONE;
+		return fail(error, REPLAY_ENOSPC, "%s:%" PRIu64 ": %s %s: no space left on the modeled device",
+			    trace_reader_name(reader), op->line, trace_op_kind_name(op->kind), path);
 	/* An op from one path to another names both: "snapshot /a -> /s: File
 	 * exists" is about the destination, "No such file" about the source. */
 	bool two_paths = op->kind == TRACE_RENAME || op->kind == TRACE_LINK || op->kind == TRACE_SNAPSHOT;
