@@ -1084,16 +1084,25 @@ static void leaf_expand_runs(struct tree_block *leaf)
  * on the compaction list if it is a leaf of the extent tree. */
 static void list_written(struct transaction *txn, struct tree_block *block);
 
-static void leaf_prepare_write(struct transaction *txn, struct tree_block *leaf)
+static void __attribute__((noinline)) list_run_leaf(struct transaction *txn, struct tree_block *leaf)
 {
-	if (leaf->flags & TREE_BLOCK_RUNS)
+	leaf->flags |= TREE_BLOCK_RUNS_LISTED;
+	g_ptr_array_add(txn->run_leaves, leaf);
+}
+
+/* Inline: a grep's atime writes make this call on a leaf already listed, or
+ * still sharing its array, of a tree that is not the extent tree (three
+ * tests; its frame was a tenth of the write, docs/performance.md round 15d). */
+static inline void leaf_prepare_write(struct transaction *txn, struct tree_block *leaf)
+{
+	if (__builtin_expect(leaf->flags & TREE_BLOCK_RUNS, 0))
 		leaf_expand_runs(leaf);
-	if (!leaf_items_shared(leaf))
+	if (!(leaf->flags & TREE_BLOCK_WRITTEN_LISTED) && !leaf_items_shared(leaf))
 		list_written(txn, leaf);
-	if (tree_block_owner(leaf) == BTRFS_EXTENT_TREE_OBJECTID && txn->run_leaves && !(leaf->flags & TREE_BLOCK_RUNS_LISTED)) {
-		leaf->flags |= TREE_BLOCK_RUNS_LISTED;
-		g_ptr_array_add(txn->run_leaves, leaf);
-	}
+	_Static_assert(BTRFS_EXTENT_TREE_OBJECTID < BTREE_OWNER_ATIME_PACKED, "the extent tree's id packs as itself");
+	if (leaf->packed_owner == BTRFS_EXTENT_TREE_OBJECTID && txn->run_leaves &&
+	    !(leaf->flags & TREE_BLOCK_RUNS_LISTED))
+		list_run_leaf(txn, leaf);
 }
 
 static void leaf_compact(struct tree_block *leaf, uint32_t shift)
@@ -2479,18 +2488,11 @@ static struct btree_item *writable_item(const struct btree_path *path)
 	return btree_path_item(path);
 }
 
-/* COW the path a lookup found, top-down; the leaf may still share its items. */
-static void cow_found_path(struct btree *tree, struct transaction *txn, struct btree_path *path)
+/* cow_found_path() for a leaf an earlier transaction wrote: the path's
+ * blocks from the root down, each copied unless this transaction wrote it. */
+static void __attribute__((noinline)) cow_found_path_down(struct btree *tree, struct transaction *txn,
+							  struct btree_path *path)
 {
-	/* btree_search(SEARCH_CHANGE) without the searching: a copy has its
-	 * source's keys, so every slot on the path stays what it was. By BT5 a
-	 * leaf this transaction wrote hangs from nodes it wrote: then nothing on
-	 * the path is copied (most of a grep's atime writes, docs/performance.md
-	 * round 13a). */
-	if (!should_cow_block(txn, path->nodes[0])) {
-		leaf_prepare_write(txn, path->nodes[0]);
-		return;
-	}
 	for (int level = path->levels - 1; level >= 0; level--) {
 		struct tree_block *b = path->nodes[level];
 		if (!level || should_cow_block(txn, b)) /* a node this transaction wrote stays */
@@ -2500,38 +2502,65 @@ static void cow_found_path(struct btree *tree, struct transaction *txn, struct b
 	}
 }
 
+/* COW the path a lookup found, top-down; the leaf may still share its items. */
+static inline void cow_found_path(struct btree *tree, struct transaction *txn, struct btree_path *path)
+{
+	/* btree_search(SEARCH_CHANGE) without the searching: a copy has its
+	 * source's keys, so every slot on the path stays what it was. By BT5 a
+	 * leaf this transaction wrote hangs from nodes it wrote: then nothing on
+	 * the path is copied (most of a grep's atime writes, docs/performance.md
+	 * round 13a). */
+	if (!should_cow_block(txn, path->nodes[0]))
+		leaf_prepare_write(txn, path->nodes[0]);
+	else
+		cow_found_path_down(tree, txn, path);
+}
+
 struct btree_item *btree_path_for_write(struct btree *tree, struct transaction *txn, struct btree_path *path)
 {
 	cow_found_path(tree, txn, path);
 	return writable_item(path);
 }
 
-int64_t btree_leaf_inode_atime(const struct tree_block *leaf, uint32_t slot)
+/* The inode's atime in an overlay of the shared or the plain form (BT7). */
+static int64_t __attribute__((noinline)) unmarked_overlay_atime(const struct atime_overlay *overlay, uint32_t slot)
+{
+	return overlay_atime(overlay, overlay_index(overlay, slot));
+}
+
+/* Every access asks it: no overlay, or a marked one (a grep's), is answered
+ * here. */
+static inline int64_t leaf_inode_atime(const struct tree_block *leaf, uint32_t slot)
 {
 	const struct atime_overlay *overlay = leaf_overlay(leaf);
-	if (overlay && overlay->form != OVERLAY_MARKED)
-		return overlay_atime(overlay, overlay_index(overlay, slot));
-	if (overlay && overlay_marked(overlay, slot))
-		return overlay->value[0];
+	if (overlay) {
+		if (__builtin_expect(overlay->form != OVERLAY_MARKED, 0))
+			return unmarked_overlay_atime(overlay, slot);
+		if (overlay_marked(overlay, slot))
+			return overlay->value[0];
+	}
 	return item_inode(btree_leaf_item(leaf, slot))->atime;
+}
+
+int64_t btree_leaf_inode_atime(const struct tree_block *leaf, uint32_t slot)
+{
+	return leaf_inode_atime(leaf, slot);
 }
 
 int64_t btree_path_inode_atime(const struct btree_path *path)
 {
-	return btree_leaf_inode_atime(path->nodes[0], path->slots[0]);
+	return leaf_inode_atime(path->nodes[0], path->slots[0]);
 }
 
-void btree_path_write_inode_atime(struct btree *tree, struct transaction *txn, struct btree_path *path,
-				  int64_t atime)
+/* btree_path_write_inode_atime() where the overlay must change form or
+ * comes into being. */
+static void __attribute__((noinline)) write_atime_reshaping(struct tree_block *leaf, uint32_t slot, int64_t atime)
 {
-	cow_found_path(tree, txn, path);
-	struct tree_block *leaf = path->nodes[0];
-	uint32_t slot = path->slots[0];
 	struct atime_overlay *overlay = leaf_overlay(leaf);
 	if (!overlay && leaf_items_shared(leaf))
 		overlay = leaf_new_marked_overlay(leaf);
 	if (!overlay) {
-		item_inode(btree_path_item(path))->atime = atime;
+		item_inode(btree_leaf_item(leaf, slot))->atime = atime;
 		return;
 	}
 	if (overlay->form == OVERLAY_MARKED) {
@@ -2540,6 +2569,25 @@ void btree_path_write_inode_atime(struct btree *tree, struct transaction *txn, s
 		leaf_set_overlay_apart(leaf, overlay_of_leaf(leaf));
 	}
 	overlay_set_atime(&leaf->atimes, overlay_index(leaf->atimes, slot), atime);
+}
+
+/*
+ * Most of a grep's atime writes go to a leaf this transaction copied
+ * already, whose marked overlay holds the one atime its reads wrote (the
+ * kernel's coarse clock): a bit to set. Anything else reshapes.
+ */
+void btree_path_write_inode_atime(struct btree *tree, struct transaction *txn, struct btree_path *path,
+				  int64_t atime)
+{
+	cow_found_path(tree, txn, path);
+	struct tree_block *leaf = path->nodes[0];
+	uint32_t slot = path->slots[0];
+	struct atime_overlay *overlay = leaf_overlay(leaf);
+	if (overlay && overlay->form == OVERLAY_MARKED && overlay->values && overlay->value[0] == atime) {
+		overlay_marks(overlay)[slot / 64] |= 1ull << (slot % 64); /* overlay_mark()'s answer, at once */
+		return;
+	}
+	write_atime_reshaping(leaf, slot, atime);
 }
 
 /* The rightmost item of the subtree under `b`. */
