@@ -1,5 +1,6 @@
 /*
- * model/atime.c - Linux's atime decision, see atime.h.
+ * model/atime.c - Linux's atime options, see atime.h (the decision itself is
+ * inline there).
  *
  * Why lazytime does not change btrfs's space question (Linux source, read
  * for this model at torvalds/linux fs/inode.c and fs/btrfs/inode.c, 6.x):
@@ -37,35 +38,6 @@
 
 #include <stdio.h>
 #include <string.h>
-
-#include "constants.h"
-
-static bool relatime_need_update(const struct atime_times *t, int64_t now)
-{
-	if (t->mtime >= t->atime)
-		return true;
-	if (t->ctime >= t->atime)
-		return true;
-	/* An atime may be as old as 1678: now - atime can pass INT64_MAX, and
-	 * is then older than any limit. */
-	int64_t age;
-	if (__builtin_sub_overflow(now, t->atime, &age))
-		return t->atime < 0;
-	return age >= LINUX_RELATIME_MAX_AGE_NS;
-}
-
-bool atime_needs_update(const struct atime_options *options, bool is_directory,
-			const struct atime_times *times, int64_t now)
-{
-	if (options->mode == ATIME_NOATIME)
-		return false;
-	if (options->nodiratime && is_directory)
-		return false;
-	if (options->mode == ATIME_RELATIME && !relatime_need_update(times, now))
-		return false;
-	/* touch_atime: nothing to write when the time would not change. */
-	return times->atime != now;
-}
 
 static bool apply_word(const char *word, int length, struct atime_options *o)
 {

@@ -39,13 +39,43 @@ struct atime_options {
 /* fs/fs-writeback.c dirtytime_expire_interval: 12 h (a sysctl,
  * vm.dirtytime_expire_seconds). */
 #define LINUX_DIRTYTIME_EXPIRE_NS (12ll * 3600ll * 1000000000ll)
+/* fs/inode.c relatime_need_update: an atime a day old is refreshed (as in
+ * constants.h, which this public header cannot include). */
+#define LINUX_RELATIME_MAX_AGE_NS (24ll * 3600ll * 1000000000ll)
 
 struct atime_times {
 	int64_t atime, mtime, ctime;    /* nanoseconds since the epoch */
 };
 
-bool atime_needs_update(const struct atime_options *options, bool is_directory,
-			const struct atime_times *times, int64_t now);
+/* fs/inode.c relatime_need_update() and atime_needs_update(), inline: every
+ * access asks them (a call and its frame were a fifth of a read that
+ * writes nothing, docs/performance.md round 15d). */
+static inline bool atime_relatime_need_update(const struct atime_times *t, int64_t now)
+{
+	if (t->mtime >= t->atime)
+		return true;
+	if (t->ctime >= t->atime)
+		return true;
+	/* An atime may be as old as 1678: now - atime can pass INT64_MAX, and
+	 * is then older than any limit. */
+	int64_t age;
+	if (__builtin_sub_overflow(now, t->atime, &age))
+		return t->atime < 0;
+	return age >= LINUX_RELATIME_MAX_AGE_NS;
+}
+
+static inline bool atime_needs_update(const struct atime_options *options, bool is_directory,
+				      const struct atime_times *times, int64_t now)
+{
+	if (options->mode == ATIME_NOATIME)
+		return false;
+	if (options->nodiratime && is_directory)
+		return false;
+	if (options->mode == ATIME_RELATIME && !atime_relatime_need_update(times, now))
+		return false;
+	/* touch_atime: nothing to write when the time would not change. */
+	return times->atime != now;
+}
 
 /* Parses "relatime", "strictatime,nodiratime", "noatime,lazytime", ...:
  * mount's own option words. Returns false and names the bad word in

@@ -1084,16 +1084,25 @@ static void leaf_expand_runs(struct tree_block *leaf)
  * on the compaction list if it is a leaf of the extent tree. */
 static void list_written(struct transaction *txn, struct tree_block *block);
 
-static void leaf_prepare_write(struct transaction *txn, struct tree_block *leaf)
+static void __attribute__((noinline)) list_run_leaf(struct transaction *txn, struct tree_block *leaf)
 {
-	if (leaf->flags & TREE_BLOCK_RUNS)
+	leaf->flags |= TREE_BLOCK_RUNS_LISTED;
+	g_ptr_array_add(txn->run_leaves, leaf);
+}
+
+/* Inline: a grep's atime writes make this call on a leaf already listed, or
+ * still sharing its array, of a tree that is not the extent tree (three
+ * tests; its frame was a tenth of the write, docs/performance.md round 15d). */
+static inline void leaf_prepare_write(struct transaction *txn, struct tree_block *leaf)
+{
+	if (__builtin_expect(leaf->flags & TREE_BLOCK_RUNS, 0))
 		leaf_expand_runs(leaf);
-	if (!leaf_items_shared(leaf))
+	if (!(leaf->flags & TREE_BLOCK_WRITTEN_LISTED) && !leaf_items_shared(leaf))
 		list_written(txn, leaf);
-	if (tree_block_owner(leaf) == BTRFS_EXTENT_TREE_OBJECTID && txn->run_leaves && !(leaf->flags & TREE_BLOCK_RUNS_LISTED)) {
-		leaf->flags |= TREE_BLOCK_RUNS_LISTED;
-		g_ptr_array_add(txn->run_leaves, leaf);
-	}
+	_Static_assert(BTRFS_EXTENT_TREE_OBJECTID < BTREE_OWNER_ATIME_PACKED, "the extent tree's id packs as itself");
+	if (leaf->packed_owner == BTRFS_EXTENT_TREE_OBJECTID && txn->run_leaves &&
+	    !(leaf->flags & TREE_BLOCK_RUNS_LISTED))
+		list_run_leaf(txn, leaf);
 }
 
 static void leaf_compact(struct tree_block *leaf, uint32_t shift)
@@ -1566,12 +1575,12 @@ void btree_commit_finish(struct transaction *txn)
 
 /* --- searching within one block -------------------------------------- */
 
-/* The first slot whose key is >= key; *exact when it is equal. */
-static uint32_t leaf_find_slot(const struct tree_block *leaf, const struct btree_key *key, bool *exact)
+/* The first slot of [low, high) whose key is >= key, in a leaf without runs
+ * whose items below `low` are below the key and from `high` on above it;
+ * *exact when it is equal. */
+static inline uint32_t bisect_items(const struct tree_block *leaf, uint32_t low, uint32_t high,
+				    const struct btree_key *key, bool *exact)
 {
-	if (leaf->flags & TREE_BLOCK_RUNS)
-		return runs_find_slot(leaf, key, exact);
-	uint32_t low = 0, high = leaf->nritems;
 	while (low < high) {
 		uint32_t mid = low + (high - low) / 2;
 		int cmp = btree_key_compare(&leaf->items[mid].key, key);
@@ -1586,6 +1595,14 @@ static uint32_t leaf_find_slot(const struct tree_block *leaf, const struct btree
 	}
 	*exact = false;
 	return low;
+}
+
+/* The first slot whose key is >= key; *exact when it is equal. */
+static uint32_t leaf_find_slot(const struct tree_block *leaf, const struct btree_key *key, bool *exact)
+{
+	if (leaf->flags & TREE_BLOCK_RUNS)
+		return runs_find_slot(leaf, key, exact);
+	return bisect_items(leaf, 0, leaf->nritems, key, exact);
 }
 
 /* The child whose range holds key: the last slot with key <= key, or 0. */
@@ -2471,18 +2488,11 @@ static struct btree_item *writable_item(const struct btree_path *path)
 	return btree_path_item(path);
 }
 
-/* COW the path a lookup found, top-down; the leaf may still share its items. */
-static void cow_found_path(struct btree *tree, struct transaction *txn, struct btree_path *path)
+/* cow_found_path() for a leaf an earlier transaction wrote: the path's
+ * blocks from the root down, each copied unless this transaction wrote it. */
+static void __attribute__((noinline)) cow_found_path_down(struct btree *tree, struct transaction *txn,
+							  struct btree_path *path)
 {
-	/* btree_search(SEARCH_CHANGE) without the searching: a copy has its
-	 * source's keys, so every slot on the path stays what it was. By BT5 a
-	 * leaf this transaction wrote hangs from nodes it wrote: then nothing on
-	 * the path is copied (most of a grep's atime writes, docs/performance.md
-	 * round 13a). */
-	if (!should_cow_block(txn, path->nodes[0])) {
-		leaf_prepare_write(txn, path->nodes[0]);
-		return;
-	}
 	for (int level = path->levels - 1; level >= 0; level--) {
 		struct tree_block *b = path->nodes[level];
 		if (!level || should_cow_block(txn, b)) /* a node this transaction wrote stays */
@@ -2492,38 +2502,65 @@ static void cow_found_path(struct btree *tree, struct transaction *txn, struct b
 	}
 }
 
+/* COW the path a lookup found, top-down; the leaf may still share its items. */
+static inline void cow_found_path(struct btree *tree, struct transaction *txn, struct btree_path *path)
+{
+	/* btree_search(SEARCH_CHANGE) without the searching: a copy has its
+	 * source's keys, so every slot on the path stays what it was. By BT5 a
+	 * leaf this transaction wrote hangs from nodes it wrote: then nothing on
+	 * the path is copied (most of a grep's atime writes, docs/performance.md
+	 * round 13a). */
+	if (!should_cow_block(txn, path->nodes[0]))
+		leaf_prepare_write(txn, path->nodes[0]);
+	else
+		cow_found_path_down(tree, txn, path);
+}
+
 struct btree_item *btree_path_for_write(struct btree *tree, struct transaction *txn, struct btree_path *path)
 {
 	cow_found_path(tree, txn, path);
 	return writable_item(path);
 }
 
-int64_t btree_leaf_inode_atime(const struct tree_block *leaf, uint32_t slot)
+/* The inode's atime in an overlay of the shared or the plain form (BT7). */
+static int64_t __attribute__((noinline)) unmarked_overlay_atime(const struct atime_overlay *overlay, uint32_t slot)
+{
+	return overlay_atime(overlay, overlay_index(overlay, slot));
+}
+
+/* Every access asks it: no overlay, or a marked one (a grep's), is answered
+ * here. */
+static inline int64_t leaf_inode_atime(const struct tree_block *leaf, uint32_t slot)
 {
 	const struct atime_overlay *overlay = leaf_overlay(leaf);
-	if (overlay && overlay->form != OVERLAY_MARKED)
-		return overlay_atime(overlay, overlay_index(overlay, slot));
-	if (overlay && overlay_marked(overlay, slot))
-		return overlay->value[0];
+	if (overlay) {
+		if (__builtin_expect(overlay->form != OVERLAY_MARKED, 0))
+			return unmarked_overlay_atime(overlay, slot);
+		if (overlay_marked(overlay, slot))
+			return overlay->value[0];
+	}
 	return item_inode(btree_leaf_item(leaf, slot))->atime;
+}
+
+int64_t btree_leaf_inode_atime(const struct tree_block *leaf, uint32_t slot)
+{
+	return leaf_inode_atime(leaf, slot);
 }
 
 int64_t btree_path_inode_atime(const struct btree_path *path)
 {
-	return btree_leaf_inode_atime(path->nodes[0], path->slots[0]);
+	return leaf_inode_atime(path->nodes[0], path->slots[0]);
 }
 
-void btree_path_write_inode_atime(struct btree *tree, struct transaction *txn, struct btree_path *path,
-				  int64_t atime)
+/* btree_path_write_inode_atime() where the overlay must change form or
+ * comes into being. */
+static void __attribute__((noinline)) write_atime_reshaping(struct tree_block *leaf, uint32_t slot, int64_t atime)
 {
-	cow_found_path(tree, txn, path);
-	struct tree_block *leaf = path->nodes[0];
-	uint32_t slot = path->slots[0];
 	struct atime_overlay *overlay = leaf_overlay(leaf);
 	if (!overlay && leaf_items_shared(leaf))
 		overlay = leaf_new_marked_overlay(leaf);
 	if (!overlay) {
-		item_inode(btree_path_item(path))->atime = atime;
+		item_inode(btree_leaf_item(leaf, slot))->atime = atime;
 		return;
 	}
 	if (overlay->form == OVERLAY_MARKED) {
@@ -2532,6 +2569,25 @@ void btree_path_write_inode_atime(struct btree *tree, struct transaction *txn, s
 		leaf_set_overlay_apart(leaf, overlay_of_leaf(leaf));
 	}
 	overlay_set_atime(&leaf->atimes, overlay_index(leaf->atimes, slot), atime);
+}
+
+/*
+ * Most of a grep's atime writes go to a leaf this transaction copied
+ * already, whose marked overlay holds the one atime its reads wrote (the
+ * kernel's coarse clock): a bit to set. Anything else reshapes.
+ */
+void btree_path_write_inode_atime(struct btree *tree, struct transaction *txn, struct btree_path *path,
+				  int64_t atime)
+{
+	cow_found_path(tree, txn, path);
+	struct tree_block *leaf = path->nodes[0];
+	uint32_t slot = path->slots[0];
+	struct atime_overlay *overlay = leaf_overlay(leaf);
+	if (overlay && overlay->form == OVERLAY_MARKED && overlay->values && overlay->value[0] == atime) {
+		overlay_marks(overlay)[slot / 64] |= 1ull << (slot % 64); /* overlay_mark()'s answer, at once */
+		return;
+	}
+	write_atime_reshaping(leaf, slot, atime);
 }
 
 /* The rightmost item of the subtree under `b`. */
@@ -2675,13 +2731,18 @@ struct btree_item *btree_resize_item(struct btree *tree, struct transaction *txn
  * was a third of the cost of the throttle's records (docs/performance.md,
  * round 9).
  */
-static inline bool search_insert_only_copies(const struct transaction *txn, const struct btree_path *path, uint32_t ins_len)
+static inline bool search_splits_no_node(const struct transaction *txn, const struct btree_path *path)
 {
 	uint32_t node_capacity = btree_node_capacity(nodesize_of(txn));
 	for (unsigned level = 1; level < path->levels; level++)
 		if (path->nodes[level]->nritems >= node_capacity - BTRFS_NODE_SPLIT_SLACK)
 			return false;
-	return leaf_free_space(txn, path->nodes[0]) >= ins_len;
+	return true;
+}
+
+static inline bool search_insert_only_copies(const struct transaction *txn, const struct btree_path *path, uint32_t ins_len)
+{
+	return search_splits_no_node(txn, path) && leaf_free_space(txn, path->nodes[0]) >= ins_len;
 }
 
 struct btree_item *btree_resize_item_at(struct btree *tree, struct transaction *txn, const struct btree_key *key,
@@ -2850,6 +2911,64 @@ bool btree_lookup_ahead(const struct btree *tree, const struct btree_key *key, s
 		}
 	}
 	return btree_lookup_near(tree, key, path);
+}
+
+/* leaf_find_slot() for a key known to be above the item at slot `from` - 1
+ * of a leaf without runs: the next few items one by one (a batch's records
+ * are mostly neighbours), the rest by bisection. */
+static uint32_t leaf_find_slot_from(const struct tree_block *leaf, uint32_t from, const struct btree_key *key,
+				    bool *exact)
+{
+	uint32_t end = MIN(leaf->nritems, from + LOOKUP_AHEAD_SLOTS);
+	for (; from < end; from++) {
+		int cmp = btree_key_compare(&leaf->items[from].key, key);
+		if (cmp >= 0) {
+			*exact = !cmp;
+			return from;
+		}
+	}
+	return bisect_items(leaf, from, leaf->nritems, key, exact);
+}
+
+/*
+ * The resizes of keys[0], keys[1] ... after a write at *path, while each is
+ * an item further on in the same leaf and fits there: what btree_lookup_ahead()
+ * and btree_resize_item_at() do for each, without the lookups and the calls.
+ * The path's leaf is the running transaction's (so is every node above it,
+ * BT5) and private: each of those calls would find the same path, copy
+ * nothing and only list the leaf (leaf_prepare_write(), the same for all);
+ * a growth that needs a split or a push (no room in the leaf, a node the
+ * search would split) ends the run, before it.
+ */
+uint32_t btree_resize_items_after(struct btree *tree, struct transaction *txn, const struct btree_key *keys,
+				  const uint32_t *sizes, uint32_t count, struct btree_path *path)
+{
+	if (!count || !path->levels || path->nodes[path->levels - 1] != tree->root)
+		return 0;
+	struct tree_block *leaf = path->nodes[0];
+	if (should_cow_block(txn, leaf) || (leaf->flags & (TREE_BLOCK_RUNS | TREE_BLOCK_OVERLAY_HERE)) || leaf->atimes ||
+	    leaf_items_shared(leaf))
+		return 0;
+	bool nodes_stay = search_splits_no_node(txn, path);
+	uint32_t capacity = btree_leaf_capacity(nodesize_of(txn)), slot = path->slots[0], n = 0;
+	for (; n < count; n++) {
+		bool exact;
+		uint32_t at = leaf_find_slot_from(leaf, slot + 1, &keys[n], &exact);
+		if (!exact)
+			break;
+		struct btree_item *item = &leaf->items[at];
+		uint32_t bytes = leaf->leaf_bytes - item->size + sizes[n];
+		if (sizes[n] > item->size && (!nodes_stay || bytes > capacity))
+			break;
+		leaf->leaf_bytes = bytes;
+		item->size = (uint16_t)sizes[n];
+		slot = at;
+	}
+	if (n) {
+		leaf_prepare_write(txn, leaf);
+		path->slots[0] = slot;
+	}
+	return n;
 }
 
 /* Remove the pointer at path->nodes[level] slot `slot`; a node left empty

@@ -117,17 +117,29 @@ static struct btree_item *btrfs_lookup_for_write_near(struct fs *fs, struct subv
 	return btree_path_for_write(sv->tree, &fs->txn, near);
 }
 
-static void btrfs_write_inode_atime_near(struct fs *fs, struct subvolume *sv, uint64_t inode, int64_t atime,
-					 struct btree_path *near)
+/* btrfs_write_inode_atime_near() without a path: a lookup first. */
+static void __attribute__((noinline)) write_inode_atime_looked_up(struct fs *fs, struct subvolume *sv,
+								  uint64_t inode, int64_t atime,
+								  struct btree_path *near)
 {
-	/* A path the access's lookup left is at the item (design.h): looking it
-	 * up again was 68 instructions of a read (docs/performance.md round 13a). */
 	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
-	if (!near->levels && !btrfs_lookup_near(sv, &key, near)) {
+	if (!btrfs_lookup_near(sv, &key, near)) {
 		btree_item_inode_for_write(btrfs_lookup_for_write(fs, sv, &key))->atime = atime;
 		return;
 	}
 	btree_path_write_inode_atime(sv->tree, &fs->txn, near, atime);
+}
+
+static void btrfs_write_inode_atime_near(struct fs *fs, struct subvolume *sv, uint64_t inode, int64_t atime,
+					 struct btree_path *near)
+{
+	/* A path the access's lookup left is at the item (design.h): looking it
+	 * up again was 68 instructions of a read (docs/performance.md round 13a);
+	 * the key for one is built only without it. */
+	if (__builtin_expect(!near->levels, 0))
+		write_inode_atime_looked_up(fs, sv, inode, atime, near);
+	else
+		btree_path_write_inode_atime(sv->tree, &fs->txn, near, atime);
 }
 
 static struct btree_item *btrfs_insert(struct fs *fs, struct subvolume *sv, const struct btree_key *key,
