@@ -12,7 +12,7 @@
  * hashes, or a few past them after a collision), one visit of the range,
  * and answers further steps out of it with a probe:
  *
- *   slots[offset & mask]:  offset | location | name, name_len | is_root | fill
+ *   slots[offset & mask]:  offset | location | name, name_len | is_root | type | fill
  *                          (linear probing; at most half the slots used; a
  *                          slot is in use when its fill is the table's)
  *
@@ -45,8 +45,8 @@
  *     same entry, and names are interned, never freed before the fs;
  *  DC2 a table (lineage, dir) holds every DIR_ITEM of dir that each live
  *     subvolume sv with top(sv, dir) == lineage has, each at a slot its
- *     offset's probe reaches, with the tree's location, name and is_root,
- *     and count says how many;
+ *     offset's probe reaches, with the tree's location, name, is_root and
+ *     file_type, and count says how many;
  *  DC3 no two tables hold one (lineage, dir); each is in its key's chain
  *     and once in the recency list; bytes is what they take, at most
  *     DIR_CACHE_BYTES but for the one just filled;
@@ -58,9 +58,9 @@
  *     when the snapshot takes it, and a holder that changes a name first
  *     branches (fs_dir_cache_names_changed()). So a subvolume's directory
  *     holds what the directory held in its top, which is DC2's ground;
- *  DC5 last, when set, is the table top(last_subvolume, last_dir) finds:
+ *  DC5 last, when set, is the table top(last.subvolume, last.dir) finds:
  *     a step out of that directory probes it without walking the lineage
- *     (every change of names or lineages clears it).
+ *     (every change of names or lineages clears it, and its eviction).
  * fs_dir_cache_check() checks each lineage (DC4), each table against every
  * subvolume whose top it is (DC2), the chains, the list and the bytes (DC3)
  * and last (DC5).
@@ -166,8 +166,8 @@ static void table_unlink(struct dir_cache *c, struct dir_table *t)
 	*p = t->next;
 	list_unlink(c, t);
 	c->bytes -= table_bytes(t);
-	if (c->last == t)
-		c->last = NULL;
+	if (c->last.table == t)
+		c->last.table = NULL;
 }
 
 static void table_free(struct dir_table *t)
@@ -231,7 +231,7 @@ static bool fill_items(const struct btree_item *items, uint32_t count, void *opa
 		*slot_of(t, offset) = (struct dir_cache_entry){ .offset = offset, .location = d->location,
 								.name = d->name, .name_len = d->name_len,
 								.location_is_root = d->location_is_root,
-								.fill = t->fill };
+								.file_type = d->file_type, .fill = t->fill };
 		t->count++;
 	}
 	return true;
@@ -326,7 +326,7 @@ static bool time_to_fill(struct dir_cache *c, const struct subvolume *sv, uint64
 
 /* The table that answers the walk's step out of (sv, dir), now or once
  * made, when it is not the last one asked (DC5); NULL: none. */
-G_NO_INLINE static struct dir_table *answers(struct fs *fs, struct subvolume *sv, uint64_t dir)
+const struct dir_table *fs_dir_cache_answers(struct fs *fs, struct subvolume *sv, uint64_t dir)
 {
 	struct dir_cache *c = &fs->dir_cache;
 	if (c->off)
@@ -341,18 +341,15 @@ G_NO_INLINE static struct dir_table *answers(struct fs *fs, struct subvolume *sv
 	} else if (time_to_fill(c, sv, dir)) {
 		t = fill(fs, sv, top, dir);
 	}
-	if (t) {
-		c->last = t;
-		c->last_subvolume = sv;
-		c->last_dir = dir;
-	}
+	if (t)
+		c->last = (struct dir_cache_asked){ t, sv, dir };
 	return t;
 }
 
 void fs_dir_cache_names_changed(struct fs *fs, struct subvolume *sv, uint64_t dir)
 {
 	struct dir_cache *c = &fs->dir_cache;
-	c->last = NULL; /* DC5: the step may want another table now */
+	c->last.table = NULL; /* DC5: the step may want another table now */
 	c->streak = 0;
 	if (!sv->lineage)
 		return; /* no table holds its names */
@@ -381,43 +378,18 @@ void fs_dir_cache_snapshot(struct fs *fs, struct subvolume *src, struct subvolum
 		src->lineage = lineage_new(c, 0, 0);
 	lineage_of(c, src->lineage)->frozen = true;
 	snap->lineage = src->lineage;
-	c->last = NULL;
+	c->last.table = NULL;
 }
 
-static bool entry_is(const struct dir_table *t, const struct dir_cache_entry *e, const char *name, uint16_t name_len)
+const struct dir_cache_entry *fs_dir_cache_probe_on(const struct dir_table *t, uint32_t hash, const char *name,
+						    uint16_t name_len)
 {
-	return in_use(t, e) && e->name_len == name_len && fs_bytes_equal(e->name, name, name_len);
-}
-
-/* The entry named `name` among the offsets hash .. hash + FS_DIR_HASH_PROBE,
- * or NULL. Mostly the one at the hash's own slot: its offset is the hash
- * and no other entry took that slot (round 14c: one check before the loop). */
-static const struct dir_cache_entry *probe(const struct dir_table *t, uint32_t hash, const char *name,
-					   uint16_t name_len)
-{
-	const struct dir_cache_entry *e = &t->slots[hash & t->mask];
-	if (e->offset == hash && entry_is(t, e, name, name_len))
-		return e;
 	for (uint64_t offset = hash; offset <= (uint64_t)hash + FS_DIR_HASH_PROBE; offset++) {
-		e = slot_of(t, offset);
-		if (entry_is(t, e, name, name_len))
+		const struct dir_cache_entry *e = slot_of(t, offset);
+		if (fs_dir_cache_entry_is(t, e, name, name_len))
 			return e;
 	}
 	return NULL;
-}
-
-bool fs_dir_cache_find(struct fs *fs, struct subvolume *sv, uint64_t dir, uint32_t hash, const char *name,
-		       uint16_t name_len, const struct dir_cache_entry **found)
-{
-	const struct dir_cache *c = &fs->dir_cache;
-	const struct dir_table *t = c->last;
-	if (c->off || !t || c->last_subvolume != sv || c->last_dir != dir) {
-		t = answers(fs, sv, dir);
-		if (!t)
-			return false;
-	}
-	*found = probe(t, hash, name, name_len);
-	return true;
 }
 
 void fs_dir_cache_free(struct fs *fs)
@@ -500,7 +472,7 @@ static bool check_one(const struct btree_item *item, void *opaque)
 	uint64_t offset = btree_item_key(item)->offset;
 	const struct dir_cache_entry *e = slot_of(k->table, offset);
 	if (!in_use(k->table, e) || e->location != d->location || e->location_is_root != d->location_is_root ||
-	    e->name_len != d->name_len || memcmp(e->name, d->name, d->name_len)) {
+	    e->file_type != d->file_type || e->name_len != d->name_len || memcmp(e->name, d->name, d->name_len)) {
 		k->ok = corrupt(k->error,
 				"%" G_GUINT64_FORMAT ", DC2 the entry at %" G_GUINT64_FORMAT
 				" is not in the table as the tree has it",
@@ -567,12 +539,11 @@ static bool tables_check(const struct fs *fs, GError **error)
 static bool last_check(const struct fs *fs, GError **error)
 {
 	const struct dir_cache *c = &fs->dir_cache;
-	if (!c->last)
-		return true;
-	const struct subvolume *sv = c->last_subvolume;
-	if (!live(fs, sv) || !sv->lineage || table_find(c, lineage_top(c, sv->lineage, c->last_dir), c->last_dir) != c->last)
+	const struct subvolume *sv = c->last.subvolume;
+	if (c->last.table && (!live(fs, sv) || !sv->lineage ||
+			      table_find(c, lineage_top(c, sv->lineage, c->last.dir), c->last.dir) != c->last.table))
 		return corrupt(error, "%" G_GUINT64_FORMAT ", DC5 the last table is not the one its step finds",
-			       c->last_dir);
+			       c->last.dir);
 	return true;
 }
 

@@ -110,6 +110,7 @@ struct dir_cache_entry {
 	const char *name;             /* interned (fs->names) */
 	uint16_t name_len;
 	bool location_is_root;
+	uint8_t file_type;            /* FT_*: FT_DIR leads to a directory (fs_namespace.c NS6) */
 	uint32_t fill;                /* in use when the table's fill: no clearing between directories */
 };
 
@@ -137,6 +138,12 @@ struct name_lineage {
 	uint64_t changed[LINEAGE_CHANGED];
 };
 
+struct dir_cache_asked {
+	struct dir_table *table;
+	const struct subvolume *subvolume;
+	uint64_t dir;
+};
+
 #define DIR_CACHE_BUCKETS 4096
 struct dir_cache {
 	GArray *lineages;             /* struct name_lineage by id (0: none); NULL until the first */
@@ -144,10 +151,7 @@ struct dir_cache {
 	struct dir_table *newest, *oldest;
 	size_t bytes;                 /* the tables' headers and slots (DC3) */
 	uint32_t fill_slots;          /* the last fill's slots: a new table's */
-	/* DC5: the table the last step asked, for (last_subvolume, last_dir); NULL: none */
-	struct dir_table *last;
-	const struct subvolume *last_subvolume;
-	uint64_t last_dir;
+	struct dir_cache_asked last;  /* DC5: the table the last step asked; table NULL: none */
 	/* the directory of the last steps, and how many in a row without a name added or removed */
 	const struct subvolume *streak_subvolume;
 	uint64_t streak_dir;
@@ -193,11 +197,6 @@ struct fs {
  * prefix does, and a level marked checked holds a directory. */
 bool fs_namespace_check(struct fs *fs, GError **error);
 
-/* fs_dir_cache.c: true when the table answers the step out of (sv, dir) to
- * the name whose hash is `hash`; *found is its entry, NULL when there is none
- * (what dir_lookup_hashed() would find). False: look it up in the tree. */
-bool fs_dir_cache_find(struct fs *fs, struct subvolume *sv, uint64_t dir, uint32_t hash, const char *name,
-		       uint16_t name_len, const struct dir_cache_entry **found);
 bool fs_dir_cache_check(const struct fs *fs, GError **error);
 void fs_dir_cache_free(struct fs *fs);
 /* DC1: a DIR_ITEM of (sv, dir) was added or removed. */
@@ -359,6 +358,42 @@ static inline bool fs_bytes_equal(const char *a, const char *b, size_t n)
 	for (; n; n--)
 		if (*a++ != *b++)
 			return false;
+	return true;
+}
+
+/* fs_dir_cache.c: the table that answers the step out of (sv, dir) when it
+ * is not the last one asked (DC5); NULL: none, look the name up in the tree. */
+const struct dir_table *fs_dir_cache_answers(struct fs *fs, struct subvolume *sv, uint64_t dir);
+/* The entry named `name` among the offsets hash .. hash + FS_DIR_HASH_PROBE
+ * of t, past the one at the hash's own slot; NULL: none. */
+const struct dir_cache_entry *fs_dir_cache_probe_on(const struct dir_table *t, uint32_t hash, const char *name,
+						    uint16_t name_len);
+
+static inline bool fs_dir_cache_entry_is(const struct dir_table *t, const struct dir_cache_entry *e,
+					 const char *name, uint16_t name_len)
+{
+	return e->fill == t->fill && e->name_len == name_len && fs_bytes_equal(e->name, name, name_len);
+}
+
+/* True when a table answers the step out of (sv, dir) to the name whose
+ * hash is `hash`; *found is its entry, NULL when there is none (what
+ * dir_lookup_hashed() would find). False: look it up in the tree. Inline:
+ * the last table asked, and the entry at the hash's own slot, are most
+ * steps (a call was a tenth of a step, round 15a). */
+static inline bool fs_dir_cache_find(struct fs *fs, struct subvolume *sv, uint64_t dir, uint32_t hash,
+				     const char *name, uint16_t name_len, const struct dir_cache_entry **found)
+{
+	const struct dir_cache *c = &fs->dir_cache;
+	const struct dir_table *t = c->last.table;
+	if (c->off || !t || c->last.subvolume != sv || c->last.dir != dir) {
+		t = fs_dir_cache_answers(fs, sv, dir);
+		if (!t)
+			return false;
+	}
+	const struct dir_cache_entry *e = &t->slots[hash & t->mask];
+	*found = e->offset == hash && fs_dir_cache_entry_is(t, e, name, name_len)
+			 ? e
+			 : fs_dir_cache_probe_on(t, hash, name, name_len);
 	return true;
 }
 

@@ -48,13 +48,23 @@
  *     was a twentieth of a create.
  *  NS4 every DIR_ITEM sits at most FS_DIR_HASH_PROBE past its name's hash
  *     (see Hash collisions above), where lookups look for it.
+ *  NS5 a path that is the memo's deepest level and one more name (another
+ *     file of the last directory) takes just that step (walk_one_step()):
+ *     the general walk would keep every level and take the same one step.
+ *  NS6 a DIR_ITEM's file_type is FT_DIR exactly when it leads to a
+ *     directory (a subvolume's root, or an inode whose mode is S_IFDIR):
+ *     mkdir and snapshots make such entries, link refuses directories and
+ *     rename keeps the type. So the walk marks a level checked (NS2) when the
+ *     entry that led into it says FT_DIR, not only once a step out of it
+ *     found its inode item: a grep entering a directory made that lookup
+ *     (a tenth of the seed's walk, round 15a).
  * A step out of a directory the walks kept stepping out of asks that
  * directory's table of entries instead of the tree, a table a snapshot and
  * its source share while neither changed the directory (fs_dir_cache.c,
  * DC1-DC5).
  * fs_namespace_check() re-walks each level's prefix in full and checks NS1-NS2,
  * checks that a read cursor that passes as linked is the root's path, and
- * reads every DIR_ITEM of every live subvolume for NS4.
+ * reads every DIR_ITEM of every live subvolume for NS4 and NS6.
  */
 #include "design.h"
 #include "model_error.h"
@@ -262,11 +272,14 @@ static struct subvolume *linked_subvolume(struct fs *fs, const struct subvolume 
 	return linked_subvolume_id(fs, dir_sv, btree_item_dir(entry)->location);
 }
 
-/* One path component. A directory's inode item and its DIR_ITEMs share the
- * objectid, so both lookups usually land in one leaf: *near carries it. */
-/* One component: AT (a directory, already known to be one when AT_IS_DIR: NS2) to its entry NAME. */
-static int step_into(struct fs *fs, struct inode_location *at, const char *name, size_t length,
-		     struct btree_path *near, bool at_is_dir)
+/* One component: AT (a directory, already known to be one when AT_IS_DIR:
+ * NS2) to its entry NAME; *INTO_DIR: the entry's type says a directory
+ * (NS6). A directory's inode item and its DIR_ITEMs share the objectid, so
+ * both lookups usually land in one leaf: *near carries it. Inlined in both
+ * of walk()'s steps: it is most of a walk. */
+static inline __attribute__((always_inline)) int step_into(struct fs *fs, struct inode_location *at,
+							   const char *name, size_t length, struct btree_path *near,
+							   bool at_is_dir, bool *into_dir)
 {
 	if (length > BTRFS_NAME_LEN)
 		return -ENAMETOOLONG;
@@ -286,17 +299,20 @@ static int step_into(struct fs *fs, struct inode_location *at, const char *name,
 			return -ENOENT;
 		location = cached->location;
 		location_is_root = cached->location_is_root;
+		*into_dir = cached->file_type == FT_DIR;
 	} else {
 		const struct btree_item *entry = dir_find_near(at->subvolume, at->inode, hash, name, (uint16_t)length, near);
 		if (!entry)
 			return -ENOENT;
 		location = btree_item_dir(entry)->location;
 		location_is_root = btree_item_dir(entry)->location_is_root;
+		*into_dir = btree_item_dir(entry)->file_type == FT_DIR;
 	}
 	if (location_is_root) {
 		struct subvolume *next = linked_subvolume_id(fs, at->subvolume, location);
 		if (!next) {
 			at->inode = FS_PLACEHOLDER_INODE;
+			*into_dir = false; /* no inode item: the next step says -ENOENT, as before */
 			return 0;
 		}
 		at->subvolume = next;
@@ -347,11 +363,37 @@ static int memo_push(struct fs *fs, const char *path, size_t end, const struct i
 	return (int)m->depth++;
 }
 
+/* NS5: another name in the memo's deepest directory (most reads): path is
+ * that level's prefix and one component, no '/', "." or ".." in it. The
+ * general walk would keep every level (memo_levels_matching()), find that
+ * one component and step once from the level's directory, checked (NS2),
+ * pushing nothing: this does just the step. False: not such a path. */
+static bool walk_one_step(struct fs *fs, const char *path, size_t end, struct inode_location *out,
+			  struct btree_path *near, int *ret)
+{
+	const struct walk_memo *m = &fs->walk_memo;
+	if (!m->depth || m->names_removed != fs->names_removed)
+		return false;
+	const struct walk_memo_level *deepest = &m->levels[m->depth - 1];
+	size_t start = deepest->end, length = end - start;
+	const char *name = path + start;
+	if (!deepest->checked || start >= end || !fs_bytes_equal(m->prefix, path, start) ||
+	    (name[0] == '.' && (length == 1 || (length == 2 && name[1] == '.'))) || memchr(name, '/', length))
+		return false;
+	*out = deepest->dir;
+	bool into_dir;
+	*ret = step_into(fs, out, name, length, near, true, &into_dir);
+	return true;
+}
+
 /* Walks the components of path[0, end), from the memo's deepest level that
  * path starts with, and records every directory it passes through: each
  * prefix that ends with '/' (the root's "/" too) becomes a level. */
 static int walk(struct fs *fs, const char *path, size_t end, struct inode_location *out, struct btree_path *near)
 {
+	int ret;
+	if (walk_one_step(fs, path, end, out, near, &ret))
+		return ret;
 	if (path[0] != '/' || !end)
 		return -EINVAL;
 	struct walk_memo *m = &fs->walk_memo;
@@ -380,12 +422,15 @@ static int walk(struct fs *fs, const char *path, size_t end, struct inode_locati
 		if (length == 2 && path[start] == '.' && path[start + 1] == '.')
 			return -EINVAL;
 		bool out_is_dir = at_level >= 0 && m->levels[at_level].checked; /* NS2 */
-		int ret = step_into(fs, out, path + start, length, near, out_is_dir);
+		bool into_dir;
+		int ret = step_into(fs, out, path + start, length, near, out_is_dir, &into_dir);
 		if (ret)
 			return ret;
 		if (at_level >= 0)
 			m->levels[at_level].checked = true; /* the step out of it found a directory */
 		at_level = i < end ? memo_push(fs, path, i + 1, out) : -1; /* path[i] is '/' */
+		if (at_level >= 0)
+			m->levels[at_level].checked = into_dir; /* NS6: its entry's type says so */
 	}
 	return 0;
 }
@@ -466,8 +511,17 @@ static bool memo_level_check(struct fs *fs, const struct walk_memo *memo, unsign
 
 struct hash_window_check {
 	const struct subvolume *sv;
-	const struct btree_item *misplaced;
+	const struct btree_item *misplaced, *mistyped;
 };
+
+/* NS6 for one entry: FT_DIR exactly when it leads to a directory. */
+static bool entry_type_is_right(const struct subvolume *sv, const struct item_dir *entry)
+{
+	if (entry->location_is_root)
+		return entry->file_type == FT_DIR;
+	const struct btree_item *inode = fs_inode_item(sv, entry->location);
+	return inode && (entry->file_type == FT_DIR) == fs_mode_is_dir(btree_item_inode(inode)->mode);
+}
 
 static bool entry_in_hash_window(const struct btree_item *item, void *opaque)
 {
@@ -476,6 +530,10 @@ static bool entry_in_hash_window(const struct btree_item *item, void *opaque)
 	if (key->type != BTRFS_DIR_ITEM_KEY)
 		return true;
 	const struct item_dir *entry = btree_item_dir(item);
+	if (!entry_type_is_right(c->sv, entry)) {
+		c->mistyped = item;
+		return false;
+	}
 	uint64_t hash = fs_name_hash(entry->name, entry->name_len);
 	if (key->offset >= hash && key->offset <= hash + FS_DIR_HASH_PROBE)
 		return true;
@@ -483,15 +541,23 @@ static bool entry_in_hash_window(const struct btree_item *item, void *opaque)
 	return false;
 }
 
-/* NS4 in every live subvolume. */
+/* NS4 and NS6 in every live subvolume. */
 static bool hash_windows_check(const struct fs *fs, GError **error)
 {
 	const struct btree_key first = BTRFS_KEY(0, 0, 0), last = BTRFS_KEY(UINT64_MAX, UINT8_MAX, UINT64_MAX);
 	for (unsigned i = 0; i < fs->subvolumes->len; i++) {
-		struct hash_window_check c = { fs->subvolumes->pdata[i], NULL };
+		struct hash_window_check c = { fs->subvolumes->pdata[i], NULL, NULL };
 		if (c.sv->deleted)
 			continue;
 		subvol_visit_range(c.sv, &first, &last, entry_in_hash_window, &c);
+		if (c.mistyped) {
+			const struct item_dir *entry = btree_item_dir(c.mistyped);
+			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+				    "corrupt directory entry: %" G_GUINT64_FORMAT ", NS6 '%.*s' of type %u is not what it"
+				    " leads to", btree_item_key(c.mistyped)->objectid, (int)entry->name_len, entry->name,
+				    entry->file_type);
+			return false;
+		}
 		if (!c.misplaced)
 			continue;
 		const struct item_dir *entry = btree_item_dir(c.misplaced);

@@ -1071,7 +1071,7 @@ static void test_a_step_through_the_dir_cache_finds_what_a_lookup_in_the_tree_fi
 				assert_int_equal(cache_op_both(cached, plain, read_op, "/d/n1441e896"), round == 2 ? -ENOENT : 0);
 				assert_int_equal(cache_op_both(cached, plain, read_op, "/d/no-such-file"), -ENOENT);
 				assert_int_equal(cache_op_both(cached, plain, readdir_op, "/d/sub"), 0);
-				assert_non_null(cached->dir_cache.last); /* a table answered */
+				assert_non_null(cached->dir_cache.last.table); /* a table answered */
 				fixture_assert_fs_ok(cached, "the table of /d");
 			}
 			if (i == 20) {
@@ -1246,6 +1246,54 @@ static void test_a_table_shared_by_a_snapshot_and_its_source_finds_what_the_tree
 	(void)state;
 }
 
+/* NS5: after a read of /d's file (the memo's deepest level /d/), names past that level that are
+ * not one more name ("." and "..", a trailing '/', a file taken for a directory, deeper paths)
+ * answer as walks from the root do. */
+static void test_a_walk_of_one_step_past_the_memo_finds_what_a_walk_from_the_root_finds(void **state)
+{
+	struct fs *memo, *fresh;
+	int64_t now = two_populated_strictatime(&memo, &fresh);
+	static const char *const paths[] = { "/d/.", "/d/..", "/d/file-001/", "/d/file-001/x", "/d/file-001/.",
+					     "/d/missing", "/d//file-002", "/d/file-003", "/snap/d/file-004" };
+	for (unsigned i = 0; i < G_N_ELEMENTS(paths); i++) {
+		now += 1000000000;
+		assert_int_equal(fs_set_clock(memo, now), 0);
+		assert_int_equal(fs_set_clock(fresh, now), 0);
+		assert_int_equal(op_both(memo, fresh, read_op, "/d/file-000"), 0);
+		op_both(memo, fresh, read_op, paths[i]); /* op_both compares the answers */
+		op_both(memo, fresh, readdir_op, paths[i]);
+	}
+	fixture_assert_fs_ok(memo, "after the one-step walks");
+	assert_same_reports_and_free(memo, fresh, G_N_ELEMENTS(paths));
+	(void)state;
+}
+
+/* NS6: an entry whose type says a directory but leads to a file, or the other way round (a walk
+ * would take the file for a directory without looking at its inode item). */
+static void test_namespace_check_fails_on_an_entry_of_the_wrong_type(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct inode_location root = { fs_subvolume(fs, FS_TOP_SUBVOLUME), FS_ROOT_DIR_INODE }, dir;
+	assert_int_equal(fs_resolve(fs, "/d", &dir), 0);
+	const struct btree_item *found[] = { fs_dir_lookup(root.subvolume, root.inode, "d", 1),
+					     fs_dir_lookup(dir.subvolume, dir.inode, "file-001", 8) };
+	for (unsigned i = 0; i < G_N_ELEMENTS(found); i++) {
+		assert_non_null(found[i]);
+		struct btree_key key = *btree_item_key(found[i]);
+		struct btree_item *item = subvol_lookup_for_write(fs, root.subvolume, &key);
+		uint8_t type = btree_item_dir(item)->file_type;
+		btree_item_dir_for_write(item)->file_type = type == FT_DIR ? FT_REG_FILE : FT_DIR;
+		g_autofree char *want = g_strdup_printf("corrupt directory entry: %" G_GUINT64_FORMAT ", NS6 '%s' of type %u",
+							key.objectid, i ? "file-001" : "d",
+							type == FT_DIR ? FT_REG_FILE : FT_DIR);
+		fixture_assert_fs_corrupt(fs, want);
+		btree_item_dir_for_write(item)->file_type = type;
+		fixture_assert_fs_ok(fs, "the type put back");
+	}
+	fs_free(fs);
+	(void)state;
+}
+
 /* A table whose entry says another inode than the tree's, misses an entry, holds one the tree
  * does not, or is keyed by no lineage (DC2, DC3). */
 static void test_dir_cache_check_fails_on_a_table_unlike_the_tree(void **state)
@@ -1255,7 +1303,7 @@ static void test_dir_cache_check_fails_on_a_table_unlike_the_tree(void **state)
 		g_autofree char *path = g_strdup_printf("/d/file-%03u", i);
 		assert_int_equal(fs_read(fs, path, NULL), 0);
 	}
-	struct dir_table *c = fs->dir_cache.last;
+	struct dir_table *c = fs->dir_cache.last.table;
 	assert_non_null(c);
 	assert_int_equal(c->count, FILES);
 	fixture_assert_fs_ok(fs, "the table as the tree has it");
@@ -1314,7 +1362,7 @@ static void test_dir_cache_check_fails_on_two_tables_of_one_directory(void **sta
 	assert_int_equal(tables_held(fs), held);
 	fixture_assert_fs_ok(fs, "one table for both");
 	struct dir_cache *c = &fs->dir_cache;
-	struct dir_table *t = c->last, twin = *t; /* shares t's slots: unlinked before they are freed */
+	struct dir_table *t = c->last.table, twin = *t; /* shares t's slots: unlinked before they are freed */
 	struct dir_table **chain = NULL;
 	for (unsigned b = 0; b < DIR_CACHE_BUCKETS && !chain; b++)
 		for (struct dir_table *in = c->buckets[b]; in; in = in->next)
@@ -1342,10 +1390,10 @@ static void test_dir_cache_check_fails_on_two_tables_of_one_directory(void **sta
 	g_autofree char *miscounted = g_strdup_printf("corrupt directory cache: DC3 %u tables of ", held);
 	fixture_assert_fs_corrupt(fs, miscounted);
 	c->bytes--;
-	uint64_t dir = c->last_dir;
-	c->last_dir = FS_ROOT_DIR_INODE;
+	uint64_t dir = c->last.dir;
+	c->last.dir = FS_ROOT_DIR_INODE;
 	fixture_assert_fs_corrupt(fs, "corrupt directory cache: 256, DC5 the last table is not the one its step finds");
-	c->last_dir = dir;
+	c->last.dir = dir;
 	fixture_assert_fs_ok(fs, "the last table put right");
 	fs_free(fs);
 	(void)state;
@@ -1878,6 +1926,8 @@ int main(void)
 		cmocka_unit_test(test_dir_cache_check_fails_on_two_tables_of_one_directory),
 		cmocka_unit_test(test_a_table_shared_by_a_snapshot_and_its_source_finds_what_the_tree_finds),
 		cmocka_unit_test(test_dir_cache_check_fails_on_a_broken_lineage),
+		cmocka_unit_test(test_namespace_check_fails_on_an_entry_of_the_wrong_type),
+		cmocka_unit_test(test_a_walk_of_one_step_past_the_memo_finds_what_a_walk_from_the_root_finds),
 		cmocka_unit_test(test_blockstore_check_fails_on_a_live_block_no_tree_reaches),
 		cmocka_unit_test(test_blockstore_check_fails_when_two_live_blocks_share_an_address),
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_is_used_past_its_length),
