@@ -29,7 +29,8 @@
  *
  *   snapshot / /snap1     /  and /snap1 hold lineage 1, now frozen
  *   "snap1" added to /    /  branches: lineage 2, parent 1, changed {256}
- *   snapshot / /snap2     /  and /snap2 hold 2, frozen; / branches to 3 ...
+ *   snapshot / /snap2     /  and /snap2 hold 2, frozen; / branches to 3,
+ *                         parent 1 (2 differs from 1 in 256 alone), {256}
  *
  *   top(sv, dir): from sv's lineage up its parents, the first that changed
  *   dir or has no parent. A table is keyed by (top, dir): /tree/GL's table
@@ -101,7 +102,12 @@ static bool lineage_changed(const struct name_lineage *l, uint64_t dir)
 	return false;
 }
 
-/* A new lineage: parent's names but dir's (parent 0: names of its own). */
+/* A new lineage: parent's names but dir's (parent 0: names of its own).
+ * A parent that differs from its own parent in few directories is skipped:
+ * the new lineage hangs from the grandparent with those and dir changed (its
+ * names are the grandparent's but theirs). So / branching for its root at
+ * each of ten snapshots keeps a chain of one, not ten: a step into a new
+ * directory walked the chain (round 15a). */
 static uint32_t lineage_new(struct dir_cache *c, uint32_t parent, uint64_t dir)
 {
 	if (!c->lineages) {
@@ -109,9 +115,16 @@ static uint32_t lineage_new(struct dir_cache *c, uint32_t parent, uint64_t dir)
 		g_array_set_size(c->lineages, 1); /* id 0: none */
 	}
 	struct name_lineage l = { 0 };
-	if (parent && lineage_of(c, parent)->depth < LINEAGE_DEPTH)
-		l = (struct name_lineage){ .parent = parent, .depth = (uint16_t)(lineage_of(c, parent)->depth + 1),
-					   .changed_count = 1, .changed = { dir } };
+	const struct name_lineage *p = parent ? lineage_of(c, parent) : NULL;
+	if (p && p->parent && p->changed_count + !lineage_changed(p, dir) <= LINEAGE_CHANGED) {
+		l = *p; /* the grandparent, p's changed directories */
+		l.frozen = false;
+		if (!lineage_changed(p, dir))
+			l.changed[l.changed_count++] = dir;
+	} else if (p && p->depth < LINEAGE_DEPTH) {
+		l = (struct name_lineage){ .parent = parent, .depth = (uint16_t)(p->depth + 1), .changed_count = 1,
+					   .changed = { dir } };
+	}
 	g_array_append_val(c->lineages, l);
 	return c->lineages->len - 1;
 }

@@ -48,9 +48,10 @@
  *     was a twentieth of a create.
  *  NS4 every DIR_ITEM sits at most FS_DIR_HASH_PROBE past its name's hash
  *     (see Hash collisions above), where lookups look for it.
- *  NS5 a path that is the memo's deepest level and one more name (another
- *     file of the last directory) takes just that step (walk_one_step()):
- *     the general walk would keep every level and take the same one step.
+ *  NS5 a read's path that is the memo's deepest level and one more name
+ *     (another file of the last directory) takes just that step
+ *     (walk_one_step()): the general walk would keep every level and take
+ *     the same one step.
  *  NS6 a DIR_ITEM's file_type is FT_DIR exactly when it leads to a
  *     directory (a subvolume's root, or an inode whose mode is S_IFDIR):
  *     mkdir and snapshots make such entries, link refuses directories and
@@ -367,18 +368,22 @@ static int memo_push(struct fs *fs, const char *path, size_t end, const struct i
  * that level's prefix and one component, no '/', "." or ".." in it. The
  * general walk would keep every level (memo_levels_matching()), find that
  * one component and step once from the level's directory, checked (NS2),
- * pushing nothing: this does just the step. False: not such a path. */
-static bool walk_one_step(struct fs *fs, const char *path, size_t end, struct inode_location *out,
-			  struct btree_path *near, int *ret)
+ * pushing nothing: this does just the step. False: not such a path. The
+ * path is measured on the way: strncmp() of the prefix stops at a NUL, and
+ * the name ends at the first '/' or NUL (strlen, the prefix compare and
+ * the search for '/' were a quarter of a walk, round 15a). */
+static bool walk_one_step(struct fs *fs, const char *path, struct inode_location *out, struct btree_path *near,
+			  int *ret)
 {
 	const struct walk_memo *m = &fs->walk_memo;
 	if (!m->depth || m->names_removed != fs->names_removed)
 		return false;
 	const struct walk_memo_level *deepest = &m->levels[m->depth - 1];
-	size_t start = deepest->end, length = end - start;
-	const char *name = path + start;
-	if (!deepest->checked || start >= end || !fs_bytes_equal(m->prefix, path, start) ||
-	    (name[0] == '.' && (length == 1 || (length == 2 && name[1] == '.'))) || memchr(name, '/', length))
+	if (!deepest->checked || strncmp(m->prefix, path, deepest->end))
+		return false;
+	const char *name = path + deepest->end, *stop = strchrnul(name, '/');
+	size_t length = (size_t)(stop - name);
+	if (*stop || !length || (name[0] == '.' && (length == 1 || (length == 2 && name[1] == '.'))))
 		return false;
 	*out = deepest->dir;
 	bool into_dir;
@@ -391,9 +396,6 @@ static bool walk_one_step(struct fs *fs, const char *path, size_t end, struct in
  * prefix that ends with '/' (the root's "/" too) becomes a level. */
 static int walk(struct fs *fs, const char *path, size_t end, struct inode_location *out, struct btree_path *near)
 {
-	int ret;
-	if (walk_one_step(fs, path, end, out, near, &ret))
-		return ret;
 	if (path[0] != '/' || !end)
 		return -EINVAL;
 	struct walk_memo *m = &fs->walk_memo;
@@ -600,6 +602,9 @@ int fs_resolve(struct fs *fs, const char *path, struct inode_location *out)
 
 int fs_resolve_near(struct fs *fs, const char *path, struct inode_location *out, struct btree_path *near)
 {
+	int ret;
+	if (walk_one_step(fs, path, out, near, &ret))
+		return ret;
 	return walk(fs, path, strlen(path), out, near);
 }
 

@@ -1186,6 +1186,40 @@ static void read_d_both(struct fs *cached, struct fs *plain, const char *prefix)
 	}
 }
 
+/* Snapshots of snapshots, each changing four directories its source did not (of /snap/g0-g7),
+ * so that each lineage hangs from its source's: a chain deeper than LINEAGE_DEPTH. Each level's
+ * new names read back in it and in its source. */
+static void snapshot_chain_both(struct fs *cached, struct fs *plain)
+{
+	for (unsigned g = 0; g < 8; g++) {
+		g_autofree char *dir = g_strdup_printf("/snap/g%u", g);
+		assert_int_equal(cache_op_both(cached, plain, mkdir_op, dir), 0);
+	}
+	g_autofree char *source = g_strdup("/snap");
+	for (unsigned k = 1; k <= LINEAGE_DEPTH + 3; k++) {
+		g_autofree char *snap = g_strdup_printf("/n%u", k);
+		assert_int_equal(fs_snapshot(cached, source, snap, false), 0);
+		assert_int_equal(fs_snapshot(plain, source, snap, false), 0);
+		for (unsigned j = 0; j < 4; j++) {
+			g_autofree char *made = g_strdup_printf("%s/g%u/f%u", snap, k % 2 * 4 + j, k);
+			g_autofree char *in_source = g_strdup_printf("%s/g%u/f%u", source, k % 2 * 4 + j, k);
+			g_autofree char *older = g_strdup_printf("%s/g%u/f%u", snap, (k + 1) % 2 * 4 + j, k - 1);
+			assert_int_equal(cache_op_both(cached, plain, create_op, made), 0);
+			assert_int_equal(cache_op_both(cached, plain, read_op, made), 0);
+			assert_int_equal(cache_op_both(cached, plain, read_op, in_source), -ENOENT);
+			assert_int_equal(cache_op_both(cached, plain, read_op, older), k > 1 ? 0 : -ENOENT);
+		}
+		read_d_both(cached, plain, snap);
+		g_free(source);
+		source = g_steal_pointer(&snap);
+	}
+	uint16_t deepest = 0;
+	for (unsigned id = 1; id < cached->dir_cache.lineages->len; id++)
+		deepest = MAX(deepest, g_array_index(cached->dir_cache.lineages, struct name_lineage, id).depth);
+	assert_int_equal(deepest, LINEAGE_DEPTH);
+	fixture_assert_fs_ok(cached, "a chain of snapshots of snapshots");
+}
+
 /* A directory's table shared by / and its snapshots (and a snapshot's snapshot) while neither
  * changes it: each change of names in the source, in a snapshot, in more directories than a
  * lineage tells apart, and down a chain of snapshots deeper than LINEAGE_DEPTH, read back at
@@ -1194,6 +1228,17 @@ static void test_a_table_shared_by_a_snapshot_and_its_source_finds_what_the_tree
 {
 	struct fs *cached, *plain;
 	int64_t now = two_populated_strictatime(&cached, &plain);
+	/* A snapshot's first change in a directory its source's lineage did not change: the new
+	 * lineage skips the frozen one, and must tell /m apart (the table of /m below it is empty). */
+	assert_int_equal(cache_op_both(cached, plain, mkdir_op, "/m"), 0);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(cache_op_both(cached, plain, read_op, "/m/x"), -ENOENT);
+	assert_int_equal(cache_op_both(cached, plain, snapshot_root_op, "/t"), 0);
+	assert_int_equal(cache_op_both(cached, plain, create_op, "/t/m/x"), 0);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(cache_op_both(cached, plain, read_op, "/t/m/x"), 0);
+		assert_int_equal(cache_op_both(cached, plain, read_op, "/m/x"), -ENOENT);
+	}
 	read_d_both(cached, plain, "");
 	unsigned held = tables_held(cached);
 	read_d_both(cached, plain, "/snap");
@@ -1242,6 +1287,7 @@ static void test_a_table_shared_by_a_snapshot_and_its_source_finds_what_the_tree
 	}
 	read_d_both(cached, plain, "/snap");
 	fixture_assert_fs_ok(cached, "many directories changed");
+	snapshot_chain_both(cached, plain);
 	assert_same_reports_and_free(cached, plain, 3 * FILES);
 	(void)state;
 }
