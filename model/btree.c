@@ -1575,12 +1575,12 @@ void btree_commit_finish(struct transaction *txn)
 
 /* --- searching within one block -------------------------------------- */
 
-/* The first slot whose key is >= key; *exact when it is equal. */
-static uint32_t leaf_find_slot(const struct tree_block *leaf, const struct btree_key *key, bool *exact)
+/* The first slot of [low, high) whose key is >= key, in a leaf without runs
+ * whose items below `low` are below the key and from `high` on above it;
+ * *exact when it is equal. */
+static inline uint32_t bisect_items(const struct tree_block *leaf, uint32_t low, uint32_t high,
+				    const struct btree_key *key, bool *exact)
 {
-	if (leaf->flags & TREE_BLOCK_RUNS)
-		return runs_find_slot(leaf, key, exact);
-	uint32_t low = 0, high = leaf->nritems;
 	while (low < high) {
 		uint32_t mid = low + (high - low) / 2;
 		int cmp = btree_key_compare(&leaf->items[mid].key, key);
@@ -1595,6 +1595,14 @@ static uint32_t leaf_find_slot(const struct tree_block *leaf, const struct btree
 	}
 	*exact = false;
 	return low;
+}
+
+/* The first slot whose key is >= key; *exact when it is equal. */
+static uint32_t leaf_find_slot(const struct tree_block *leaf, const struct btree_key *key, bool *exact)
+{
+	if (leaf->flags & TREE_BLOCK_RUNS)
+		return runs_find_slot(leaf, key, exact);
+	return bisect_items(leaf, 0, leaf->nritems, key, exact);
 }
 
 /* The child whose range holds key: the last slot with key <= key, or 0. */
@@ -2758,13 +2766,18 @@ struct btree_item *btree_resize_item(struct btree *tree, struct transaction *txn
  * was a third of the cost of the throttle's records (docs/performance.md,
  * round 9).
  */
-static inline bool search_insert_only_copies(const struct transaction *txn, const struct btree_path *path, uint32_t ins_len)
+static inline bool search_splits_no_node(const struct transaction *txn, const struct btree_path *path)
 {
 	uint32_t node_capacity = btree_node_capacity(nodesize_of(txn));
 	for (unsigned level = 1; level < path->levels; level++)
 		if (path->nodes[level]->nritems >= node_capacity - BTRFS_NODE_SPLIT_SLACK)
 			return false;
-	return leaf_free_space(txn, path->nodes[0]) >= ins_len;
+	return true;
+}
+
+static inline bool search_insert_only_copies(const struct transaction *txn, const struct btree_path *path, uint32_t ins_len)
+{
+	return search_splits_no_node(txn, path) && leaf_free_space(txn, path->nodes[0]) >= ins_len;
 }
 
 struct btree_item *btree_resize_item_at(struct btree *tree, struct transaction *txn, const struct btree_key *key,
@@ -2933,6 +2946,64 @@ bool btree_lookup_ahead(const struct btree *tree, const struct btree_key *key, s
 		}
 	}
 	return btree_lookup_near(tree, key, path);
+}
+
+/* leaf_find_slot() for a key known to be above the item at slot `from` - 1
+ * of a leaf without runs: the next few items one by one (a batch's records
+ * are mostly neighbours), the rest by bisection. */
+static uint32_t leaf_find_slot_from(const struct tree_block *leaf, uint32_t from, const struct btree_key *key,
+				    bool *exact)
+{
+	uint32_t end = MIN(leaf->nritems, from + LOOKUP_AHEAD_SLOTS);
+	for (; from < end; from++) {
+		int cmp = btree_key_compare(&leaf->items[from].key, key);
+		if (cmp >= 0) {
+			*exact = !cmp;
+			return from;
+		}
+	}
+	return bisect_items(leaf, from, leaf->nritems, key, exact);
+}
+
+/*
+ * The resizes of keys[0], keys[1] ... after a write at *path, while each is
+ * an item further on in the same leaf and fits there: what btree_lookup_ahead()
+ * and btree_resize_item_at() do for each, without the lookups and the calls.
+ * The path's leaf is the running transaction's (so is every node above it,
+ * BT5) and private: each of those calls would find the same path, copy
+ * nothing and only list the leaf (leaf_prepare_write(), the same for all);
+ * a growth that needs a split or a push (no room in the leaf, a node the
+ * search would split) ends the run, before it.
+ */
+uint32_t btree_resize_items_after(struct btree *tree, struct transaction *txn, const struct btree_key *keys,
+				  const uint32_t *sizes, uint32_t count, struct btree_path *path)
+{
+	if (!count || !path->levels || path->nodes[path->levels - 1] != tree->root)
+		return 0;
+	struct tree_block *leaf = path->nodes[0];
+	if (should_cow_block(txn, leaf) || (leaf->flags & (TREE_BLOCK_RUNS | TREE_BLOCK_OVERLAY_HERE)) || leaf->atimes ||
+	    leaf_items_shared(leaf))
+		return 0;
+	bool nodes_stay = search_splits_no_node(txn, path);
+	uint32_t capacity = btree_leaf_capacity(nodesize_of(txn)), slot = path->slots[0], n = 0;
+	for (; n < count; n++) {
+		bool exact;
+		uint32_t at = leaf_find_slot_from(leaf, slot + 1, &keys[n], &exact);
+		if (!exact)
+			break;
+		struct btree_item *item = &leaf->items[at];
+		uint32_t bytes = leaf->leaf_bytes - item->size + sizes[n];
+		if (sizes[n] > item->size && (!nodes_stay || bytes > capacity))
+			break;
+		leaf->leaf_bytes = bytes;
+		item->size = (uint16_t)sizes[n];
+		slot = at;
+	}
+	if (n) {
+		leaf_prepare_write(txn, leaf);
+		path->slots[0] = slot;
+	}
+	return n;
 }
 
 /* Remove the pointer at path->nodes[level] slot `slot`; a node left empty

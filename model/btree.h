@@ -595,6 +595,18 @@ struct btree_item *btree_resize_item(struct btree *tree, struct transaction *txn
 struct btree_item *btree_resize_item_at(struct btree *tree, struct transaction *txn, const struct btree_key *key,
 					uint32_t new_size, struct btree_path *path);
 
+/* After a write of the item at *path (btree_resize_item_at(),
+ * btree_path_for_write() or an insert left it there): while keys[0],
+ * keys[1] ... (sorted, above that item) are items further on in the same
+ * leaf and each resize to sizes[n] needs no split and no push, they are
+ * resized there without their lookups (a snapshot's references to
+ * neighbouring data extents grow their items one after another,
+ * docs/performance.md round 15c). Returns how many (0 when keys[0] is not
+ * such an item); *path is left as that many btree_lookup_ahead() and
+ * btree_resize_item_at() calls leave it, at the last. */
+uint32_t btree_resize_items_after(struct btree *tree, struct transaction *txn, const struct btree_key *keys,
+				  const uint32_t *sizes, uint32_t count, struct btree_path *path);
+
 /* Delete an existing item; rebalances a leaf that falls under a third full
  * and frees empty blocks. Returns false when the key is absent. */
 bool btree_delete_item(struct btree *tree, struct transaction *txn, const struct btree_key *key);

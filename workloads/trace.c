@@ -55,7 +55,14 @@
  *      known good. Most lines of a grep or a find (read, readdir, stat) and
  *      of a tree's copy (create size= atime= mtime=, settime) are such lines:
  *      they cost one word pass over the path instead of a memchr for the
- *      line's end, lexing and checking.
+ *      line's end, lexing and checking. The last KEYWORD_SLOTS keywords are
+ *      remembered (a tree's copy alternates mkdir, create and settime);
+ *   TR7 the fast path's options read "size=N" and "atime=T" (mtime, ctime)
+ *      straight into the op only in the common form: N at most 18 digits, T
+ *      at most 9 000 000 000 seconds and a fraction of 1-9 digits, ended by
+ *      ' ' or '\n' (so no value can overflow on the way); any other value, or
+ *      key, goes to apply_key(), whose verdict is the full lexer's. A failed
+ *      attempt stores nothing.
  */
 #include "trace.h"
 
@@ -64,6 +71,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "trace_syntax.h"
 
@@ -225,16 +235,22 @@ bool trace_op_check(const struct trace_op *op, GError **error)
 
 /* --- the reader -------------------------------------------------------------- */
 
-/* An op keyword the fast path knows (TR6); name NULL when the slot is empty. */
+/* An op keyword the fast path knows (TR6): "NAME " as the first bytes of a little-endian word
+ * (names of at most 7 bytes: all the keywords whose path may stand alone but delete-snapshot);
+ * name NULL when the slot is empty. */
 struct keyword {
+	uint64_t head, head_mask;
 	const char *name;
 	size_t len;
 	enum trace_op_kind kind;
 	uint32_t default_mode; /* what trace_op_init() sets */
-	uint64_t head, head_mask; /* "NAME " as the first bytes of a word, when it fits in 8 */
 	const struct trace_grammar *grammar;
 	bool stands_alone;     /* "KEYWORD PATH" with no option is a whole line */
 };
+
+/* The fast path remembers this many keywords: a tree's copy alternates mkdir, create and settime,
+ * a grep read and readdir. */
+#define KEYWORD_SLOTS 4
 
 struct trace_reader {
 	FILE *stream;
@@ -249,9 +265,9 @@ struct trace_reader {
 	size_t pos;            /* the lexer's cursor in line */
 	uint64_t line_no;
 	bool poisoned;         /* TR3 */
-	/* TR6: the last two keywords parsed in full whose grammar lets "KEYWORD PATH" stand alone
-	 * (a grep alternates read and readdir), and the last path the fast path accepted */
-	struct keyword path_only[2];
+	/* TR6: the last keywords parsed in full whose grammar lets "KEYWORD PATH" stand alone, newest
+	 * first, and the last path the fast path accepted */
+	struct keyword path_only[KEYWORD_SLOTS];
 	const char *last_path; /* inside buf; refill() forgets it (last_path_len 0) */
 	size_t last_path_len;
 };
@@ -894,57 +910,126 @@ static bool path_comes_alone(const struct trace_grammar *g)
 static void remember_keyword(struct trace_reader *r, const struct trace_op *op)
 {
 	const struct trace_grammar *g = trace_syntax_grammar(op->kind);
-	if (r->path_only[0].name == g->name || !path_comes_alone(g))
+	size_t len = strlen(g->name);
+	if (r->path_only[0].name == g->name || !path_comes_alone(g) || len >= 8 || G_BYTE_ORDER != G_LITTLE_ENDIAN)
 		return;
-	struct keyword k = { g->name, strlen(g->name), op->kind, g->default_mode, 0, 0, g,
-			     required_options_given(g, 0) };
-	if (k.len < 8 && G_BYTE_ORDER == G_LITTLE_ENDIAN) {
-		memcpy(&k.head, k.name, k.len);
-		k.head |= (uint64_t)' ' << 8 * k.len;
-		k.head_mask = k.len == 7 ? UINT64_MAX : (UINT64_C(1) << 8 * (k.len + 1)) - 1;
-	}
-	r->path_only[1] = r->path_only[0];
+	struct keyword k = { .name = g->name, .len = len, .kind = op->kind, .default_mode = g->default_mode,
+			     .grammar = g, .stands_alone = required_options_given(g, 0) };
+	memcpy(&k.head, k.name, k.len);
+	k.head |= (uint64_t)' ' << 8 * k.len;
+	k.head_mask = k.len == 7 ? UINT64_MAX : (UINT64_C(1) << 8 * (k.len + 1)) - 1;
+	int i = 0;
+	while (i < KEYWORD_SLOTS - 1 && r->path_only[i].name != g->name)
+		i++;
+	memmove(&r->path_only[1], &r->path_only[0], (size_t)i * sizeof(k)); /* drops it, or the oldest */
 	r->path_only[0] = k;
 }
 
-/* True when the LEFT bytes at S start with keyword K and one ' ', and more follows. */
-static bool starts_with_keyword(const struct keyword *k, const char *s, size_t left)
+/* The remembered keyword that, with one ' ', starts the line at S; NULL if none.  The word loaded
+ * stays inside the buffer's padding, and a line shorter than "NAME " holds TR5's sentinel (a NUL)
+ * where the head has a name's byte or the ' ': no match. */
+static const struct keyword *remembered_keyword(const struct trace_reader *r, const char *s)
 {
-	if (left <= k->len + 1)
-		return false;
-	if (k->head_mask && left >= 8) {
-		uint64_t word;
-		memcpy(&word, s, 8);
-		return (word & k->head_mask) == k->head;
-	}
-	return s[k->len] == ' ' && !memcmp(s, k->name, k->len);
-}
-
-/* The remembered keyword that, with one ' ', starts the LEFT bytes at S; NULL if none. */
-static const struct keyword *remembered_keyword(const struct trace_reader *r, const char *s, size_t left)
-{
-	for (int i = 0; i < 2 && r->path_only[i].name; i++)
-		if (starts_with_keyword(&r->path_only[i], s, left))
+	uint64_t word;
+	memcpy(&word, s, 8);
+	for (int i = 0; i < KEYWORD_SLOTS && r->path_only[i].name; i++)
+		if ((word & r->path_only[i].head_mask) == r->path_only[i].head)
 			return &r->path_only[i];
 	return NULL;
 }
 
-/* How many leading bytes of the path at S equal the last accepted path's.  The last path holds
- * path bytes only, so the two differ at the latest where this path ends, or at the NUL written
- * after the last one: the reads stay inside the buffer and its padding (TR5). */
-static size_t shared_with_last_path(const struct trace_reader *r, const char *s)
+/* TR7: a time value as the trace writes it, straight into nanoseconds: at most 10 decimal digits of
+ * seconds, up to 9 000 000 000 (so no overflow anywhere), and an optional fraction of 1-9 digits;
+ * the byte after it must end the option (' ' or '\n').  *END is that byte.  false for anything
+ * else (a sign, a larger or longer number, a 10th digit of fraction): apply_key() decides. */
+static bool plain_time(const char *s, const char **end, int64_t *ns)
 {
-	return trace_syntax_shared_prefix(s, r->last_path, r->last_path_len);
+	uint64_t seconds = 0, fraction = 0, scale = 1000000000;
+	const char *p = s;
+	for (unsigned d; (d = (unsigned)(unsigned char)*p - '0') <= 9 && p - s < 10; p++)
+		seconds = seconds * 10 + d;
+	if (p == s || seconds > UINT64_C(9000000000))
+		return false;
+	if (*p == '.') {
+		const char *f = ++p;
+		for (unsigned d; (d = (unsigned)(unsigned char)*p - '0') <= 9 && p - f < 9; p++) {
+			fraction = fraction * 10 + d;
+			scale /= 10;
+		}
+		if (p == f)
+			return false;
+	}
+	if (*p != ' ' && *p != '\n')
+		return false;
+	*end = p;
+	*ns = (int64_t)(seconds * 1000000000 + fraction * scale);
+	return true;
+}
+
+/* TR7: a size of at most 18 decimal digits (no overflow), no suffix, ended as plain_time() says. */
+static bool plain_size(const char *s, const char **end, uint64_t *size)
+{
+	uint64_t value = 0;
+	const char *p = s;
+	for (unsigned d; (d = (unsigned)(unsigned char)*p - '0') <= 9 && p - s < 18; p++)
+		value = value * 10 + d;
+	if (p == s || (*p != ' ' && *p != '\n'))
+		return false;
+	*end = p;
+	*size = value;
+	return true;
+}
+
+/* TR7: the option at S when it is "size=N", "atime=T", "mtime=T" or "ctime=T" as plain_size() and
+ * plain_time() take them, a key of grammar G not in *SEEN: stored into OP, the byte after it
+ * returned.  NULL for anything else (nothing stored): the token's lexer decides. */
+static const char *plain_option(const struct trace_grammar *g, struct trace_op *op, const char *s, unsigned *seen)
+{
+	static const struct { uint64_t head, mask; unsigned key, len; } keys[] = {
+		{ UINT64_C(0x3d657a6973), UINT64_C(0xffffffffff), TRACE_KEY_SIZE, 5 },        /* "size=" */
+		{ UINT64_C(0x3d656d697461), UINT64_C(0xffffffffffff), TRACE_KEY_ATIME, 6 },   /* "atime=" */
+		{ UINT64_C(0x3d656d69746d), UINT64_C(0xffffffffffff), TRACE_KEY_MTIME, 6 },   /* "mtime=" */
+		{ UINT64_C(0x3d656d697463), UINT64_C(0xffffffffffff), TRACE_KEY_CTIME, 6 },   /* "ctime=" */
+	};
+	uint64_t word;
+	memcpy(&word, s, 8);
+	for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
+		if ((word & keys[i].mask) != keys[i].head)
+			continue;
+		unsigned key = keys[i].key;
+		const char *end;
+		int64_t ns;
+		if (!(key & g->keys) || (*seen & key))
+			return NULL;
+		if (key == TRACE_KEY_SIZE) {
+			if (!plain_size(s + keys[i].len, &end, &op->size))
+				return NULL;
+		} else {
+			if (!plain_time(s + keys[i].len, &end, &ns))
+				return NULL;
+			*(key == TRACE_KEY_ATIME ? &op->atime_ns : key == TRACE_KEY_MTIME ? &op->mtime_ns : &op->ctime_ns) = ns;
+			op->times_given |= key == TRACE_KEY_ATIME ? TRACE_TIME_ATIME
+					 : key == TRACE_KEY_MTIME ? TRACE_TIME_MTIME : TRACE_TIME_CTIME;
+		}
+		*seen |= key;
+		return end;
+	}
+	return NULL;
 }
 
 /* TR6: the options at S (its first byte a ' ') as " key=value" tokens of grammar G, each one plain
  * token after one ' ', no key twice, every value good and every required key there, stored into
- * OP.  Returns the byte that ended them (the caller wants the '\n'), or NULL. */
-static char *parse_plain_options(const struct trace_grammar *g, struct trace_op *op, char *s)
+ * OP.  Returns the byte that ended them (the caller wants the '\n'), or NULL.  Apart from the path
+ * lines' fast path, which then calls nothing and saves no registers. */
+static G_GNUC_NO_INLINE char *parse_plain_options(const struct trace_grammar *g, struct trace_op *op, char *s)
 {
 	unsigned seen = 0;
 	while (*s == ' ') {
-		const char *token = ++s, *eq = NULL;
+		const char *token = ++s, *eq = NULL, *end = plain_option(g, op, token, &seen);
+		if (end) {
+			s = (char *)end;
+			continue;
+		}
 		for (; plain_byte[(unsigned char)*s]; s++)
 			if (*s == '=' && !eq)
 				eq = s;
@@ -958,20 +1043,44 @@ static char *parse_plain_options(const struct trace_grammar *g, struct trace_op 
 	return required_options_given(g, seen) ? s : NULL;
 }
 
+/* trace_op_init() for the fast path, as seven 16-byte stores: a memset of the struct (or a loop of
+ * stores, which gcc turns back into one) compiles to a `rep stos`, slow to start and one
+ * instruction per word under callgrind. */
+static inline void op_clear(struct trace_op *op)
+{
+#if defined(__SSE2__)
+	G_STATIC_ASSERT(sizeof(*op) == 7 * 16);
+	__m128i zero = _mm_setzero_si128(), *p = (__m128i *)op;
+	_mm_storeu_si128(p + 0, zero);
+	_mm_storeu_si128(p + 1, zero);
+	_mm_storeu_si128(p + 2, zero);
+	_mm_storeu_si128(p + 3, zero);
+	_mm_storeu_si128(p + 4, zero);
+	_mm_storeu_si128(p + 5, zero);
+	_mm_storeu_si128(p + 6, zero);
+#else
+	memset(op, 0, sizeof(*op));
+#endif
+}
+
 /* TR6: the next line, straight from the buffer, as "KEYWORD PATH [key=value ...]\n", consumed and
- * counted; or false (nothing consumed, *op scribbled on) for read_line() and parse_op(). */
+ * counted; or false (nothing consumed, *op scribbled on) for read_line() and parse_op().  The
+ * current line (r->line) is left alone: only the full lexer reads it. */
 static bool read_plain_line(struct trace_reader *r, struct trace_op *op)
 {
 	char *line = r->buf + r->buf_start;
-	const struct keyword *k = remembered_keyword(r, line, r->buf_end - r->buf_start);
+	const struct keyword *k = remembered_keyword(r, line);
 	if (!k)
 		return false;
 	char *path = line + k->len + 1;
-	size_t len = trace_syntax_plain_path_span(path, shared_with_last_path(r, path));
+	size_t shared, len = trace_syntax_plain_path_after(path, r->last_path, r->last_path_len, &shared);
 	if (!len)
 		return false;
-	/* trace_op_init(), then the path and line, as one compound literal */
-	*op = (struct trace_op){ .kind = k->kind, .mode = k->default_mode, .line = r->line_no + 1, .path = path };
+	op_clear(op);
+	op->kind = k->kind;
+	op->mode = k->default_mode;
+	op->line = r->line_no + 1;
+	op->path = path;
 	char *end = path + len; /* the byte after the path: not plain, at worst TR5's sentinel */
 	if (*end == ' ' && k->grammar->keys)
 		end = parse_plain_options(k->grammar, op, end);
@@ -983,10 +1092,7 @@ static bool read_plain_line(struct trace_reader *r, struct trace_op *op)
 	path[len] = '\0'; /* over the '\n', or the blank before the options, as lex_plain() does */
 	r->last_path = path;
 	r->last_path_len = len;
-	r->line = line;
-	r->line_len = (size_t)(end - line);
-	r->pos = r->line_len;
-	r->buf_start += r->line_len + 1;
+	r->buf_start += (size_t)(end - line) + 1;
 	r->line_no++;
 	return true;
 }

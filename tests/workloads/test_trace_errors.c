@@ -227,6 +227,14 @@ static void test_parser_fast_path_reads_options_as_the_full_lexer_does(void **st
 		" size=1K", " size=1 mode=0600 uid=1000 gid=100", " uid=4294967296 size=1", " mode=9",
 		" size=1 ro", " ro", " 0 10", " size=\"1\"", " \"size=1\"", " bogus=1 size=1", " =1",
 		" size=1 atime=1.5 atime=2", " size=1=2", " size=1 atime=-1", " size=1#x",
+		/* TR7: the digits read straight into the op, at the edges of what they take */
+		" size=999999999999999999", " size=9999999999999999999", " size=18446744073709551615",
+		" size=18446744073709551616", " size=00", " size=1\r", " size=1K atime=5", " atime=9000000000",
+		" atime=9000000001", " atime=9223372036", " atime=9223372036.854775807",
+		" atime=9223372036.854775808", " atime=1.123456789", " atime=1.1234567891", " atime=1.",
+		" atime=.5", " atime=0000000000001", " atime=5x", " atime=5.5.5", " atime=5 mtime=6.000000001",
+		" mtime=5 mtime=6", " ctime=7 atime=1", " atime=5 size=3", " atime=12345678901",
+		" size=1 atime=5 mtime=6 ctime=7 mode=0600", " atime=5\t", " atime=5\"",
 	};
 	const char *keywords[] = { "create", "settime", "mkdir", "read" };
 	const char *warm_tails[] = { " size=1 atime=5", " atime=5", "", "" };
@@ -241,7 +249,29 @@ static void test_parser_fast_path_reads_options_as_the_full_lexer_does(void **st
 			assert_read_alike(line, cold_text, warm_text, cold, warm);
 		}
 	}
+	/* Keyword slots (TR6): five keywords in turn, each line read as the full lexer reads it. */
+	const char *cycle[] = { "mkdir /tree/d", "create /tree/d/f size=1 atime=2", "settime /tree/d mtime=3",
+				"read /tree/d/f", "readdir /tree/d", "stat /tree/d/f" };
+	GString *text = g_string_new(H);
+	for (int round = 0; round < 3; round++) {
+		for (size_t c = 0; c < G_N_ELEMENTS(cycle); c++) {
+			g_string_append_printf(text, "%s\n", cycle[c]);
+			g_autofree char *cold_text = g_strdup_printf(H "%s\n", cycle[c]);
+			last_line_verdict(cold_text, cold);
+			last_line_verdict(text->str, warm);
+			assert_string_equal(warm->message, "");
+			assert_string_equal(warm->path, cold->path);
+			assert_true(trace_op_equal(&cold->op, &warm->op));
+		}
+	}
+	g_string_free(text, TRUE);
 	/* The fast path's own answer, checked field by field. */
+	last_line_verdict(H "create /tree/abc/xyz.h size=1\ncreate /tree/abc/def.h size=2 atime=3.25 mtime=4\n", warm);
+	assert_string_equal(warm->message, "");
+	assert_int_equal(warm->op.size, 2);
+	assert_int_equal(warm->op.atime_ns, 3250000000);
+	assert_int_equal(warm->op.mtime_ns, 4000000000);
+	assert_int_equal(warm->op.times_given, TRACE_TIME_ATIME | TRACE_TIME_MTIME);
 	last_line_verdict(H "create /tree/abc/xyz.h size=1\ncreate /tree/abc/def.h size=2 atime=3 uid=7\n", warm);
 	assert_string_equal(warm->message, "");
 	assert_string_equal(warm->path, "/tree/abc/def.h");
