@@ -134,7 +134,8 @@ struct refs {
 	uint32_t throttle_limit;       /* refs_throttle_heads() of the store's nodesize; 0 until
 					  the first throttle with heads pending */
 	struct pending_head *batch;    /* run_batch()'s heads, and the keys and sizes of */
-	struct btree_key *batch_keys;  /* its lone records (write_lone_records()): kept */
+	struct btree_key *batch_keys;  /* its runs of records (write_lone_records(),
+					  write_resized_records()): kept */
 	uint32_t *batch_sizes;         /* from batch to batch, */
 	unsigned batch_room;           /* for this many */
 	refs_data_freed_fn on_data_freed;
@@ -751,21 +752,62 @@ static struct pending_head next_head(struct refs *refs)
 	return heap_pop(&refs->heads_ahead);
 }
 
-/* A head whose record is one METADATA_ITEM, inserted (a block's first
- * record) or deleted (a freed block's last), and no keyed item: its
- * references are all inline before and after. */
-enum lone_record { NOT_LONE, LONE_INSERT, LONE_DELETE };
+/* How a head's record changes the extent tree. A *lone* insert or delete
+ * is one METADATA_ITEM inserted (a block's first record) or deleted (a
+ * freed block's last) with every reference inline, before and after; a
+ * *resize* is one extent item changed in place, its keyed items as they
+ * were (a snapshot's extra reference to a block or a data extent), of a
+ * block outside the extent tree: the writes of a batch copy extent-tree
+ * blocks, which may change the counts of the batch's later extent-tree
+ * heads, never those of other blocks or of data extents. */
+enum record_change { RECORD_OTHER, RECORD_LONE_INSERT, RECORD_LONE_DELETE, RECORD_RESIZE };
 
 /* `inline_refs`: how many references a METADATA_ITEM holds inline, the
  * rest being keyed items (refs_metadata_item_size()). */
-static inline enum lone_record lone_record(uint32_t inline_refs, const struct pending_head *h)
+static inline enum record_change record_change(uint32_t inline_refs, uint32_t nodesize, const struct pending_head *h)
 {
-	if (!h->block)
-		return NOT_LONE;
+	if (!h->block) {
+		const struct data_extent *extent = h->extent;
+		uint32_t keyed;
+		if (!extent->item_refs || !data_extent_refs(extent))
+			return RECORD_OTHER;
+		refs_data_item_size(nodesize, extent->data_refs, extent->shared_refs, &keyed);
+		return keyed == extent->keyed_items ? RECORD_RESIZE : RECORD_OTHER;
+	}
 	uint32_t was = h->block->extent_item_refs, now = block_record_refs(h->block);
+	if (was && now) /* the keyed items stay when both are inline, or the count does */
+		return ((was <= inline_refs && now <= inline_refs) || was == now) &&
+				       tree_block_owner(h->block) != BTRFS_EXTENT_TREE_OBJECTID
+			       ? RECORD_RESIZE
+			       : RECORD_OTHER;
 	if (!was == !now || was + now > inline_refs) /* one of them is 0 */
-		return NOT_LONE;
-	return now ? LONE_INSERT : LONE_DELETE;
+		return RECORD_OTHER;
+	return now ? RECORD_LONE_INSERT : RECORD_LONE_DELETE;
+}
+
+/* The key of a head's extent item and the size it is to have now. */
+static uint32_t record_key_size(uint32_t nodesize, const struct pending_head *h, struct btree_key *key)
+{
+	uint32_t keyed;
+	if (h->block) {
+		*key = BTRFS_KEY(h->bytenr, BTRFS_METADATA_ITEM_KEY, h->block->level);
+		return refs_metadata_item_size(nodesize, block_record_refs(h->block), &keyed);
+	}
+	*key = BTRFS_KEY(h->bytenr, BTRFS_EXTENT_ITEM_KEY, h->extent->num_bytes);
+	return refs_data_item_size(nodesize, h->extent->data_refs, h->extent->shared_refs, &keyed);
+}
+
+/* A head whose item a run wrote (its keyed items as they were): as
+ * write_block_record() or write_data_record() leave it. */
+static void record_written(const struct pending_head *h)
+{
+	if (h->block) {
+		h->block->flags &= ~TREE_BLOCK_REFS_DIRTY;
+		h->block->extent_item_refs = block_record_refs(h->block);
+	} else {
+		h->extent->flags &= ~DATA_EXTENT_DIRTY;
+		h->extent->item_refs = data_extent_refs(h->extent);
+	}
 }
 
 /*
@@ -777,27 +819,57 @@ static inline enum lone_record lone_record(uint32_t inline_refs, const struct pe
  * them: 96 % of the deletes of `cowsim bench` follow the one before in its
  * leaf.
  */
-static void write_lone_records(struct refs *refs, struct transaction *txn, enum lone_record kind, uint32_t nodesize,
-			       const struct pending_head *heads, unsigned count, struct btree_path *cursor)
+static void write_lone_records(struct refs *refs, struct transaction *txn, enum record_change kind,
+			       uint32_t nodesize, const struct pending_head *heads, unsigned count,
+			       struct btree_path *cursor)
 {
 	struct btree_key *keys = refs->batch_keys;
-	uint32_t *sizes = refs->batch_sizes, keyed;
-	for (unsigned k = 0; k < count; k++) {
-		keys[k] = BTRFS_KEY(heads[k].bytenr, BTRFS_METADATA_ITEM_KEY, heads[k].block->level);
-		sizes[k] = refs_metadata_item_size(nodesize, block_record_refs(heads[k].block), &keyed);
-	}
+	uint32_t *sizes = refs->batch_sizes;
+	for (unsigned k = 0; k < count; k++)
+		sizes[k] = record_key_size(nodesize, &heads[k], &keys[k]);
 	for (unsigned k = 0; k < count;) {
 		/* A run's first record may copy or split blocks: they are its head's. */
 		enum space_cause was = blockstore_set_cause(txn->store, (enum space_cause)heads[k].block->refs_cause);
-		uint32_t done = kind == LONE_INSERT
+		uint32_t done = kind == RECORD_LONE_INSERT
 					? btree_insert_items_near(refs->extent_tree, txn, &keys[k], &sizes[k], count - k, cursor)
 					: btree_delete_items_near(refs->extent_tree, txn, &keys[k], count - k, cursor);
 		blockstore_set_cause(txn->store, was);
 		g_assert(done);
-		for (unsigned end = k + done; k < end; k++) {
-			heads[k].block->flags &= ~TREE_BLOCK_REFS_DIRTY;
-			heads[k].block->extent_item_refs = block_record_refs(heads[k].block);
-		}
+		for (unsigned end = k + done; k < end; k++)
+			record_written(&heads[k]);
+	}
+}
+
+static void write_record(struct refs *refs, struct transaction *txn, const struct pending_head *h,
+			 struct btree_path *cursor)
+{
+	if (h->block)
+		write_block_record(refs, txn, h->block, cursor);
+	else
+		write_data_record(refs, txn, h->extent, cursor);
+}
+
+/*
+ * The records of `count` heads that are resizes, in address order: the
+ * first as write_record() writes it, then as many of the next as
+ * btree_resize_items_after() takes in the same leaf (no copy, no split:
+ * nothing is allocated, so no cause is set), and so on. A snapshot's
+ * copied leaf adds a reference to each data extent it maps, extents
+ * written one after the other whose items are neighbours (the seed run's
+ * 154 000 resizes came in stretches of about 60).
+ */
+static void write_resized_records(struct refs *refs, struct transaction *txn, uint32_t nodesize,
+				  const struct pending_head *heads, unsigned count, struct btree_path *cursor)
+{
+	struct btree_key *keys = refs->batch_keys;
+	uint32_t *sizes = refs->batch_sizes;
+	for (unsigned k = 1; k < count; k++)
+		sizes[k] = record_key_size(nodesize, &heads[k], &keys[k]);
+	for (unsigned k = 0; k < count;) {
+		write_record(refs, txn, &heads[k++], cursor);
+		uint32_t done = btree_resize_items_after(refs->extent_tree, txn, &keys[k], &sizes[k], count - k, cursor);
+		for (unsigned end = k + done; k < end; k++)
+			record_written(&heads[k]);
 	}
 }
 
@@ -827,17 +899,18 @@ static unsigned run_batch(struct refs *refs, struct transaction *txn, unsigned c
 	struct btree_path cursor = { .levels = 0 }; /* write_extent_items() */
 	for (unsigned k = 0; k < count;) {
 		const struct pending_head *h = &heads[k];
-		enum lone_record kind = lone_record(inline_refs, h);
-		unsigned lone = kind != NOT_LONE;
-		while (lone && k + lone < count && lone_record(inline_refs, &heads[k + lone]) == kind)
-			lone++;
-		if (lone)
-			write_lone_records(refs, txn, kind, nodesize, h, lone, &cursor);
-		else if (h->block)
-			write_block_record(refs, txn, h->block, &cursor);
+		enum record_change kind = record_change(inline_refs, nodesize, h);
+		unsigned alike = 1;
+		while (kind != RECORD_OTHER && k + alike < count &&
+		       record_change(inline_refs, nodesize, &heads[k + alike]) == kind)
+			alike++;
+		if (kind == RECORD_LONE_INSERT || kind == RECORD_LONE_DELETE)
+			write_lone_records(refs, txn, kind, nodesize, h, alike, &cursor);
+		else if (kind == RECORD_RESIZE)
+			write_resized_records(refs, txn, nodesize, h, alike, &cursor);
 		else
-			write_data_record(refs, txn, h->extent, &cursor);
-		k += MAX(lone, 1u);
+			write_record(refs, txn, h, &cursor);
+		k += alike;
 		refs->run_cursor = heads[k - 1].bytenr + 1;
 	}
 	btree_compact_runs(txn, REFS_EXPANDED_LEAVES);

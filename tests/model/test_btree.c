@@ -509,6 +509,52 @@ static void test_btree_lookup_kept_gives_the_root_answer_after_changes_to_the_tr
 	tree_fixture_free(f);
 }
 
+/* BT18: paths that btree_lookup_kept() stamped stay linked while their
+ * stamp is the tree's links, through every change that moves pointers:
+ * leaf and node splits and new roots (inserts), pushes, merges and pruned
+ * leaves (deletes), copies of paths after commits, the root collapsing
+ * (every item deleted). Eight kept paths, each looked up again after every
+ * change: the check passes, and the answer and path are the root's. */
+static void test_btree_kept_paths_stay_linked_while_their_stamp_is_the_trees(void **state)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	struct rng r;
+	rng_seed(&r, SEED + 11);
+	enum { ITEMS = 12000 }; /* three levels: nodes push to and merge with their siblings */
+	g_autofree uint64_t *order = shuffled(ITEMS, SEED + 12);
+	g_autofree uint64_t *deletes = shuffled(ITEMS, SEED + 13);
+	struct btree_path kept[8];
+	memset(kept, 0, sizeof(kept)); /* links 0: never stamped */
+	unsigned trusted = 0;
+	unsigned tallest = 0;
+	for (unsigned step = 0; step < 2 * ITEMS; step++) {
+		uint64_t v = step < ITEMS ? order[step] : deletes[step - ITEMS];
+		struct btree_key key = fixture_key(1 + v / 64, v % 64);
+		if (step < ITEMS)
+			insert(f, key.objectid, key.offset, 100);
+		else
+			assert_true(btree_delete_item(&f->tree, &f->txn, &key));
+		if (step % 250 == 249)
+			tree_fixture_commit(f);
+		tallest = MAX(tallest, f->tree.root->level + 1u);
+		for (unsigned k = 0; k < G_N_ELEMENTS(kept); k++) {
+			GError *error = NULL;
+			if (!btree_kept_path_check(&f->tree, &kept[k], &error))
+				fail_msg("step %u, kept path %u: %s (seed %#x)", step, k, error->message, (unsigned)SEED + 11);
+			trusted += kept[k].levels && kept[k].links == f->tree.links;
+			struct btree_key probe = fixture_key(1 + rng_below(&r, ITEMS / 64 + 1), rng_below(&r, 64));
+			struct btree_path plain;
+			bool found_kept = btree_lookup_kept(&f->tree, &probe, &kept[k]);
+			assert_int_equal(found_kept, btree_lookup(&f->tree, &probe, &plain));
+			assert_same_path(&kept[k], &plain);
+		}
+	}
+	assert_true(trusted > 10000); /* stamps were taken as they stood, not only checked again */
+	assert_int_equal(tallest, 3);
+	assert_int_equal(stats_of(&f->tree).height, 1);
+	tree_fixture_free(f);
+}
+
 struct visit_log {
 	GArray *keys;
 	unsigned stop_after;
@@ -1078,6 +1124,30 @@ static void test_btree_runs_of_deletes_along_a_cursor_leave_the_tree_deletes_fro
 	tree_fixture_free(along);
 }
 
+/* After a call that wrote `run` keys along the cursor, the last one `last`
+ * (still in the tree): counted as a run or alone, and the cursor is the
+ * path a lookup of `last` finds. */
+static void check_run(struct tree_fixture *along, const struct btree_path *cursor, const struct btree_key *last,
+		      unsigned run, unsigned *in_runs, unsigned *alone)
+{
+	if (run > 1)
+		*in_runs += run;
+	else
+		(*alone)++;
+	struct btree_path again;
+	assert_true(btree_lookup(&along->tree, last, &again));
+	assert_same_path(cursor, &again);
+}
+
+/* After a batch: the two trees the same block for block; every 50th, both
+ * committed and compared again. */
+static void compare_after_batch(struct tree_fixture *plain, struct tree_fixture *along, unsigned batch)
+{
+	fixture_assert_same_blocks(plain->tree.root, along->tree.root, true);
+	if (batch % 50 == 49)
+		commit_both_and_compare(plain, along);
+}
+
 /* A METADATA_ITEM's key: an item with no heap payload, as refs.c inserts. */
 static struct btree_key value_key(uint64_t k)
 {
@@ -1125,22 +1195,72 @@ static void test_btree_runs_of_inserts_along_a_cursor_leave_the_tree_inserts_fro
 			uint32_t done = btree_insert_items_near(&along->tree, &along->txn, &keys[i], &sizes[i], n - i, &cursor);
 			assert_true(done >= 1 && done <= n - i);
 			i += done;
-			if (done > 1)
-				in_runs += done;
-			else
-				alone++;
-			struct btree_path again;
-			assert_true(btree_lookup(&along->tree, &keys[i - 1], &again));
-			assert_same_path(&cursor, &again);
+			check_run(along, &cursor, &keys[i - 1], done, &in_runs, &alone);
 		}
-		fixture_assert_same_blocks(plain->tree.root, along->tree.root, true);
-		if (batch % 50 == 49)
-			commit_both_and_compare(plain, along);
+		compare_after_batch(plain, along, batch);
 	}
 	assert_true(in_runs > 5000);
 	assert_true(alone > 300);
 	tree_fixture_assert_ok(plain, "inserts from the root");
 	tree_fixture_assert_ok(along, "runs of inserts along a cursor");
+	tree_fixture_free(plain);
+	tree_fixture_free(along);
+}
+
+/* Runs of resizes along a cursor (btree_resize_items_after, refs.c's
+ * extent items that each gain or lose references) against one resize at a
+ * time from the root: ascending keys, most of them neighbours, each grown,
+ * shrunk or kept; a run goes on along the leaf and stops at its end, at a
+ * growth the leaf has no room for (then one resize splits, as from the
+ * root) and at a growth whose search would split a node. Both stay the same
+ * block for block, and after each call the cursor is the path a lookup of
+ * the last key resized finds. */
+static void test_btree_runs_of_resizes_along_a_cursor_leave_the_tree_resizes_from_the_root_leave(void **state)
+{
+	struct tree_fixture *plain = tree_fixture_new(4096), *along = tree_fixture_new(4096);
+	enum { KEYS = 24000, BATCH = 64 };
+	g_autofree uint32_t *sizes = g_new(uint32_t, KEYS);
+	for (uint64_t k = 0; k < KEYS; k++) {
+		struct btree_key key = value_key(k);
+		sizes[k] = 20;
+		btree_insert_item(&plain->tree, &plain->txn, &key, sizes[k], NULL);
+		btree_insert_item(&along->tree, &along->txn, &key, sizes[k], NULL);
+	}
+	tree_fixture_commit(plain);
+	tree_fixture_commit(along);
+	struct rng r;
+	rng_seed(&r, SEED + 16);
+	unsigned in_runs = 0, alone = 0, leaves_before = (unsigned)stats_of(&along->tree).leaves;
+	for (unsigned batch = 0; batch < 600; batch++) {
+		struct btree_key keys[BATCH];
+		uint32_t new_sizes[BATCH];
+		unsigned n = 0;
+		for (uint64_t k = rng_below(&r, KEYS); k < KEYS && n < BATCH; k += 1 + (rng_below(&r, 4) == 0)) {
+			unsigned how = (unsigned)rng_below(&r, 8); /* mostly growth by a reference */
+			sizes[k] = how < 6 ? MIN(sizes[k] + 9 + 20 * (how == 5), 400u) : how == 6 ? MAX(sizes[k] - 9, 20u) : sizes[k];
+			keys[n] = value_key(k);
+			new_sizes[n++] = sizes[k];
+		}
+		for (unsigned i = 0; i < n; i++)
+			assert_non_null(btree_resize_item(&plain->tree, &plain->txn, &keys[i], new_sizes[i]));
+		struct btree_path cursor = { .levels = 0 };
+		for (unsigned i = 0; i < n;) {
+			assert_true(btree_lookup_ahead(&along->tree, &keys[i], &cursor));
+			assert_non_null(btree_resize_item_at(&along->tree, &along->txn, &keys[i], new_sizes[i], &cursor));
+			i++;
+			uint32_t done = btree_resize_items_after(&along->tree, &along->txn, &keys[i], &new_sizes[i], n - i,
+								 &cursor);
+			assert_true(done <= n - i);
+			i += done;
+			check_run(along, &cursor, &keys[i - 1], 1 + done, &in_runs, &alone);
+		}
+		compare_after_batch(plain, along, batch);
+	}
+	assert_true(in_runs > 30000);
+	assert_true(alone > 300);
+	assert_true(stats_of(&along->tree).leaves > leaves_before * 3 / 2); /* growths split leaves */
+	tree_fixture_assert_ok(plain, "resizes from the root");
+	tree_fixture_assert_ok(along, "runs of resizes along a cursor");
 	tree_fixture_free(plain);
 	tree_fixture_free(along);
 }
@@ -1292,6 +1412,7 @@ int main(void)
 		cmocka_unit_test(test_btree_lookup_near_gives_the_answer_and_path_of_a_lookup_from_the_root),
 		cmocka_unit_test(test_btree_lookups_in_key_order_cross_into_the_next_leaf_as_a_descent_does),
 		cmocka_unit_test(test_btree_lookup_kept_gives_the_root_answer_after_changes_to_the_tree),
+		cmocka_unit_test(test_btree_kept_paths_stay_linked_while_their_stamp_is_the_trees),
 		cmocka_unit_test(test_btree_visit_range_near_visits_what_visit_range_visits_across_leaves),
 		cmocka_unit_test(test_btree_path_for_write_copies_the_path_a_lookup_found_once_per_transaction),
 		cmocka_unit_test(test_btree_commit_gives_back_the_slots_kept_for_growth),
@@ -1307,6 +1428,7 @@ int main(void)
 		cmocka_unit_test(test_btree_deletes_along_a_cursor_leave_the_tree_deletes_from_the_root_leave),
 		cmocka_unit_test(test_btree_runs_of_deletes_along_a_cursor_leave_the_tree_deletes_from_the_root_leave),
 		cmocka_unit_test(test_btree_runs_of_inserts_along_a_cursor_leave_the_tree_inserts_from_the_root_leave),
+		cmocka_unit_test(test_btree_runs_of_resizes_along_a_cursor_leave_the_tree_resizes_from_the_root_leave),
 		cmocka_unit_test(test_btree_resize_grows_an_item_and_splits_its_full_leaf),
 		cmocka_unit_test(test_btree_resize_shrinks_an_item_in_its_leaf),
 		cmocka_unit_test(test_btree_resize_of_a_missing_key_returns_null),
