@@ -829,6 +829,7 @@ static void test_read_cursor_is_taken_only_while_linked_from_the_root(void **sta
 	assert_true(btree_path_is_current(fs->read_cursor.subvolume->tree, near));
 	uint32_t slot = near->slots[top];
 	near->slots[top] = slot ? slot - 1 : slot + 1; /* the slot of the leaf's neighbour */
+	near->links = 0; /* a change that moved it would have counted in the tree's links (BT18) */
 	assert_false(btree_path_is_current(fs->read_cursor.subvolume->tree, near));
 	fixture_assert_fs_ok(fs, "a stale cursor is not used: nothing to check");
 	assert_int_equal(fs_read(fs, "/d/file-003", NULL), 0); /* from the root, and the cursor reset */
@@ -1887,6 +1888,36 @@ static void test_keyed_design_check_fails_on_a_whiteout_with_bytes(void **state)
 	fs_free(fs);
 }
 
+/* --- perf15access: a kept path's stamp (btree.h BT18) ------------------------------ */
+
+/* BT18: a change to a tree's links that is not counted leaves the read
+ * cursor stamped with the tree's links but off the root's path. */
+static void test_read_cursor_stamped_but_off_the_root_fails_bt18(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	assert_int_equal(fs_read(fs, "/d/file-002", NULL), 0);
+	struct btree_path *near = &fs->read_cursor.inode_near;
+	struct btree *tree = fs->read_cursor.subvolume->tree;
+	struct btree_key key = *btree_item_key(btree_path_item(near));
+	assert_true(btree_lookup_kept(tree, &key, near)); /* stamped with the links as they are now */
+	assert_true(near->links == tree->links);
+	fixture_assert_fs_ok(fs, "a stamped cursor on the root's path");
+	/* The next transaction's change of the inode copies the cursor's path
+	 * and counts the copies: the stamp is no longer the tree's. */
+	assert_int_equal(fs_sync(fs), 0);
+	assert_int_equal(fs_write(fs, "/d/file-002", 0, 100), 0);
+	assert_false(btree_path_is_current(tree, near));
+	assert_true(near->links != tree->links);
+	fixture_assert_fs_ok(fs, "a stale stamp is not trusted");
+	uint64_t counted = tree->links;
+	tree->links = near->links; /* as if the copies had not been counted */
+	fixture_assert_fs_corrupt(fs, "BT18");
+	tree->links = counted;
+	fixture_assert_fs_ok(fs, "the count back");
+	fs_free(fs);
+	(void)state;
+}
+
 /* --- healthy filesystems ------------------------------------------------------ */
 
 static void test_derived_checkers_pass_mid_transaction_and_after_commits_in_both_designs(void **state)
@@ -2007,6 +2038,7 @@ int main(void)
 		cmocka_unit_test(test_keyed_design_check_fails_on_a_whiteout_with_bytes),
 		cmocka_unit_test(test_derived_checkers_pass_mid_transaction_and_after_commits_in_both_designs),
 		cmocka_unit_test(test_fs_data_check_fails_when_the_delalloc_reservations_are_miscounted),
+		cmocka_unit_test(test_read_cursor_stamped_but_off_the_root_fails_bt18),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
