@@ -122,8 +122,9 @@ static void flush_for_ticket(struct fs *fs, unsigned items)
 		fs->counters.forced_chunks++;
 }
 
-/* A delete may fall back on the global reserve (blockstore_reserve_fallback). */
-static int reserve(struct fs *fs, unsigned items, bool is_delete)
+/* A delete may fall back on the global reserve (blockstore_reserve_fallback).
+ * Inline: each of its two callers is its own copy (a call less a reservation). */
+static inline int reserve(struct fs *fs, unsigned items, bool is_delete)
 {
 	if (blockstore_overcommitted(fs->store))
 		return -EROFS;
