@@ -47,6 +47,7 @@
 #include "refs.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "blockstore.h"
@@ -71,6 +72,14 @@ struct pending_head {
 	uint64_t bytenr;
 	struct tree_block *block;     /* one of the two is set */
 	struct data_extent *extent;
+};
+
+/* A queue of blocks or of extents whose counts changed (RF4), pushed
+ * inline: g_ptr_array_add() was a call of about 41 instructions a head
+ * (158 686 data heads in the seed run, a snapshot's shared leaves copied). */
+struct head_queue {
+	void **items;
+	unsigned len, capacity;
 };
 
 /* A pending head in a heap: 16 bytes, the address and the block or the
@@ -122,7 +131,7 @@ struct drop_frame {
 /*
  * The pending heads (RF4-RF6):
  *   RF4 outside run_batch(), every block and extent with its DIRTY flag set is in exactly
- *       one of dirty_blocks, dirty_data, heads_ahead and heads_behind;
+ *       one of dirty_blocks, dirty_data, ahead_run, ahead_late and heads_behind;
  *   RF5 addresses are unique among pending heads: a freed block's or extent's address is
  *       pinned until the commit, and data and metadata chunks do not overlap.  So the order
  *       of the queues never matters: every reader sorts them by address first;
@@ -146,8 +155,8 @@ struct drop_frame {
  */
 struct refs {
 	struct btree *extent_tree;
-	GPtrArray *dirty_blocks;       /* struct tree_block *, TREE_BLOCK_REFS_DIRTY set */
-	GPtrArray *dirty_data;         /* struct data_extent *, DATA_EXTENT_DIRTY set */
+	struct head_queue dirty_blocks; /* struct tree_block *, TREE_BLOCK_REFS_DIRTY set */
+	struct head_queue dirty_data;  /* struct data_extent *, DATA_EXTENT_DIRTY set */
 	struct head_array ahead_run;   /* taken in by refs_throttle(), at or above run_cursor,
 					  sorted from the front (RF6) */
 	struct head_heap ahead_late;   /* the same, not merged into ahead_run yet (RF6) */
@@ -174,8 +183,6 @@ struct refs *refs_new(struct btree *extent_tree, refs_data_freed_fn on_data_free
 {
 	struct refs *refs = g_new0(struct refs, 1);
 	refs->extent_tree = extent_tree;
-	refs->dirty_blocks = g_ptr_array_new();
-	refs->dirty_data = g_ptr_array_new();
 	refs->freed_data = g_ptr_array_new_with_free_func(g_free);
 	refs->chunk_used_written = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	refs->drop_frames = g_array_new(FALSE, FALSE, sizeof(struct drop_frame));
@@ -188,8 +195,8 @@ void refs_free(struct refs *refs)
 {
 	if (!refs)
 		return;
-	g_ptr_array_unref(refs->dirty_blocks);
-	g_ptr_array_unref(refs->dirty_data);
+	g_free(refs->dirty_blocks.items);
+	g_free(refs->dirty_data.items);
 	g_free(refs->ahead_run.entries);
 	g_free(refs->ahead_late.entries);
 	g_free(refs->heads_behind.entries);
@@ -214,6 +221,19 @@ static struct refs *refs_of(const struct transaction *txn)
 	return txn->accounting;
 }
 
+static void __attribute__((noinline)) queue_grow(struct head_queue *queue)
+{
+	queue->capacity = MAX(2 * queue->capacity, 64u);
+	queue->items = g_renew(void *, queue->items, queue->capacity);
+}
+
+static inline void queue_push(struct head_queue *queue, void *item)
+{
+	if (queue->len == queue->capacity)
+		queue_grow(queue);
+	queue->items[queue->len++] = item;
+}
+
 /* A head is charged to the cause in force when it was queued (docs/model.md,
  * "Attribution"): the extent-tree blocks that writing it copies or splits are
  * that operation's, even when the commit writes it. */
@@ -223,7 +243,7 @@ static void queue_block(struct transaction *txn, struct tree_block *block)
 		return;
 	block->flags |= TREE_BLOCK_REFS_DIRTY;
 	block->refs_cause = (uint8_t)blockstore_cause(txn->store);
-	g_ptr_array_add(refs_of(txn)->dirty_blocks, block);
+	queue_push(&refs_of(txn)->dirty_blocks, block);
 }
 
 static void queue_data(struct transaction *txn, struct data_extent *extent)
@@ -232,7 +252,7 @@ static void queue_data(struct transaction *txn, struct data_extent *extent)
 		return;
 	extent->flags |= DATA_EXTENT_DIRTY;
 	extent->refs_cause = (uint8_t)blockstore_cause(txn->store);
-	g_ptr_array_add(refs_of(txn)->dirty_data, extent);
+	queue_push(&refs_of(txn)->dirty_data, extent);
 }
 
 void refs_block_created(struct transaction *txn, struct tree_block *block)
@@ -327,6 +347,27 @@ void refs_drop_block(struct transaction *txn, struct tree_block *block, bool sha
 	drop_block_ref(txn, block, shared, true);
 }
 
+/* refs_data_add(), inline where a leaf's extents gain references. */
+static inline void data_add(struct transaction *txn, struct data_extent *extent, bool shared)
+{
+	if (shared)
+		extent->shared_refs++;
+	else
+		extent->data_refs++;
+	queue_data(txn, extent);
+}
+
+/* A file extent item's data extent (NULL: inline data) gains or loses one. */
+static inline void change_data(struct transaction *txn, struct data_extent *extent, bool full_backref, bool add)
+{
+	if (!extent)
+		return;
+	if (add)
+		data_add(txn, extent, full_backref);
+	else
+		refs_data_drop(txn, extent, full_backref);
+}
+
 static void change_children(struct transaction *txn, struct tree_block *block, bool full_backref, bool add)
 {
 	if (block->level) {
@@ -343,17 +384,22 @@ static void change_children(struct transaction *txn, struct tree_block *block, b
 	 * its items are not read at all (btree.c BT13). */
 	if (!btree_leaf_maps_data(block))
 		return;
+	/* A snapshot's shared leaf is copied at each first write: most of its
+	 * items (inodes, refs) are read for their type alone, so the loop is
+	 * the array's own where the leaf has no runs (btree.c BT9; every leaf
+	 * that maps data). */
+	if (!(block->flags & TREE_BLOCK_RUNS)) {
+		const struct btree_item *items = btree_leaf_item(block, 0);
+		for (uint32_t i = 0; i < block->nritems; i++)
+			if (btree_item_key(&items[i])->type == BTRFS_EXTENT_DATA_KEY)
+				change_data(txn, btree_item_file_extent(&items[i])->extent, full_backref, add);
+		return;
+	}
 	struct btree_leaf_cursor cursor;
 	btree_leaf_cursor_init(&cursor, block, 0);
-	for (const struct btree_item *item; (item = btree_leaf_cursor_next(&cursor));) {
-		if (btree_item_key(item)->type != BTRFS_EXTENT_DATA_KEY ||
-		    !btree_item_file_extent(item)->extent)
-			continue;
-		if (add)
-			refs_data_add(txn, btree_item_file_extent(item)->extent, full_backref);
-		else
-			refs_data_drop(txn, btree_item_file_extent(item)->extent, full_backref);
-	}
+	for (const struct btree_item *item; (item = btree_leaf_cursor_next(&cursor));)
+		if (btree_item_key(item)->type == BTRFS_EXTENT_DATA_KEY)
+			change_data(txn, btree_item_file_extent(item)->extent, full_backref, add);
 }
 
 void refs_inc_children(struct transaction *txn, struct tree_block *block, bool full_backref)
@@ -401,7 +447,7 @@ static inline unsigned heads_taken_in(const struct refs *refs)
 /* refs_pending_heads(), for the calls every operation makes. */
 static inline unsigned pending_heads(const struct refs *refs)
 {
-	return refs->dirty_blocks->len + refs->dirty_data->len + heads_taken_in(refs);
+	return refs->dirty_blocks.len + refs->dirty_data.len + heads_taken_in(refs);
 }
 
 /* Between most operations the throttle has nothing to run: no dead tree, no
@@ -482,11 +528,7 @@ struct data_extent *refs_data_extent_new(struct transaction *txn, uint64_t byten
 
 void refs_data_add(struct transaction *txn, struct data_extent *extent, bool shared)
 {
-	if (shared)
-		extent->shared_refs++;
-	else
-		extent->data_refs++;
-	queue_data(txn, extent);
+	data_add(txn, extent, shared);
 }
 
 void refs_data_drop(struct transaction *txn, struct data_extent *extent, bool shared)
@@ -889,17 +931,17 @@ static void take_in_ahead(struct refs *refs)
  * emptying the queues. */
 static void merge_queued(struct refs *refs)
 {
-	unsigned queued = refs->dirty_blocks->len + refs->dirty_data->len;
+	unsigned queued = refs->dirty_blocks.len + refs->dirty_data.len;
 	struct head_array *incoming = &refs->incoming, *behind = &refs->heads_behind;
 	array_reserve(incoming, queued);
 	array_reserve(behind, behind->len + queued);
 	for (unsigned i = 0; i < queued; i++) {
 		struct heap_entry e;
-		if (i < refs->dirty_blocks->len) {
-			struct tree_block *block = refs->dirty_blocks->pdata[i];
+		if (i < refs->dirty_blocks.len) {
+			struct tree_block *block = refs->dirty_blocks.items[i];
 			e = (struct heap_entry){ block->bytenr, (uintptr_t)block };
 		} else {
-			struct data_extent *extent = refs->dirty_data->pdata[i - refs->dirty_blocks->len];
+			struct data_extent *extent = refs->dirty_data.items[i - refs->dirty_blocks.len];
 			e = (struct heap_entry){ extent->bytenr, (uintptr_t)extent | 1u };
 		}
 		if (e.bytenr >= refs->run_cursor)
@@ -907,8 +949,7 @@ static void merge_queued(struct refs *refs)
 		else
 			behind->entries[behind->len++] = e;
 	}
-	g_ptr_array_set_size(refs->dirty_blocks, 0);
-	g_ptr_array_set_size(refs->dirty_data, 0);
+	refs->dirty_blocks.len = refs->dirty_data.len = 0;
 	take_in_ahead(refs);
 }
 
@@ -941,19 +982,46 @@ static struct pending_head next_head(struct refs *refs)
  * extents. */
 enum record_change { RECORD_OTHER, RECORD_LONE_INSERT, RECORD_LONE_DELETE, RECORD_RESIZE };
 
-/* The change a head's record makes, and the key of its extent item and the
- * size that item is to have (inline part). `inline_refs`: how many
- * references a METADATA_ITEM holds inline, the rest being keyed items
- * (refs_metadata_item_size()). */
-static inline enum record_change record_change(uint32_t inline_refs, uint32_t nodesize, const struct pending_head *h,
-					       struct btree_key *key, uint32_t *size)
+/* What run_batch() knows of the store's extent items: `inline_refs`, how
+ * many references a METADATA_ITEM holds inline, the rest being keyed
+ * items (refs_metadata_item_size()); `data_room`, the bytes a data
+ * extent's item holds past its header (refs_data_item_size()). */
+struct item_limits {
+	uint32_t nodesize, inline_refs, data_room;
+};
+
+static struct item_limits item_limits(uint32_t nodesize)
 {
 	uint32_t keyed;
+	refs_metadata_item_size(nodesize, UINT32_MAX, &keyed);
+	return (struct item_limits){ nodesize, UINT32_MAX - keyed,
+				     btrfs_max_extent_item_size(nodesize) - BTRFS_EXTENT_ITEM_SIZE };
+}
+
+/* refs_data_item_size() for an extent whose references all fit inline
+ * (almost every one), without its divisions. */
+static inline uint32_t data_item_size(const struct item_limits *limits, const struct data_extent *extent,
+				      uint32_t *keyed)
+{
+	uint32_t bytes = extent->data_refs * BTRFS_INLINE_DATA_REF_SIZE +
+			 extent->shared_refs * BTRFS_INLINE_SHARED_DATA_REF_SIZE;
+	if (bytes > limits->data_room || extent->data_refs > limits->data_room || extent->shared_refs > limits->data_room)
+		return refs_data_item_size(limits->nodesize, extent->data_refs, extent->shared_refs, keyed);
+	*keyed = 0;
+	return BTRFS_EXTENT_ITEM_SIZE + bytes;
+}
+
+/* The change a head's record makes, and the key of its extent item and the
+ * size that item is to have (inline part). */
+static inline enum record_change record_change(const struct item_limits *limits, const struct pending_head *h,
+					       struct btree_key *key, uint32_t *size)
+{
+	uint32_t keyed, inline_refs = limits->inline_refs;
 	if (!h->block) {
 		const struct data_extent *extent = h->extent;
 		uint32_t was = extent->item_refs, now = data_extent_refs(extent);
 		*key = BTRFS_KEY(h->bytenr, BTRFS_EXTENT_ITEM_KEY, extent->num_bytes);
-		*size = refs_data_item_size(nodesize, extent->data_refs, extent->shared_refs, &keyed);
+		*size = data_item_size(limits, extent, &keyed);
 		if (was && now)
 			return keyed == extent->keyed_items ? RECORD_RESIZE : RECORD_OTHER;
 		if (!was == !now || keyed || extent->keyed_items) /* one of them is 0 */
@@ -962,7 +1030,7 @@ static inline enum record_change record_change(uint32_t inline_refs, uint32_t no
 	}
 	uint32_t was = h->block->extent_item_refs, now = block_record_refs(h->block);
 	*key = BTRFS_KEY(h->bytenr, BTRFS_METADATA_ITEM_KEY, h->block->level);
-	*size = refs_metadata_item_size(nodesize, now, &keyed);
+	*size = refs_metadata_item_size(limits->nodesize, now, &keyed);
 	if (was && now) /* the keyed items stay when both are inline, or the count does */
 		return ((was <= inline_refs && now <= inline_refs) || was == now) &&
 				       tree_block_owner(h->block) != BTRFS_EXTENT_TREE_OBJECTID
@@ -1068,9 +1136,7 @@ static unsigned run_batch(struct refs *refs, struct transaction *txn, unsigned c
 	struct pending_head *heads = batch_room(refs, count);
 	for (unsigned k = 0; k < count; k++)
 		heads[k] = next_head(refs);
-	uint32_t nodesize = blockstore_nodesize(txn->store), keyed;
-	refs_metadata_item_size(nodesize, UINT32_MAX, &keyed);
-	uint32_t inline_refs = UINT32_MAX - keyed;
+	struct item_limits limits = item_limits(blockstore_nodesize(txn->store));
 	struct btree_path cursor = { .levels = 0 }; /* write_extent_items() */
 	struct btree_key *keys = refs->batch_keys;
 	uint32_t *sizes = refs->batch_sizes;
@@ -1078,10 +1144,10 @@ static unsigned run_batch(struct refs *refs, struct transaction *txn, unsigned c
 		/* A stretch's keys and sizes are taken just before it is written: the
 		 * stretches before it may have changed extent-tree blocks' counts. */
 		const struct pending_head *h = &heads[k];
-		enum record_change kind = record_change(inline_refs, nodesize, h, &keys[k], &sizes[k]);
+		enum record_change kind = record_change(&limits, h, &keys[k], &sizes[k]);
 		unsigned alike = 1;
 		while (kind != RECORD_OTHER && k + alike < count &&
-		       record_change(inline_refs, nodesize, &heads[k + alike], &keys[k + alike], &sizes[k + alike]) == kind)
+		       record_change(&limits, &heads[k + alike], &keys[k + alike], &sizes[k + alike]) == kind)
 			alike++;
 		if (kind == RECORD_LONE_INSERT || kind == RECORD_LONE_DELETE)
 			write_lone_records(refs, txn, kind, h, &keys[k], &sizes[k], alike, &cursor);
@@ -1102,9 +1168,9 @@ static void requeue(struct refs *refs, const struct heap_entry *entries, unsigne
 	for (unsigned i = from; i < to; i++) {
 		struct pending_head h = head_of(entries[i]);
 		if (h.block)
-			g_ptr_array_add(refs->dirty_blocks, h.block);
+			queue_push(&refs->dirty_blocks, h.block);
 		else
-			g_ptr_array_add(refs->dirty_data, h.extent);
+			queue_push(&refs->dirty_data, h.extent);
 	}
 }
 
@@ -1146,26 +1212,29 @@ uint64_t refs_commit(struct refs *refs, struct transaction *txn)
 	requeue(refs, refs->heads_behind.entries, 0, refs->heads_behind.len);
 	refs->ahead_run.front = refs->ahead_run.len = refs->ahead_late.len = refs->heads_behind.len = 0;
 	for (;;) {
-		if (!refs->dirty_blocks->len && !refs->dirty_data->len && !write_block_group_items(refs, txn))
+		if (!refs->dirty_blocks.len && !refs->dirty_data.len && !write_block_group_items(refs, txn))
 			break;
-		g_autoptr(GPtrArray) blocks = refs->dirty_blocks;
-		g_autoptr(GPtrArray) data = refs->dirty_data;
-		refs->dirty_blocks = g_ptr_array_new();
-		refs->dirty_data = g_ptr_array_new();
-		g_ptr_array_sort(blocks, compare_block_address);
-		g_ptr_array_sort(data, compare_data_address);
+		/* What writing these queues goes to new queues, for the next pass. */
+		struct head_queue blocks = refs->dirty_blocks, data = refs->dirty_data;
+		refs->dirty_blocks = refs->dirty_data = (struct head_queue){ NULL, 0, 0 };
+		if (blocks.len > 1)
+			qsort(blocks.items, blocks.len, sizeof(*blocks.items), compare_block_address);
+		if (data.len > 1)
+			qsort(data.items, data.len, sizeof(*data.items), compare_data_address);
 		/* A compaction rewrites leaves: no cursor across it. */
-		for (unsigned i = 0; i < blocks->len; i++) {
+		for (unsigned i = 0; i < blocks.len; i++) {
 			struct btree_path cursor = { .levels = 0 };
-			write_block_record(refs, txn, blocks->pdata[i], &cursor);
+			write_block_record(refs, txn, blocks.items[i], &cursor);
 			btree_compact_runs(txn, REFS_EXPANDED_LEAVES);
 		}
-		for (unsigned i = 0; i < data->len; i++) {
+		for (unsigned i = 0; i < data.len; i++) {
 			struct btree_path cursor = { .levels = 0 };
-			write_data_record(refs, txn, data->pdata[i], &cursor);
+			write_data_record(refs, txn, data.items[i], &cursor);
 			btree_compact_runs(txn, REFS_EXPANDED_LEAVES);
 		}
-		written += blocks->len + data->len;
+		written += blocks.len + data.len;
+		g_free(blocks.items);
+		g_free(data.items);
 	}
 	g_ptr_array_set_size(refs->freed_data, 0);
 	refs->run_cursor = 0; /* the next transaction's delayed_refs start empty */
