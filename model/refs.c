@@ -63,9 +63,11 @@
 /* Extent-tree leaves left stored item by item between ref heads (btree.c
  * BT9): enough that a leaf the next heads change again (heads run in
  * address order) is not compacted and expanded for each of them, few enough
- * to bound the memory (64 full 16 KiB leaves of keyed backrefs are about
- * 1.3 MB of items). */
-#define REFS_EXPANDED_LEAVES 64u
+ * to bound the memory (256 full 16 KiB leaves of keyed backrefs are about
+ * 5 MB of items). 64 compacted the seed run's leaves 5.6 M instructions
+ * more; 256 cost `cowsim bench --sizes 1000000` 128 KB of peak RSS, 1024
+ * 6.2 MB (docs/performance.md round 15c). */
+#define REFS_EXPANDED_LEAVES 256u
 
 /* One pending ref head: a block or a data extent with changed counts. */
 struct pending_head {
@@ -1013,7 +1015,7 @@ static inline uint32_t data_item_size(const struct item_limits *limits, const st
 
 /* The change a head's record makes, and the key of its extent item and the
  * size that item is to have (inline part). */
-static inline enum record_change record_change(const struct item_limits *limits, const struct pending_head *h,
+static inline __attribute__((always_inline)) enum record_change record_change(const struct item_limits *limits, const struct pending_head *h,
 					       struct btree_key *key, uint32_t *size)
 {
 	uint32_t keyed, inline_refs = limits->inline_refs;
