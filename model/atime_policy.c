@@ -100,9 +100,11 @@ static inline int64_t stored_atime(const struct btree_item *inode, const struct 
 	return btree_item_inode(inode)->atime;
 }
 
-/* Storage in the inode item, for the policies that keep it there. */
-void atime_write_inline(struct fs *fs, const struct inode_location *where, int64_t atime, struct btree_path *near,
-			struct btree_item *inode)
+/* atime_write_inline() with an item that another change made writable, or
+ * without a path, or for an inode with a lazytime atime in memory. */
+static void __attribute__((noinline)) write_inline_otherwise(struct fs *fs, const struct inode_location *where,
+							     int64_t atime, struct btree_path *near,
+							     struct btree_item *inode)
 {
 	struct subvolume *sv = where->subvolume;
 	if (inode) {
@@ -112,12 +114,23 @@ void atime_write_inline(struct fs *fs, const struct inode_location *where, int64
 	/* near: the path the access's own lookup left, so the write does not
 	 * descend again (NULL when there is none, as at a lazytime write-out). */
 	if (near && !find_dirty_time(fs, sv->id, where->inode)) {
-		/* The common case: the leaf may keep sharing its item array. */
+		/* No atime kept in memory for it: the leaf may keep sharing its item array. */
 		subvol_write_inode_atime_near(fs, sv, where->inode, atime, near);
 		return;
 	}
 	inode = near ? fs_inode_item_for_write_near(fs, where, near) : fs_inode_item_for_write(fs, where);
 	btree_item_inode_for_write(inode)->atime = atime;
+}
+
+/* Storage in the inode item, for the policies that keep it there. An
+ * access's write (a path, no lazytime table) goes straight to the design. */
+void atime_write_inline(struct fs *fs, const struct inode_location *where, int64_t atime, struct btree_path *near,
+			struct btree_item *inode)
+{
+	if (__builtin_expect(near && !inode && !fs->dirty_times, 1))
+		subvol_write_inode_atime_near(fs, where->subvolume, where->inode, atime, near);
+	else
+		write_inline_otherwise(fs, where, atime, near, inode);
 }
 
 /* --- lazytime as the VFS defines it (FS_LAZYTIME_VFS) ----------------------

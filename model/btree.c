@@ -1675,6 +1675,7 @@ static struct tree_block *cow_path_block(struct btree *tree, struct transaction 
 		tree->root = cow;
 		tree->root_dirty = true;
 	}
+	tree->links++; /* BT18 */
 	path->nodes[level] = cow;
 	txn->ops->block_cowed(txn, tree->id, buf, cow);
 	if (!level)
@@ -1696,6 +1697,7 @@ static struct tree_block *cow_sibling(struct btree *tree, struct transaction *tx
 	struct tree_block *cow = btree_copy_block(txn, tree->id, buf);
 	txn->stats.blocks_cowed++;
 	parent->children[slot].block = cow;
+	tree->links++; /* BT18 */
 	txn->ops->block_cowed(txn, tree->id, buf, cow);
 	if (!level)
 		leaf_prepare_write(txn, cow);
@@ -1712,11 +1714,17 @@ static void fixup_low_keys(struct btree_path *path, unsigned level, const struct
 	}
 }
 
-/* --- pointers in internal nodes --------------------------------------- */
+/* --- pointers in internal nodes ---------------------------------------
+ *
+ * Every change to a node's child pointers or count goes through the four
+ * functions below, which count it in the tree's links (BT18); so do the
+ * changes of a tree's root pointer and the copies a parent is pointed at.
+ */
 
-static void node_insert_ptr(struct tree_block *node, uint32_t slot, const struct btree_key *key,
+static void node_insert_ptr(struct btree *tree, struct tree_block *node, uint32_t slot, const struct btree_key *key,
 			    struct tree_block *child)
 {
+	tree->links++;
 	ensure_capacity(node, node->nritems + 1);
 	memmove(&node->children[slot + 1], &node->children[slot],
 		(node->nritems - slot) * sizeof(struct btree_child));
@@ -1725,8 +1733,9 @@ static void node_insert_ptr(struct tree_block *node, uint32_t slot, const struct
 	node->nritems++;
 }
 
-static void node_remove_ptr(struct tree_block *node, uint32_t slot)
+static void node_remove_ptr(struct btree *tree, struct tree_block *node, uint32_t slot)
 {
+	tree->links++;
 	memmove(&node->children[slot], &node->children[slot + 1],
 		(node->nritems - slot - 1) * sizeof(struct btree_child));
 	node->nritems--;
@@ -1746,7 +1755,7 @@ static void insert_new_root(struct btree *tree, struct transaction *txn, struct 
 	struct tree_block *old = path->nodes[level];
 	struct tree_block *root = blockstore_alloc_block(txn->store, tree->id, old->level + 1, txn->transid);
 	block_created(txn, root);
-	node_insert_ptr(root, 0, block_first_key(old), old);
+	node_insert_ptr(tree, root, 0, block_first_key(old), old);
 	tree->root = root;
 	tree->root_dirty = true;
 	path->nodes[level + 1] = root;
@@ -1757,8 +1766,9 @@ static void insert_new_root(struct btree *tree, struct transaction *txn, struct 
 /* --- internal node split and balance ------------------------------------ */
 
 /* Move `count` pointers from the front of src to the end of dst. */
-static void node_move_front_to_left(struct tree_block *dst, struct tree_block *src, uint32_t count)
+static void node_move_front_to_left(struct btree *tree, struct tree_block *dst, struct tree_block *src, uint32_t count)
 {
+	tree->links++;
 	ensure_capacity(dst, dst->nritems + count);
 	memcpy(&dst->children[dst->nritems], src->children, count * sizeof(struct btree_child));
 	dst->nritems += count;
@@ -1767,8 +1777,9 @@ static void node_move_front_to_left(struct tree_block *dst, struct tree_block *s
 }
 
 /* Move `count` pointers from the end of src to the front of dst. */
-static void node_move_back_to_right(struct tree_block *dst, struct tree_block *src, uint32_t count)
+static void node_move_back_to_right(struct btree *tree, struct tree_block *dst, struct tree_block *src, uint32_t count)
 {
+	tree->links++;
 	ensure_capacity(dst, dst->nritems + count);
 	memmove(&dst->children[count], dst->children, dst->nritems * sizeof(struct btree_child));
 	memcpy(dst->children, &src->children[src->nritems - count], count * sizeof(struct btree_child));
@@ -1794,7 +1805,7 @@ static bool push_nodes_for_insert(struct btree *tree, struct transaction *txn, s
 	    mid->nritems > BTRFS_PUSH_NODE_KEEP) {
 		struct tree_block *left = cow_sibling(tree, txn, path, level, pslot - 1);
 		uint32_t push = MIN(capacity - left->nritems, mid->nritems - BTRFS_PUSH_NODE_KEEP);
-		node_move_front_to_left(left, mid, push);
+		node_move_front_to_left(tree, left, mid, push);
 		parent->children[pslot].key = *block_first_key(mid);
 		if (path->slots[level] < push) {
 			path->nodes[level] = left;
@@ -1811,7 +1822,7 @@ static bool push_nodes_for_insert(struct btree *tree, struct transaction *txn, s
 		uint32_t push = MIN(capacity - right->nritems, (uint32_t)mid->nritems / 2 + 1);
 		if (push >= mid->nritems)
 			return false;
-		node_move_back_to_right(right, mid, push);
+		node_move_back_to_right(tree, right, mid, push);
 		parent->children[pslot + 1].key = *block_first_key(right);
 		if (path->slots[level] >= mid->nritems) {
 			path->slots[level] -= mid->nritems;
@@ -1843,8 +1854,8 @@ static void split_node(struct btree *tree, struct transaction *txn, struct btree
 	ensure_capacity(split, c->nritems - mid);
 	memcpy(split->children, &c->children[mid], (c->nritems - mid) * sizeof(struct btree_child));
 	split->nritems = c->nritems - mid;
-	c->nritems = mid;
-	node_insert_ptr(parent, path->slots[level + 1] + 1, block_first_key(split), split);
+	c->nritems = mid; /* counted in the tree's links by the insert below (BT18) */
+	node_insert_ptr(tree, parent, path->slots[level + 1] + 1, block_first_key(split), split);
 	if (path->slots[level] >= mid) {
 		path->nodes[level] = split;
 		path->slots[level] -= mid;
@@ -1864,6 +1875,7 @@ static bool balance_node(struct btree *tree, struct transaction *txn, struct btr
 		struct tree_block *child = mid->children[0].block;
 		tree->root = child;
 		tree->root_dirty = true;
+		tree->links++; /* BT18 */
 		free_emptied_block(txn, mid);
 		return true;
 	}
@@ -1873,16 +1885,16 @@ static bool balance_node(struct btree *tree, struct transaction *txn, struct btr
 	uint32_t pslot = path->slots[level + 1];
 	if (pslot > 0 && parent->children[pslot - 1].block->nritems + mid->nritems <= capacity) {
 		struct tree_block *left = cow_sibling(tree, txn, path, level, pslot - 1);
-		node_move_front_to_left(left, mid, mid->nritems);
-		node_remove_ptr(parent, pslot);
+		node_move_front_to_left(tree, left, mid, mid->nritems);
+		node_remove_ptr(tree, parent, pslot);
 		free_emptied_block(txn, mid);
 		return true;
 	}
 	if (pslot + 1 < parent->nritems && parent->children[pslot + 1].block->nritems + mid->nritems <= capacity) {
 		struct tree_block *right = cow_sibling(tree, txn, path, level, pslot + 1);
-		node_move_back_to_right(right, mid, mid->nritems);
+		node_move_back_to_right(tree, right, mid, mid->nritems);
 		parent->children[pslot + 1].key = *block_first_key(right);
-		node_remove_ptr(parent, pslot);
+		node_remove_ptr(tree, parent, pslot);
 		free_emptied_block(txn, mid);
 		return true;
 	}
@@ -2118,7 +2130,7 @@ static struct tree_block *insert_empty_leaf(struct btree *tree, struct transacti
 {
 	struct tree_block *leaf = blockstore_alloc_block(txn->store, tree->id, 0, txn->transid);
 	block_created(txn, leaf);
-	node_insert_ptr(path->nodes[1], at, key, leaf);
+	node_insert_ptr(tree, path->nodes[1], at, key, leaf);
 	path->nodes[0] = leaf;
 	path->slots[0] = 0;
 	path->slots[1] = at;
@@ -2133,7 +2145,7 @@ static void split_leaf_at(struct btree *tree, struct transaction *txn, struct bt
 	struct tree_block *right = blockstore_alloc_block(txn->store, tree->id, 0, txn->transid);
 	block_created(txn, right);
 	leaf_move_items(right, 0, left, mid, left->nritems - mid);
-	node_insert_ptr(path->nodes[1], path->slots[1] + 1, &right->items[0].key, right);
+	node_insert_ptr(tree, path->nodes[1], path->slots[1] + 1, &right->items[0].key, right);
 	if (slot >= mid) {
 		path->nodes[0] = right;
 		path->slots[0] = slot - mid;
@@ -2284,6 +2296,7 @@ void btree_init(struct btree *tree, struct transaction *txn, uint64_t id)
 	if (!btree_owner_packs(id))
 		g_error("btree: tree id %" PRIu64 " has no 32-bit owner (BT11)", id);
 	tree->id = id;
+	tree->links = 1; /* BT18: a path stamped 0 was never found linked */
 	tree->root = blockstore_alloc_block(txn->store, id, 0, txn->transid);
 	block_created(txn, tree->root);
 	tree->root_dirty = true;
@@ -2303,6 +2316,12 @@ static bool descend(struct tree_block *b, const struct btree_key *key, struct bt
 		path->slots[b->level] = slot;
 		b = b->children[slot].block;
 	}
+}
+
+void btree_set_root(struct btree *tree, struct tree_block *root)
+{
+	tree->root = root;
+	tree->links++; /* BT18 */
 }
 
 bool btree_lookup(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
@@ -2411,14 +2430,10 @@ static bool next_leaf_holds(struct btree_path *path, const struct btree_key *key
 	return false;
 }
 
-/* btree_lookup_near() from a path known to be linked from the current root. */
-static bool lookup_from_linked(const struct btree_key *key, struct btree_path *path)
+/* lookup_from_linked() for a key not at or just after the path's slot:
+ * from the lowest block of the path that covers it. */
+static bool __attribute__((noinline)) lookup_climbing(const struct btree_key *key, struct btree_path *path)
 {
-	const struct tree_block *leaf = path->nodes[0];
-	if (path->slots[0] < leaf->nritems && !btree_key_compare(&btree_leaf_item(leaf, path->slots[0])->key, key))
-		return true; /* the same key again: the path is the answer */
-	if (leaf_key_just_after(path, key))
-		return true; /* in the path's leaf, so on the one path from the root to it */
 	unsigned level = 0;
 	while (!path_block_covers(path, level, key))
 		level++;
@@ -2428,6 +2443,19 @@ static bool lookup_from_linked(const struct btree_key *key, struct btree_path *p
 	return descend(path->nodes[level], key, path);
 }
 
+/* btree_lookup_near() from a path known to be linked from the current root.
+ * Nine in ten of a grep's lookups end in the path's leaf (docs/performance.md
+ * round 15d): the climb is a call of its own, off their frame. */
+static bool lookup_from_linked(const struct btree_key *key, struct btree_path *path)
+{
+	const struct tree_block *leaf = path->nodes[0];
+	if (path->slots[0] < leaf->nritems && !btree_key_compare(&btree_leaf_item(leaf, path->slots[0])->key, key))
+		return true; /* the same key again: the path is the answer */
+	if (leaf_key_just_after(path, key))
+		return true; /* in the path's leaf, so on the one path from the root to it */
+	return lookup_climbing(key, path);
+}
+
 bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
 {
 	if (!path->levels || path->levels != tree->root->level + 1 || path->nodes[path->levels - 1] != tree->root)
@@ -2435,11 +2463,27 @@ bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, st
 	return lookup_from_linked(key, path);
 }
 
+/* BT18: a path stamped with the tree's links is linked, and a check from
+ * the root (54 instructions of a read at three levels, docs/performance.md
+ * round 14c) is made only after a change of links. */
 bool btree_lookup_kept(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
 {
-	if (!path_is_current(tree, path))
-		return btree_lookup(tree, key, path);
+	if (__builtin_expect(path->links != tree->links || !path->levels, 0)) {
+		path->links = tree->links;
+		if (!path_is_current(tree, path))
+			return btree_lookup(tree, key, path);
+	}
 	return lookup_from_linked(key, path);
+}
+
+bool btree_kept_path_check(const struct btree *tree, const struct btree_path *path, GError **error)
+{
+	if (!path->levels || path->links != tree->links || path_is_current(tree, path))
+		return true;
+	g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+		    "BT18 a kept path stamped with tree %" PRIu64 "'s links (%" PRIu64 ") but not linked from its root",
+		    tree->id, tree->links);
+	return false;
 }
 
 bool btree_path_next_leaf(struct btree_path *path)
@@ -2973,11 +3017,12 @@ uint32_t btree_resize_items_after(struct btree *tree, struct transaction *txn, c
 
 /* Remove the pointer at path->nodes[level] slot `slot`; a node left empty
  * (never the root) leaves its own parent the same way (btrfs del_ptr). */
-static void remove_ptr_and_prune(struct transaction *txn, struct btree_path *path, unsigned level, uint32_t slot)
+static void remove_ptr_and_prune(struct btree *tree, struct transaction *txn, struct btree_path *path, unsigned level,
+				 uint32_t slot)
 {
 	for (;;) {
 		struct tree_block *node = path->nodes[level];
-		node_remove_ptr(node, slot);
+		node_remove_ptr(tree, node, slot);
 		if (node->nritems == 0 && level + 1 < path->levels) {
 			free_emptied_block(txn, node);
 			slot = path->slots[++level];
@@ -2997,7 +3042,7 @@ static bool rebalance_after_delete(struct btree *tree, struct transaction *txn, 
 	if (path->levels < 2)
 		return true;
 	if (leaf->nritems == 0) {
-		remove_ptr_and_prune(txn, path, 1, path->slots[1]);
+		remove_ptr_and_prune(tree, txn, path, 1, path->slots[1]);
 		free_emptied_block(txn, leaf);
 		return false;
 	}
@@ -3011,7 +3056,7 @@ static bool rebalance_after_delete(struct btree *tree, struct transaction *txn, 
 		for (uint32_t s = 0; s < parent->nritems; s++) {
 			if (parent->children[s].block == leaf) {
 				path->slots[1] = s;
-				remove_ptr_and_prune(txn, path, 1, s);
+				remove_ptr_and_prune(tree, txn, path, 1, s);
 				break;
 			}
 		}

@@ -23,6 +23,11 @@
  *  BT4 leaf bytes never exceed nodesize - 101; node slots never exceed
  *     (nodesize - 101) / 33; only a root may be empty or hold one child;
  *  BT5 a block's generation is at most its parent's (COW writes child first).
+ *  BT18 tree->links counts the changes to the tree's links: its root pointer,
+ *     and any node's child pointers or count. A path whose `links` equals
+ *     its tree's (btree_lookup_kept() stamps it so after it found the path
+ *     linked from the root) is still linked: every block on it hangs from
+ *     the root slot by slot. btree_kept_path_check() checks it.
  *
  * Copy-on-write: every function that changes a tree takes the running
  * transaction, walks down from the root and makes each block on the path
@@ -414,6 +419,7 @@ struct btree {
 	uint64_t id;                      /* tree objectid: 5, 256+, 2 for extent ... */
 	struct tree_block *root;
 	uint64_t last_snapshot;           /* transaction of the last snapshot of this tree */
+	uint64_t links;                   /* BT18: changes to its links since btree_init(), from 1 */
 	bool root_dirty;                  /* root item must be rewritten at commit */
 };
 
@@ -423,6 +429,8 @@ struct btree_path {
 	struct tree_block *nodes[8];
 	uint32_t slots[8];
 	uint8_t levels;                   /* nodes[0] is the leaf, nodes[levels-1] the root */
+	uint64_t links;                   /* BT18: the tree's links when btree_lookup_kept() last
+					   * found it linked; 0: never (a kept path starts so) */
 };
 
 /* An empty tree with one empty leaf owned by `id`. */
@@ -513,9 +521,16 @@ bool btree_lookup_ahead(const struct btree *tree, const struct btree_key *key, s
  * (items in its leaf, other leaves, copies the path took part in). */
 bool btree_path_is_current(const struct btree *tree, const struct btree_path *path);
 /* btree_lookup() from a path kept across changes to the tree (a read
- * cursor): near it (btree_lookup_near) when btree_path_is_current() says it
- * is still linked, else from the root. One check of the root for both. */
+ * cursor): near it (btree_lookup_near) when it is still linked, else from
+ * the root. Linked: stamped with the tree's links (BT18), else
+ * btree_path_is_current(), after which it is stamped. A kept path starts
+ * with links 0 (or levels 0). */
 bool btree_lookup_kept(const struct btree *tree, const struct btree_key *key, struct btree_path *path);
+/* BT18 for a kept path: stamped with its tree's links, it is linked. */
+bool btree_kept_path_check(const struct btree *tree, const struct btree_path *path, GError **error);
+/* A tree's root pointer set from outside btree.c (a snapshot's clone, a
+ * dropped tree), counted in its links (BT18). */
+void btree_set_root(struct btree *tree, struct tree_block *root);
 
 /* Moves *path to slot 0 of the next leaf; false (path unchanged) at the last. */
 bool btree_path_next_leaf(struct btree_path *path);

@@ -183,7 +183,7 @@ static enum subvol_delete_result btrfs_delete(struct fs *fs, struct subvolume *s
 static void btrfs_snapshot_create(struct fs *fs, struct subvolume *src, struct subvolume *snap)
 {
 	snap->tree->id = snap->id;
-	snap->tree->root = fs_clone_root(fs, src->tree->root, snap->id);
+	btree_set_root(snap->tree, fs_clone_root(fs, src->tree->root, snap->id));
 	snap->tree->root_dirty = true;
 }
 
@@ -193,7 +193,7 @@ static void btrfs_snapshot_create(struct fs *fs, struct subvolume *src, struct s
 static int btrfs_snapshot_delete(struct fs *fs, struct subvolume *snap)
 {
 	refs_drop_tree(&fs->txn, snap->tree->root);
-	snap->tree->root = NULL;
+	btree_set_root(snap->tree, NULL);
 	return 0;
 }
 

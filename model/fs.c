@@ -122,8 +122,9 @@ static void flush_for_ticket(struct fs *fs, unsigned items)
 		fs->counters.forced_chunks++;
 }
 
-/* A delete may fall back on the global reserve (blockstore_reserve_fallback). */
-static int reserve(struct fs *fs, unsigned items, bool is_delete)
+/* A delete may fall back on the global reserve (blockstore_reserve_fallback).
+ * Inline: each of its two callers is its own copy (a call less a reservation). */
+static inline int reserve(struct fs *fs, unsigned items, bool is_delete)
 {
 	if (blockstore_overcommitted(fs->store))
 		return -EROFS;
@@ -504,6 +505,7 @@ int fs_read(struct fs *fs, const char *path, bool *atime_updated)
 	struct inode_location where;
 	struct btree_path near;
 	near.levels = 0; /* empty: only its levels are read (zeroing all of it was 17 instructions a read) */
+	near.links = 0;  /* never stamped (BT18): the cursor may take it */
 	int ret = fs_resolve_near(fs, path, &where, &near);
 	if (ret)
 		return ret;
@@ -591,6 +593,14 @@ static unsigned all_trees(struct fs *fs, struct btree ***out)
 	return n;
 }
 
+/* BT18 for the read cursor (fs_read): stamped with its tree's links, it is
+ * linked from that tree's root. */
+static bool read_cursor_check(const struct fs *fs, GError **error)
+{
+	const struct read_cursor *c = &fs->read_cursor;
+	return !c->subvolume || c->subvolume->deleted || btree_kept_path_check(c->subvolume->tree, &c->inode_near, error);
+}
+
 bool fs_check(struct fs *fs, GError **error)
 {
 	g_autofree struct btree **trees = NULL;
@@ -607,7 +617,8 @@ bool fs_check(struct fs *fs, GError **error)
 		return false;
 	if (!blockstore_check(fs->store, live, error))
 		return false;
-	return derived_check(fs, live, error) && fs->design->check(fs, error) && fs_namespace_check(fs, error) &&
+	return derived_check(fs, live, error) && fs->design->check(fs, error) && read_cursor_check(fs, error) &&
+	       fs_namespace_check(fs, error) &&
 	       fs_dir_cache_check(fs, error) &&
 	       delayed_items_check(fs, error) && fs_data_check(fs, error);
 }

@@ -38,6 +38,7 @@ struct subvolume {
 	uint64_t highest_inode;       /* the last inode number handed out */
 	bool readonly;
 	bool deleted;
+	uint32_t lineage;             /* its names' lineage (fs_dir_cache.c DC4); 0: none yet */
 	char *path;                   /* where it was made, for reports */
 };
 
@@ -100,9 +101,9 @@ struct read_cursor {
 	struct btree_path inode_near;
 };
 
-/* DC1-DC2 (fs_dir_cache.c): the DIR_ITEMs of the last directories the walks
- * stepped out of, one table each, by key offset, while no name has been
- * added or removed. */
+/* DC1-DC6 (fs_dir_cache.c): the DIR_ITEMs of directories the walks stepped
+ * out of, one table each, keyed by (name lineage, directory): a snapshot and
+ * its source share a directory's table while neither has changed its names. */
 struct dir_cache_entry {
 	uint64_t offset;              /* the DIR_ITEM's key offset */
 	uint64_t location;
@@ -113,23 +114,43 @@ struct dir_cache_entry {
 };
 
 struct dir_table {
-	struct subvolume *subvolume;  /* whose directory the table holds; NULL: none */
+	struct dir_table *next;       /* the next table of its index bucket */
+	struct dir_table *newer, *older; /* the recency list: the oldest is the next to go */
+	uint32_t lineage;             /* whose names (DC2): the lineage where dir's last changed */
 	uint64_t dir;
-	uint64_t names_added, names_removed; /* the fs's when the table was filled (DC1) */
-	uint64_t used;                /* the cache's clock when a step last turned to it */
 	uint32_t count, mask;         /* entries; slots - 1 (slots a power of two) */
 	uint32_t fill;                /* the fills so far, the stamp of this one's slots */
 	struct dir_cache_entry *slots; /* owned; kept for the next directory */
 };
 
-#define DIR_CACHE_TABLES 8
+/* A lineage: one state of a subvolume's names that a snapshot and its source
+ * share (DC4). Its holders' directories hold what its parent's did, but for
+ * the `changed` ones; a frozen lineage changes no more (a holder that changes
+ * a name first branches into a new lineage of its own). */
+#define LINEAGE_CHANGED 4             /* directories a lineage tells apart from its parent's */
+#define LINEAGE_DEPTH 32              /* parents at most: a step looks up that many */
+struct name_lineage {
+	uint32_t parent;              /* 0: none, the names are its own */
+	uint16_t depth;               /* parents up the chain */
+	uint8_t changed_count;
+	bool frozen;                  /* a snapshot took it: held by two or more */
+	uint64_t changed[LINEAGE_CHANGED];
+};
+
+#define DIR_CACHE_BUCKETS 4096
 struct dir_cache {
-	struct dir_table tables[DIR_CACHE_TABLES];
-	unsigned last;                /* the table the last step asked: asked first */
-	uint64_t clock;               /* counts the turns from one table to another */
-	/* the directory of the last steps, and how many in a row without a name added or removed */
+	GArray *lineages;             /* struct name_lineage by id (0: none); NULL until the first */
+	struct dir_table **buckets;   /* DIR_CACHE_BUCKETS chains by (lineage, dir); NULL until the first */
+	struct dir_table *newest, *oldest;
+	size_t bytes;                 /* the tables' headers and slots (DC3) */
+	uint32_t fill_slots;          /* the last fill's slots: a new table's */
+	/* DC5: the table the last step asked, for (last_subvolume, last_dir); NULL: none */
+	struct dir_table *last;
 	const struct subvolume *last_subvolume;
-	uint64_t last_dir, last_names_added, last_names_removed;
+	uint64_t last_dir;
+	/* the directory of the last steps, and how many in a row without a name added or removed */
+	const struct subvolume *streak_subvolume;
+	uint64_t streak_dir;
 	unsigned streak;
 	bool off;                     /* checks and tests: every step looks its entry up in the tree */
 };
@@ -157,7 +178,6 @@ struct fs {
 	GArray *free_space_written;   /* uint64 per chunk: used, as the free-space tree last said */
 	unsigned dev_extents_written; /* chunks with DEV_EXTENT items */
 	uint64_t names_removed;       /* directory entries, inodes and subvolumes removed so far */
-	uint64_t names_added;         /* directory entries added so far (DC1) */
 	struct walk_memo walk_memo;
 	struct dir_cache dir_cache;
 	struct read_cursor read_cursor;
@@ -180,6 +200,10 @@ bool fs_dir_cache_find(struct fs *fs, struct subvolume *sv, uint64_t dir, uint32
 		       uint16_t name_len, const struct dir_cache_entry **found);
 bool fs_dir_cache_check(const struct fs *fs, GError **error);
 void fs_dir_cache_free(struct fs *fs);
+/* DC1: a DIR_ITEM of (sv, dir) was added or removed. */
+void fs_dir_cache_names_changed(struct fs *fs, struct subvolume *sv, uint64_t dir);
+/* DC4: snap's items are src's, just shared by the design. */
+void fs_dir_cache_snapshot(struct fs *fs, struct subvolume *src, struct subvolume *snap);
 
 /* A path's last component and the directory that holds it. */
 struct name_location {

@@ -48,9 +48,10 @@
  *     was a twentieth of a create.
  *  NS4 every DIR_ITEM sits at most FS_DIR_HASH_PROBE past its name's hash
  *     (see Hash collisions above), where lookups look for it.
- * A step out of one of the last directories the walks kept stepping out of
- * asks that directory's table of entries instead of the tree (fs_dir_cache.c,
- * DC1-DC3).
+ * A step out of a directory the walks kept stepping out of asks that
+ * directory's table of entries instead of the tree, a table a snapshot and
+ * its source share while neither changed the directory (fs_dir_cache.c,
+ * DC1-DC5).
  * fs_namespace_check() re-walks each level's prefix in full and checks NS1-NS2,
  * checks that a read cursor that passes as linked is the root's path, and
  * reads every DIR_ITEM of every live subvolume for NS4.
@@ -632,7 +633,7 @@ int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t loc
 	if (!btree_path_is_current(sv->tree, &near))
 		near.levels = 0;
 	subvol_insert_near(fs, sv, &item_key, size, &payload, &near);
-	fs->names_added++; /* DC1 (fs_dir_cache.c) */
+	fs_dir_cache_names_changed(fs, sv, at->dir.inode); /* DC1 (fs_dir_cache.c) */
 	/* btrfs_insert_delayed_dir_index(): the index waits (delayed_items.h). */
 	if (delayed_items_insert_index(fs, sv, at->dir.inode, payload.dir.index, size, &payload))
 		near.levels = 0;
@@ -646,6 +647,7 @@ void fs_remove_dir_entry(struct fs *fs, const struct name_location *at)
 {
 	fs->names_removed++; /* NS1 */
 	struct subvolume *sv = at->dir.subvolume;
+	fs_dir_cache_names_changed(fs, sv, at->dir.inode); /* DC1 (fs_dir_cache.c) */
 	const struct btree_item *entry = fs_dir_lookup(sv, at->dir.inode, at->name, at->name_len);
 	g_assert(entry);
 	struct btree_key item_key = *btree_item_key(entry);

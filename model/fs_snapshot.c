@@ -98,6 +98,7 @@ int fs_snapshot(struct fs *fs, const char *source, const char *dest, bool readon
 	struct subvolume *snap = fs_add_subvolume(fs, id, path);
 	snap->readonly = readonly; /* before the design shares: it may look */
 	fs->design->snapshot_create(fs, src.subvolume, snap);
+	fs_dir_cache_snapshot(fs, src.subvolume, snap); /* its directories' tables are the source's */
 	fs_atime_snapshot_create(fs, src.subvolume, snap);
 	snap->highest_inode = src.subvolume->highest_inode;
 	src.subvolume->tree->last_snapshot = fs->txn.transid;

@@ -16,6 +16,17 @@
  * A read whose atime update met ENOSPC fails in the model's counters but is
  * not an error of the trace; any other refused op stops the run with the
  * trace's file and line, unless keep_going.
+ *
+ * Invariants of the loop (replay_loop):
+ *   RP6 the cause in force is the one the last fs_set_cause() set (fs.h: the
+ *       model puts back every cause it sets for work it defers; after
+ *       fs_new() it is SPACE_CAUSE_WRITE), so an op of that cause needs no
+ *       call; a checked run (--check-every) calls before every op, and its
+ *       rows must be the same (tests/sim/test_attribution.sh);
+ *   RP7 an op with nothing to look at afterwards (no option that wants every
+ *       op, not a clock, snapshot or mark, not refused) costs the loop only
+ *       its call, the interrupt test and note_events(): everything else is in
+ *       look_after_op().
  */
 #include "replay.h"
 
@@ -75,11 +86,23 @@ static enum space_cause op_cause(enum trace_op_kind kind)
 	}
 }
 
+/* RP6: an op of the cause in force needs no fs_set_cause() (a grep is half a million reads in a
+ * row). *IN_FORCE is the cause last set, -1 when a call is wanted every op (a
+ * checked run, --check-every: it compares with these runs, tests/sim/test_attribution.sh). */
+static void set_cause(struct fs *fs, int *in_force, enum trace_op_kind kind)
+{
+	enum space_cause cause = op_cause(kind);
+	if ((int)cause != *in_force) {
+		fs_set_cause(fs, cause);
+		if (*in_force >= 0)
+			*in_force = (int)cause;
+	}
+}
+
 /* Applies one op; returns 0 or a negative errno. */
 static int apply_op(struct fs *fs, const struct trace_op *op)
 {
 	struct fs_attributes a;
-	fs_set_cause(fs, op_cause(op->kind));
 	switch (op->kind) {
 	case TRACE_MKDIR:
 		op_attributes(op, &a);
@@ -226,6 +249,8 @@ struct run_state {
 	uint64_t snapshot_warning_max; /* the largest unshare estimate of the others, bytes */
 	bool clock_seen;              /* the trace's first clock op has run */
 	int64_t clock_origin_ns;      /* where elapsed_s counts from */
+	int cause;                    /* RP6: the cause in force, -1 for a call every op */
+	uint32_t look_after;          /* RP7: the kinds (bits) that want a look after their op */
 };
 
 static bool emit_row(struct run_state *st, uint64_t op_index, const char *label, GError **error)
@@ -368,52 +393,88 @@ static void warn_snapshot_summary(const struct run_state *st)
 			st->snapshot_warning_max / 1048576.0);
 }
 
+/* RP7: the kinds whose ops want a look after them (a clock before it, too): all of them when an
+ * option wants a look after every op, whatever it did; else only a clock, a snapshot and a mark
+ * (and any refused op). One bit a kind. */
+static uint32_t kinds_to_look_after(const struct replay_options *o)
+{
+	if (o->check_every || o->row_every || o->progress || o->stop_at_enospc || o->stop_after_ops)
+		return UINT32_MAX;
+	return 1u << TRACE_CLOCK | 1u << TRACE_SNAPSHOT | 1u << TRACE_MARK;
+}
+G_STATIC_ASSERT(TRACE_OP_KIND_COUNT <= 32);
+
+/* Before OP: elapsed_s counts from the first clock (clock @T sets it, clock +D starts the clock
+ * running). */
+static void before_op(struct run_state *st, const struct trace_op *op)
+{
+	if (op->kind == TRACE_CLOCK && !st->clock_seen) {
+		st->clock_seen = true;
+		st->clock_origin_ns = op->clock_relative ? fs_clock(st->fs) : op->clock_ns;
+	}
+}
+
+/* After OP (the INDEX-th, RET its result) when RP7 wants a look: the snapshot warning, the checker,
+ * a refused op, the ENOSPC stop, rows, progress and the other stops.  REPLAY_DONE with *STOP false
+ * goes on. */
+static enum replay_status look_after_op(struct run_state *st, struct trace_reader *reader, const struct trace_op *op,
+					int ret, uint64_t index, struct progress *progress,
+					struct replay_outcome *outcome, bool *stop, GError **error)
+{
+	const struct replay_options *o = st->options;
+	enum replay_status status;
+	*stop = true;
+	if (op->kind == TRACE_SNAPSHOT && !ret && o->warn_snapshots)
+		warn_snapshot(st, reader, op);
+	if ((status = after_op(st, reader, op, ret, outcome, error)) != REPLAY_DONE)
+		return status;
+	if (o->stop_at_enospc && outcome->first_enospc.seen)
+		return fail(error, REPLAY_ENOSPC, "%s:%" PRIu64 ": %s: met ENOSPC (stopping there)",
+			    trace_reader_name(reader), op->line, trace_op_kind_name(op->kind));
+	bool periodic = o->row_every && outcome->ops % o->row_every == 0;
+	if ((op->kind == TRACE_MARK || periodic) &&
+	    !emit_row(st, index, op->kind == TRACE_MARK ? op->path2 : NULL, error))
+		return REPLAY_SINK_FAILED;
+	progress_tick(progress, reader, outcome->ops, op->line);
+	if (o->stop_after_ops && outcome->ops >= o->stop_after_ops)
+		return REPLAY_DONE;
+	if (op->kind == TRACE_MARK && o->stop_at_mark && !strcmp(op->path2, o->stop_at_mark)) {
+		outcome->stopped_at_mark = true;
+		return REPLAY_DONE;
+	}
+	*stop = false;
+	return REPLAY_DONE;
+}
+
 static enum replay_status replay_loop(struct run_state *st, struct trace_reader *reader,
 				      struct replay_outcome *outcome, GError **error)
 {
 	const struct replay_options *o = st->options;
 	struct progress progress = { .enabled = o->progress, .started = wall_seconds(),
 				     .size = o->progress ? trace_reader_size(reader) : -1 };
+	static const volatile int never;
+	const volatile int *interrupted = o->interrupted ? o->interrupted : &never;
 	struct trace_op op;
 	enum replay_status status = REPLAY_DONE;
 	int more;
 	while ((more = trace_reader_next(reader, &op, error)) == 1) {
-		if (o->interrupted && *o->interrupted) {
+		if (*interrupted) {
 			status = fail(error, REPLAY_INTERRUPTED, "%s:%" PRIu64 ": interrupted before this line",
 				      trace_reader_name(reader), op.line);
 			break;
 		}
 		outcome->line = op.line;
-		if (op.kind == TRACE_CLOCK && !st->clock_seen) {
-			/* elapsed_s counts from the first clock: clock @T sets it, clock +D starts the clock running */
-			st->clock_seen = true;
-			st->clock_origin_ns = op.clock_relative ? fs_clock(st->fs) : op.clock_ns;
-		}
+		bool look = st->look_after >> op.kind & 1;
+		if (look)
+			before_op(st, &op);
+		set_cause(st->fs, &st->cause, op.kind);
 		int ret = apply_op(st->fs, &op);
-		if (op.kind == TRACE_SNAPSHOT && !ret && o->warn_snapshots)
-			warn_snapshot(st, reader, &op);
 		uint64_t index = outcome->ops++;
 		note_events(st, &op, index, outcome);
-		if ((status = after_op(st, reader, &op, ret, outcome, error)) != REPLAY_DONE)
+		bool stop = false;
+		if ((look || ret) &&
+		    ((status = look_after_op(st, reader, &op, ret, index, &progress, outcome, &stop, error)) != REPLAY_DONE || stop))
 			break;
-		if (o->stop_at_enospc && outcome->first_enospc.seen) {
-			status = fail(error, REPLAY_ENOSPC, "%s:%" PRIu64 ": %s: met ENOSPC (stopping there)",
-				      trace_reader_name(reader), op.line, trace_op_kind_name(op.kind));
-			break;
-		}
-		bool periodic = o->row_every && outcome->ops % o->row_every == 0;
-		if ((op.kind == TRACE_MARK || periodic) &&
-		    !emit_row(st, index, op.kind == TRACE_MARK ? op.path2 : NULL, error)) {
-			status = REPLAY_SINK_FAILED;
-			break;
-		}
-		progress_tick(&progress, reader, outcome->ops, op.line);
-		if (o->stop_after_ops && outcome->ops >= o->stop_after_ops)
-			break;
-		if (op.kind == TRACE_MARK && o->stop_at_mark && !strcmp(op.path2, o->stop_at_mark)) {
-			outcome->stopped_at_mark = true;
-			break;
-		}
 	}
 	progress_done(&progress);
 	warn_snapshot_summary(st);
@@ -456,7 +517,9 @@ enum replay_status replay_run(const char *trace_path, const struct replay_option
 	g_autoptr(Filesystem) fs = fs_new(&config, error);
 	if (!fs)
 		return outcome->status = REPLAY_BAD_INPUT;
-	struct run_state st = { .fs = fs, .options = options, .sink = sink, .opaque = opaque };
+	struct run_state st = { .fs = fs, .options = options, .sink = sink, .opaque = opaque,
+				.cause = options->check_every ? -1 : SPACE_CAUSE_WRITE,
+				.look_after = kinds_to_look_after(options) };
 	outcome->status = replay_loop(&st, reader, outcome, error);
 	if (outcome->status == REPLAY_DONE && options->row_at_end && !outcome->stopped_at_mark)
 		outcome->status = final_row(&st, outcome, error);

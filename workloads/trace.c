@@ -5,9 +5,9 @@
  *
  *   stream --fread--> chunk buffer (fixed, READ_CHUNK) --memchr--> line --lexer--> tokens --grammar--> trace_op
  *                                   |                                                                   ^
- *                                   +--- read_plain_line(): one word pass over the path (TR6) ----------+
+ *                                   +--- trace_reader_next(): one pass over the path (TR6) --------------+
  *
- *   0. read_plain_line() takes the lines most traces are made of ("read
+ *   0. trace_reader_next() takes the lines most traces are made of ("read
  *      PATH", "create PATH size=N atime=T") straight from the buffer: a
  *      remembered keyword, then one pass eight bytes at a time that checks
  *      the path and finds where it ends, then the options; the '\n' after
@@ -43,7 +43,7 @@
  *      READ_PAD readable bytes follow it: a scan 8 or 16 bytes at a time that
  *      stops at the first byte no unquoted token holds never leaves the
  *      buffer, and never takes the sentinel for a line's end;
- *   TR6 the fast path (read_plain_line) returns exactly the op read_line()
+ *   TR6 the fast path (trace_reader_next) returns exactly the op read_line()
  *      and parse_op() would: it takes only "KEYWORD PATH\n" or "KEYWORD PATH
  *      key=value ...\n", whole in the buffer and at most TRACE_LINE_MAX
  *      bytes, with a keyword of the last lines parse_op() accepted, one ' '
@@ -75,6 +75,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "trace_path_scan.h"
 #include "trace_syntax.h"
 
 /* The longest line the reader accepts: two maximal paths, fully \xHH-escaped, fit. */
@@ -1019,9 +1020,8 @@ static const char *plain_option(const struct trace_grammar *g, struct trace_op *
 
 /* TR6: the options at S (its first byte a ' ') as " key=value" tokens of grammar G, each one plain
  * token after one ' ', no key twice, every value good and every required key there, stored into
- * OP.  Returns the byte that ended them (the caller wants the '\n'), or NULL.  Apart from the path
- * lines' fast path, which then calls nothing and saves no registers. */
-static G_GNUC_NO_INLINE char *parse_plain_options(const struct trace_grammar *g, struct trace_op *op, char *s)
+ * OP.  Returns the byte that ended them (the caller wants the '\n'), or NULL. */
+static char *parse_plain_options(const struct trace_grammar *g, struct trace_op *op, char *s)
 {
 	unsigned seen = 0;
 	while (*s == ' ') {
@@ -1063,38 +1063,14 @@ static inline void op_clear(struct trace_op *op)
 #endif
 }
 
-/* TR6: the next line, straight from the buffer, as "KEYWORD PATH [key=value ...]\n", consumed and
- * counted; or false (nothing consumed, *op scribbled on) for read_line() and parse_op().  The
- * current line (r->line) is left alone: only the full lexer reads it. */
-static bool read_plain_line(struct trace_reader *r, struct trace_op *op)
+/* TR6: the line at LINE, whose PATH (LEN bytes) ends at END ('\n'), consumed and counted. */
+static inline void take_plain_line(struct trace_reader *r, char *line, char *path, size_t len, char *end)
 {
-	char *line = r->buf + r->buf_start;
-	const struct keyword *k = remembered_keyword(r, line);
-	if (!k)
-		return false;
-	char *path = line + k->len + 1;
-	size_t shared, len = trace_syntax_plain_path_after(path, r->last_path, r->last_path_len, &shared);
-	if (!len)
-		return false;
-	op_clear(op);
-	op->kind = k->kind;
-	op->mode = k->default_mode;
-	op->line = r->line_no + 1;
-	op->path = path;
-	char *end = path + len; /* the byte after the path: not plain, at worst TR5's sentinel */
-	if (*end == ' ' && k->grammar->keys)
-		end = parse_plain_options(k->grammar, op, end);
-	else if (!k->stands_alone)
-		return false;
-	/* a '\n' ends the line: not "\r\n", not the sentinel (the line goes on past the buffer) */
-	if (!end || *end != '\n' || (size_t)(end - line) > TRACE_LINE_MAX)
-		return false;
 	path[len] = '\0'; /* over the '\n', or the blank before the options, as lex_plain() does */
 	r->last_path = path;
 	r->last_path_len = len;
 	r->buf_start += (size_t)(end - line) + 1;
 	r->line_no++;
-	return true;
 }
 
 /* Everything but the fast path: blank and comment lines, the full lexer, the end, errors.  Apart,
@@ -1119,11 +1095,46 @@ static G_GNUC_NO_INLINE int next_in_full(struct trace_reader *reader, struct tra
 	}
 }
 
-int trace_reader_next(struct trace_reader *reader, struct trace_op *op, GError **error)
+/* TR6: the rest of a fast-path line whose path is followed by options (its first byte, a ' ', at
+ * END), or the line to the full lexer.  Apart, so that the path lines' fast path calls nothing. */
+static G_GNUC_NO_INLINE int next_with_options(struct trace_reader *r, struct trace_op *op,
+					      const struct keyword *k, char *line, size_t len, GError **error)
 {
-	if (!reader->poisoned && read_plain_line(reader, op))
-		return 1;
-	return next_in_full(reader, op, error);
+	char *path = (char *)op->path, *end = parse_plain_options(k->grammar, op, path + len);
+	/* a '\n' ends the line: not "\r\n", not the sentinel (the line goes on past the buffer) */
+	if (!end || *end != '\n' || (size_t)(end - line) > TRACE_LINE_MAX)
+		return next_in_full(r, op, error);
+	take_plain_line(r, line, path, len, end);
+	return 1;
+}
+
+/* TR6: a line "KEYWORD PATH\n" straight from the buffer, without a call or a saved register (the
+ * calls below are the last thing done); nothing is consumed or written but *op before the line is
+ * known good.  The current line (r->line) is left alone: only the full lexer reads it. */
+int trace_reader_next(struct trace_reader *r, struct trace_op *op, GError **error)
+{
+	char *line = r->buf + r->buf_start;
+	const struct keyword *k = r->poisoned ? NULL : remembered_keyword(r, line);
+	if (!k)
+		return next_in_full(r, op, error);
+	char *path = line + k->len + 1;
+	size_t len = trace_plain_path_after(path, r->last_path, r->last_path_len);
+	if (!len)
+		return next_in_full(r, op, error);
+	op_clear(op);
+	op->kind = k->kind;
+	op->mode = k->default_mode;
+	op->line = r->line_no + 1;
+	op->path = path;
+	char *end = path + len; /* the byte after the path: not plain, at worst TR5's sentinel */
+	if (*end == ' ' && k->grammar->keys)
+		return next_with_options(r, op, k, line, len, error);
+	/* a '\n' ends the line: not "\r\n", not the sentinel; a path of at most 256 bytes is no
+	 * line longer than TRACE_LINE_MAX */
+	if (*end != '\n' || !k->stands_alone)
+		return next_in_full(r, op, error);
+	take_plain_line(r, line, path, len, end);
+	return 1;
 }
 
 /* --- the generator's command ------------------------------------------------ */

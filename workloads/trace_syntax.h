@@ -75,15 +75,6 @@ bool trace_syntax_kind_from_token(const char *s, size_t len, enum trace_op_kind 
 const char *trace_syntax_key_name(unsigned key);
 unsigned trace_syntax_key_from_name(const char *name, size_t len);
 
-/* The length of the path at S when it is certainly an unquoted token holding a good path (TO1):
- * plain bytes (no blank, control byte, '"', '\\' or 0x7f) and no '=' (which makes a token an
- * option), up to the first byte that is not one of them, which ends it; at most TRACE_NAME_MAX + 1
- * bytes.  0 is no verdict: the caller lexes the line in full.  LAST (LAST_LEN bytes) is a path this
- * function accepted before, NUL-terminated: the bytes S shares with it (*SHARED, at most LAST_LEN)
- * are not checked again, only the components they may end.  S and LAST must be readable up to 15
- * bytes past the first byte that differs or ends them (the reader's sentinel and padding, TR5).
- * The reader's fast path for "KEYWORD PATH" lines: one call a line. */
-size_t trace_syntax_plain_path_after(const char *s, const char *last, size_t last_len, size_t *shared);
 /* NULL if S (LEN bytes) may be a path (TO1), else why not. */
 const char *trace_syntax_path_problem(const char *s, size_t len);
 /* NULL if S may be a string value (non-empty, no NUL, <= TRACE_PATH_MAX), else why not. */

@@ -509,6 +509,52 @@ static void test_btree_lookup_kept_gives_the_root_answer_after_changes_to_the_tr
 	tree_fixture_free(f);
 }
 
+/* BT18: paths that btree_lookup_kept() stamped stay linked while their
+ * stamp is the tree's links, through every change that moves pointers:
+ * leaf and node splits and new roots (inserts), pushes, merges and pruned
+ * leaves (deletes), copies of paths after commits, the root collapsing
+ * (every item deleted). Eight kept paths, each looked up again after every
+ * change: the check passes, and the answer and path are the root's. */
+static void test_btree_kept_paths_stay_linked_while_their_stamp_is_the_trees(void **state)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	struct rng r;
+	rng_seed(&r, SEED + 11);
+	enum { ITEMS = 12000 }; /* three levels: nodes push to and merge with their siblings */
+	g_autofree uint64_t *order = shuffled(ITEMS, SEED + 12);
+	g_autofree uint64_t *deletes = shuffled(ITEMS, SEED + 13);
+	struct btree_path kept[8];
+	memset(kept, 0, sizeof(kept)); /* links 0: never stamped */
+	unsigned trusted = 0;
+	unsigned tallest = 0;
+	for (unsigned step = 0; step < 2 * ITEMS; step++) {
+		uint64_t v = step < ITEMS ? order[step] : deletes[step - ITEMS];
+		struct btree_key key = fixture_key(1 + v / 64, v % 64);
+		if (step < ITEMS)
+			insert(f, key.objectid, key.offset, 100);
+		else
+			assert_true(btree_delete_item(&f->tree, &f->txn, &key));
+		if (step % 250 == 249)
+			tree_fixture_commit(f);
+		tallest = MAX(tallest, f->tree.root->level + 1u);
+		for (unsigned k = 0; k < G_N_ELEMENTS(kept); k++) {
+			GError *error = NULL;
+			if (!btree_kept_path_check(&f->tree, &kept[k], &error))
+				fail_msg("step %u, kept path %u: %s (seed %#x)", step, k, error->message, (unsigned)SEED + 11);
+			trusted += kept[k].levels && kept[k].links == f->tree.links;
+			struct btree_key probe = fixture_key(1 + rng_below(&r, ITEMS / 64 + 1), rng_below(&r, 64));
+			struct btree_path plain;
+			bool found_kept = btree_lookup_kept(&f->tree, &probe, &kept[k]);
+			assert_int_equal(found_kept, btree_lookup(&f->tree, &probe, &plain));
+			assert_same_path(&kept[k], &plain);
+		}
+	}
+	assert_true(trusted > 10000); /* stamps were taken as they stood, not only checked again */
+	assert_int_equal(tallest, 3);
+	assert_int_equal(stats_of(&f->tree).height, 1);
+	tree_fixture_free(f);
+}
+
 struct visit_log {
 	GArray *keys;
 	unsigned stop_after;
@@ -1366,6 +1412,7 @@ int main(void)
 		cmocka_unit_test(test_btree_lookup_near_gives_the_answer_and_path_of_a_lookup_from_the_root),
 		cmocka_unit_test(test_btree_lookups_in_key_order_cross_into_the_next_leaf_as_a_descent_does),
 		cmocka_unit_test(test_btree_lookup_kept_gives_the_root_answer_after_changes_to_the_tree),
+		cmocka_unit_test(test_btree_kept_paths_stay_linked_while_their_stamp_is_the_trees),
 		cmocka_unit_test(test_btree_visit_range_near_visits_what_visit_range_visits_across_leaves),
 		cmocka_unit_test(test_btree_path_for_write_copies_the_path_a_lookup_found_once_per_transaction),
 		cmocka_unit_test(test_btree_commit_gives_back_the_slots_kept_for_growth),

@@ -852,6 +852,7 @@ static void test_read_cursor_is_taken_only_while_linked_from_the_root(void **sta
 	assert_true(btree_path_is_current(fs->read_cursor.subvolume->tree, near));
 	uint32_t slot = near->slots[top];
 	near->slots[top] = slot ? slot - 1 : slot + 1; /* the slot of the leaf's neighbour */
+	near->links = 0; /* a change that moved it would have counted in the tree's links (BT18) */
 	assert_false(btree_path_is_current(fs->read_cursor.subvolume->tree, near));
 	fixture_assert_fs_ok(fs, "a stale cursor is not used: nothing to check");
 	assert_int_equal(fs_read(fs, "/d/file-003", NULL), 0); /* from the root, and the cursor reset */
@@ -1094,7 +1095,7 @@ static void test_a_step_through_the_dir_cache_finds_what_a_lookup_in_the_tree_fi
 				assert_int_equal(cache_op_both(cached, plain, read_op, "/d/n1441e896"), round == 2 ? -ENOENT : 0);
 				assert_int_equal(cache_op_both(cached, plain, read_op, "/d/no-such-file"), -ENOENT);
 				assert_int_equal(cache_op_both(cached, plain, readdir_op, "/d/sub"), 0);
-				assert_true(cached->dir_cache.tables[cached->dir_cache.last].subvolume != NULL); /* a table answered */
+				assert_non_null(cached->dir_cache.last); /* a table answered */
 				fixture_assert_fs_ok(cached, "the table of /d");
 			}
 			if (i == 20) {
@@ -1120,18 +1121,16 @@ static void test_a_step_through_the_dir_cache_finds_what_a_lookup_in_the_tree_fi
 	(void)state;
 }
 
-/* Tables of the directory cache in use (DC1). */
-static unsigned current_tables(const struct fs *fs)
+/* Tables the directory cache holds (DC3). */
+static unsigned tables_held(const struct fs *fs)
 {
 	unsigned n = 0;
-	for (unsigned i = 0; i < DIR_CACHE_TABLES; i++) {
-		const struct dir_table *t = &fs->dir_cache.tables[i];
-		n += t->subvolume && t->names_added == fs->names_added && t->names_removed == fs->names_removed;
-	}
+	for (const struct dir_table *t = fs->dir_cache.newest; t; t = t->older)
+		n++;
 	return n;
 }
 
-/* Twelve directories (more than the cache has tables) read in turn and back, in and out of
+/* Twelve directories (more than the cache had tables before round 15a) read in turn and back, in and out of
  * order, with missing names, a snapshot's copy of each, and in each round a create and an
  * unlink read back at once: the answers, and at the end every counter and space figure, are
  * those of a filesystem that looks every entry up in the tree. */
@@ -1165,7 +1164,7 @@ static void test_steps_among_more_directories_than_tables_find_what_the_tree_fin
 			int ret = cache_op_both(cached, plain, read_op, path);
 			if (!in_snapshot)
 				assert_int_equal(ret, gone[d][f] ? -ENOENT : 0);
-			most_tables = MAX(most_tables, current_tables(cached));
+			most_tables = MAX(most_tables, tables_held(cached));
 			if (step == DIRS * PER_DIR) { /* a name in, a name out, each read back at once */
 				g_autofree char *made = g_strdup_printf("/t%u/new-%u", (round * 5) % DIRS, round);
 				g_autofree char *out = g_strdup_printf("/t3/file-%u", round);
@@ -1179,63 +1178,100 @@ static void test_steps_among_more_directories_than_tables_find_what_the_tree_fin
 		}
 		fixture_assert_fs_ok(cached, "every round");
 	}
-	assert_int_equal(most_tables, DIR_CACHE_TABLES); /* the steps used every table */
+	assert_true(most_tables >= 9); /* the steps made a table of each directory they read */
 	assert_same_reports_and_free(cached, plain, 3 * FILES);
 	(void)state;
 }
 
-/* Two tables of one directory (DC3), and a table other than the last one asked unlike the tree
- * (DC2 is checked in every table in use). */
-static void test_dir_cache_check_fails_on_two_tables_of_one_directory(void **state)
+/* --- name lineages and the shared tables (fs_dir_cache.c DC2-DC5, round 15a) ---------------- */
+
+static int snapshot_root_op(struct fs *fs, const char *path)
 {
-	struct fs *fs = populated("btrfs");
-	for (unsigned i = 0; i < 8; i++) { /* /d's table, then /snap/d's */
-		g_autofree char *path = g_strdup_printf("/d/file-%03u", i);
-		assert_int_equal(fs_read(fs, path, NULL), 0);
+	return fs_snapshot(fs, "/", path, false);
+}
+
+static int snapshot_snap_op(struct fs *fs, const char *path)
+{
+	return fs_snapshot(fs, "/snap", path, false);
+}
+
+static int rename_in_place_op(struct fs *fs, const char *path)
+{
+	g_autofree char *to = g_strdup_printf("%s-renamed", path);
+	return fs_rename(fs, path, to);
+}
+
+/* Reads of every third of /d's files under `prefix` on both (cache_op_both compares the answers). */
+static void read_d_both(struct fs *cached, struct fs *plain, const char *prefix)
+{
+	for (unsigned i = 0; i < FILES; i += 3) {
+		g_autofree char *path = g_strdup_printf("%s/d/file-%03u", prefix, i);
+		cache_op_both(cached, plain, read_op, path);
 	}
-	for (unsigned i = 0; i < 8; i++) {
-		g_autofree char *path = g_strdup_printf("/snap/d/file-%03u", i);
-		assert_int_equal(fs_read(fs, path, NULL), 0);
+}
+
+/* A directory's table shared by / and its snapshots (and a snapshot's snapshot) while neither
+ * changes it: each change of names in the source, in a snapshot, in more directories than a
+ * lineage tells apart, and down a chain of snapshots deeper than LINEAGE_DEPTH, read back at
+ * once on every side, as a filesystem that looks every entry up in the tree reads it. */
+static void test_a_table_shared_by_a_snapshot_and_its_source_finds_what_the_tree_finds(void **state)
+{
+	struct fs *cached, *plain;
+	int64_t now = two_populated_strictatime(&cached, &plain);
+	read_d_both(cached, plain, "");
+	unsigned held = tables_held(cached);
+	read_d_both(cached, plain, "/snap");
+	assert_int_equal(tables_held(cached), held); /* /snap/d asked /d's table */
+	assert_int_equal(cache_op_both(cached, plain, create_op, "/d/new-a"), 0); /* in the source */
+	assert_int_equal(cache_op_both(cached, plain, read_op, "/snap/d/new-a"), -ENOENT);
+	read_d_both(cached, plain, "");
+	assert_int_equal(cache_op_both(cached, plain, read_op, "/d/new-a"), 0);
+	assert_int_equal(cache_op_both(cached, plain, unlink_op, "/snap/d/file-003"), 0); /* in the snapshot */
+	assert_int_equal(cache_op_both(cached, plain, read_op, "/d/file-003"), 0);
+	assert_int_equal(cache_op_both(cached, plain, read_op, "/snap/d/file-003"), -ENOENT);
+	assert_int_equal(cache_op_both(cached, plain, snapshot_snap_op, "/s3"), 0); /* a snapshot's snapshot */
+	read_d_both(cached, plain, "/s3");
+	assert_int_equal(cache_op_both(cached, plain, rename_in_place_op, "/s3/d/file-006"), 0);
+	read_d_both(cached, plain, "/snap");
+	assert_int_equal(cache_op_both(cached, plain, read_op, "/s3/d/file-006"), -ENOENT);
+	assert_int_equal(cache_op_both(cached, plain, read_op, "/s3/d/file-006-renamed"), 0);
+	assert_int_equal(cache_op_both(cached, plain, read_op, "/snap/d/file-006"), 0);
+	fixture_assert_fs_ok(cached, "three sides of /d");
+	for (unsigned k = 0; k < LINEAGE_DEPTH + 3; k++) { /* / branches at each: past LINEAGE_DEPTH */
+		now += 1000000000;
+		assert_int_equal(fs_set_clock(cached, now), 0);
+		assert_int_equal(fs_set_clock(plain, now), 0);
+		g_autofree char *snap = g_strdup_printf("/k%u", k);
+		g_autofree char *file = g_strdup_printf("/d/k%u", k);
+		assert_int_equal(cache_op_both(cached, plain, snapshot_root_op, snap), 0);
+		if (k % 2) /* a change of /d after the snapshot, every other time */
+			assert_int_equal(cache_op_both(cached, plain, create_op, file), 0);
+		read_d_both(cached, plain, snap);
+		read_d_both(cached, plain, "");
+		g_autofree char *made = g_strdup_printf("%s/d/k%u", snap, k);
+		assert_int_equal(cache_op_both(cached, plain, read_op, made), -ENOENT);
+		assert_int_equal(cache_op_both(cached, plain, read_op, file), k % 2 ? 0 : -ENOENT);
 	}
-	assert_int_equal(current_tables(fs), 2u);
-	fixture_assert_fs_ok(fs, "two tables as the tree has them");
-	struct dir_cache *c = &fs->dir_cache;
-	struct dir_table *last = &c->tables[c->last], *other = NULL, *spare = NULL;
-	for (unsigned i = 0; i < DIR_CACHE_TABLES; i++) {
-		struct dir_table *t = &c->tables[i];
-		if (t != last && t->subvolume)
-			other = t;
-		else if (!t->subvolume && !spare)
-			spare = t;
+	fixture_assert_fs_ok(cached, "a chain of snapshots");
+	assert_int_equal(cache_op_both(cached, plain, snapshot_root_op, "/wide"), 0);
+	for (unsigned e = 0; e < LINEAGE_CHANGED + 2; e++) { /* more changed directories than a lineage keeps */
+		g_autofree char *dir = g_strdup_printf("/e%u", e);
+		g_autofree char *file = g_strdup_printf("/e%u/f", e);
+		assert_int_equal(cache_op_both(cached, plain, mkdir_op, dir), 0);
+		assert_int_equal(cache_op_both(cached, plain, create_op, file), 0);
+		read_d_both(cached, plain, "/wide");
+		read_d_both(cached, plain, "");
+		assert_int_equal(cache_op_both(cached, plain, unlink_op, "/d/file-000"), e ? -ENOENT : 0);
+		assert_int_equal(cache_op_both(cached, plain, read_op, "/wide/d/file-000"), 0);
 	}
-	assert_non_null(other);
-	assert_non_null(spare);
-	struct dir_table kept = *spare;
-	*spare = *last; /* shares last's slots: put back before they are freed */
-	g_autofree char *twice = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT ", DC3 in two tables",
-						 last->dir);
-	fixture_assert_fs_corrupt(fs, twice);
-	*spare = kept;
-	fixture_assert_fs_ok(fs, "one table each again");
-	struct dir_cache_entry *used = NULL;
-	for (uint32_t i = 0; i <= other->mask && !used; i++)
-		if (other->slots[i].fill == other->fill)
-			used = &other->slots[i];
-	assert_non_null(used);
-	used->location++;
-	g_autofree char *wrong = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT
-						 ", DC2 the entry at %" G_GUINT64_FORMAT
-						 " is not in the table as the tree has it",
-						 other->dir, used->offset);
-	fixture_assert_fs_corrupt(fs, wrong);
-	used->location--;
-	fixture_assert_fs_ok(fs, "the entry put right");
-	fs_free(fs);
+	read_d_both(cached, plain, "/snap");
+	fixture_assert_fs_ok(cached, "many directories changed");
+	assert_same_reports_and_free(cached, plain, 3 * FILES);
 	(void)state;
 }
 
 /* A table whose entry says another inode than the tree's, misses an entry, holds one the tree
- * does not, or belongs to no subvolume of the filesystem. */
+ * does not, or is keyed by no lineage (DC2, DC3). */
 static void test_dir_cache_check_fails_on_a_table_unlike_the_tree(void **state)
 {
 	struct fs *fs = populated("btrfs");
@@ -1243,8 +1279,8 @@ static void test_dir_cache_check_fails_on_a_table_unlike_the_tree(void **state)
 		g_autofree char *path = g_strdup_printf("/d/file-%03u", i);
 		assert_int_equal(fs_read(fs, path, NULL), 0);
 	}
-	struct dir_table *c = &fs->dir_cache.tables[fs->dir_cache.last];
-	assert_non_null(c->subvolume);
+	struct dir_table *c = fs->dir_cache.last;
+	assert_non_null(c);
 	assert_int_equal(c->count, FILES);
 	fixture_assert_fs_ok(fs, "the table as the tree has it");
 	struct dir_cache_entry *used = NULL, *free_slot = NULL;
@@ -1270,16 +1306,119 @@ static void test_dir_cache_check_fails_on_a_table_unlike_the_tree(void **state)
 	*free_slot = *used;
 	free_slot->offset = 1; /* no name hashes to 1 in /d */
 	g_autofree char *extra = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT
-						 ", DC2 %u entries in the tree, %u in the table",
+						 ", DC2 %u entries in subvolume 5's tree, %u in the table",
 						 c->dir, FILES, FILES + 1);
 	fixture_assert_fs_corrupt(fs, extra);
 	free_slot->fill = 0;
-	struct subvolume *kept = c->subvolume;
-	struct subvolume stranger = { 0 };
-	c->subvolume = &stranger;
-	fixture_assert_fs_corrupt(fs, "corrupt directory cache: DC1 a table for no live subvolume");
-	c->subvolume = kept;
+	uint32_t lineage = c->lineage;
+	c->lineage = 999;
+	g_autofree char *nowhere = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT
+						   ", DC3 lineage 999's table is not the one its chain finds", c->dir);
+	fixture_assert_fs_corrupt(fs, nowhere);
+	c->lineage = lineage;
 	fixture_assert_fs_ok(fs, "the table put right");
+	fs_free(fs);
+	(void)state;
+}
+
+/* Two tables of one (lineage, directory), and bytes miscounted (DC3); the last table not the
+ * one its step would find (DC5). */
+static void test_dir_cache_check_fails_on_two_tables_of_one_directory(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	for (unsigned i = 0; i < 8; i++) {
+		g_autofree char *path = g_strdup_printf("/d/file-%03u", i);
+		assert_int_equal(fs_read(fs, path, NULL), 0);
+	}
+	unsigned held = tables_held(fs);
+	for (unsigned i = 0; i < 8; i++) { /* /d's table answers /snap/d */
+		g_autofree char *snap = g_strdup_printf("/snap/d/file-%03u", i);
+		assert_int_equal(fs_read(fs, snap, NULL), 0);
+	}
+	assert_int_equal(tables_held(fs), held);
+	fixture_assert_fs_ok(fs, "one table for both");
+	struct dir_cache *c = &fs->dir_cache;
+	struct dir_table *t = c->last, twin = *t; /* shares t's slots: unlinked before they are freed */
+	struct dir_table **chain = NULL;
+	for (unsigned b = 0; b < DIR_CACHE_BUCKETS && !chain; b++)
+		for (struct dir_table *in = c->buckets[b]; in; in = in->next)
+			if (in == t)
+				chain = &c->buckets[b];
+	assert_non_null(chain);
+	size_t bytes = sizeof(*t) + (t->mask + 1) * sizeof(*t->slots);
+	twin.next = *chain;
+	*chain = &twin;
+	twin.newer = NULL;
+	twin.older = t;
+	t->newer = &twin;
+	c->newest = &twin;
+	c->bytes += bytes;
+	g_autofree char *twice = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT
+						 ", DC3 lineage %u's table is not the one its chain finds",
+						 t->dir, t->lineage);
+	fixture_assert_fs_corrupt(fs, twice);
+	*chain = twin.next;
+	t->newer = NULL;
+	c->newest = t;
+	c->bytes -= bytes;
+	fixture_assert_fs_ok(fs, "one table again");
+	c->bytes++;
+	g_autofree char *miscounted = g_strdup_printf("corrupt directory cache: DC3 %u tables of ", held);
+	fixture_assert_fs_corrupt(fs, miscounted);
+	c->bytes--;
+	uint64_t dir = c->last_dir;
+	c->last_dir = FS_ROOT_DIR_INODE;
+	fixture_assert_fs_corrupt(fs, "corrupt directory cache: 256, DC5 the last table is not the one its step finds");
+	c->last_dir = dir;
+	fixture_assert_fs_ok(fs, "the last table put right");
+	fs_free(fs);
+	(void)state;
+}
+
+/* A lineage whose parent is not frozen, one not frozen held by two subvolumes, and one that
+ * forgot a directory it changed: its holder then asks its parent's table, which no longer
+ * holds its names (DC4, found through DC2). */
+static void test_dir_cache_check_fails_on_a_broken_lineage(void **state)
+{
+	struct fs *fs = populated("btrfs"); /* /snap holds lineage 1, / branched to 2 adding "snap" */
+	struct dir_cache *c = &fs->dir_cache;
+	struct subvolume *top = fs_subvolume(fs, FS_TOP_SUBVOLUME), *snap = NULL;
+	for (unsigned i = 0; i < fs->subvolumes->len; i++)
+		if (fs->subvolumes->pdata[i] != top)
+			snap = fs->subvolumes->pdata[i];
+	assert_int_equal(top->lineage, 2u);
+	assert_int_equal(snap->lineage, 1u);
+	struct name_lineage *one = &g_array_index(c->lineages, struct name_lineage, 1);
+	struct name_lineage *two = &g_array_index(c->lineages, struct name_lineage, 2);
+	assert_true(one->frozen && !two->frozen && two->parent == 1);
+	one->frozen = false;
+	fixture_assert_fs_corrupt(fs, "corrupt directory cache: lineage 2, DC4 its parent 1 is not an older frozen one");
+	one->frozen = true;
+	snap->lineage = 2;
+	g_autofree char *two_holders = g_strdup_printf("corrupt directory cache: lineage 2, DC4 held by subvolumes 5 and %"
+						       G_GUINT64_FORMAT " but not frozen", snap->id);
+	fixture_assert_fs_corrupt(fs, two_holders);
+	snap->lineage = 1;
+	fixture_assert_fs_ok(fs, "the lineages put right");
+	for (unsigned i = 0; i < 8; i++) { /* the table (1, /d) for both */
+		g_autofree char *path = g_strdup_printf("/d/file-%03u", i);
+		assert_int_equal(fs_read(fs, path, NULL), 0);
+	}
+	struct fs_attributes a;
+	fs_attributes_init(&a);
+	assert_int_equal(fs_create(fs, "/d/new", 0, &a), 0); /* / tells /d apart from 1's */
+	assert_int_equal(two->changed_count, 2u);
+	fixture_assert_fs_ok(fs, "/d changed in /");
+	two->changed_count--; /* as if the change had not been told */
+	const struct btree_item *made = fs_dir_lookup(top, c->newest->dir, "new", 3);
+	assert_non_null(made);
+	g_autofree char *missed = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT
+						  ", DC2 the entry at %" G_GUINT64_FORMAT
+						  " is not in the table as the tree has it",
+						  c->newest->dir, btree_item_key(made)->offset);
+	fixture_assert_fs_corrupt(fs, missed);
+	two->changed_count++;
+	fixture_assert_fs_ok(fs, "told again");
 	fs_free(fs);
 	(void)state;
 }
@@ -1678,6 +1817,36 @@ static void test_keyed_design_check_fails_on_a_whiteout_with_bytes(void **state)
 	fs_free(fs);
 }
 
+/* --- perf15access: a kept path's stamp (btree.h BT18) ------------------------------ */
+
+/* BT18: a change to a tree's links that is not counted leaves the read
+ * cursor stamped with the tree's links but off the root's path. */
+static void test_read_cursor_stamped_but_off_the_root_fails_bt18(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	assert_int_equal(fs_read(fs, "/d/file-002", NULL), 0);
+	struct btree_path *near = &fs->read_cursor.inode_near;
+	struct btree *tree = fs->read_cursor.subvolume->tree;
+	struct btree_key key = *btree_item_key(btree_path_item(near));
+	assert_true(btree_lookup_kept(tree, &key, near)); /* stamped with the links as they are now */
+	assert_true(near->links == tree->links);
+	fixture_assert_fs_ok(fs, "a stamped cursor on the root's path");
+	/* The next transaction's change of the inode copies the cursor's path
+	 * and counts the copies: the stamp is no longer the tree's. */
+	assert_int_equal(fs_sync(fs), 0);
+	assert_int_equal(fs_write(fs, "/d/file-002", 0, 100), 0);
+	assert_false(btree_path_is_current(tree, near));
+	assert_true(near->links != tree->links);
+	fixture_assert_fs_ok(fs, "a stale stamp is not trusted");
+	uint64_t counted = tree->links;
+	tree->links = near->links; /* as if the copies had not been counted */
+	fixture_assert_fs_corrupt(fs, "BT18");
+	tree->links = counted;
+	fixture_assert_fs_ok(fs, "the count back");
+	fs_free(fs);
+	(void)state;
+}
+
 /* --- healthy filesystems ------------------------------------------------------ */
 
 static void test_derived_checkers_pass_mid_transaction_and_after_commits_in_both_designs(void **state)
@@ -1762,6 +1931,8 @@ int main(void)
 		cmocka_unit_test(test_dir_cache_check_fails_on_a_table_unlike_the_tree),
 		cmocka_unit_test(test_steps_among_more_directories_than_tables_find_what_the_tree_finds),
 		cmocka_unit_test(test_dir_cache_check_fails_on_two_tables_of_one_directory),
+		cmocka_unit_test(test_a_table_shared_by_a_snapshot_and_its_source_finds_what_the_tree_finds),
+		cmocka_unit_test(test_dir_cache_check_fails_on_a_broken_lineage),
 		cmocka_unit_test(test_blockstore_check_fails_on_a_live_block_no_tree_reaches),
 		cmocka_unit_test(test_blockstore_check_fails_when_two_live_blocks_share_an_address),
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_is_used_past_its_length),
@@ -1795,6 +1966,7 @@ int main(void)
 		cmocka_unit_test(test_keyed_design_check_fails_on_a_whiteout_with_bytes),
 		cmocka_unit_test(test_derived_checkers_pass_mid_transaction_and_after_commits_in_both_designs),
 		cmocka_unit_test(test_fs_data_check_fails_when_the_delalloc_reservations_are_miscounted),
+		cmocka_unit_test(test_read_cursor_stamped_but_off_the_root_fails_bt18),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,6 +70,37 @@ done
 check "backup rotation: snapshot deletion leaves blocks charged to delete" \
   "awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if (\$i == \"metadata_by_delete\") c = i} NR > 1 && \$c > 0 {d = 1} END {exit !d}' \"$work/rotation.csv\""
 
+# RP6 (sim/replay.c): cowsim run calls fs_set_cause() only when an op's cause
+# is not the one in force; a checked run (--check-every, here never reached)
+# calls it before every op. The rows must be the same.
+# And a trace made for it: reads, then a clock whose commit charges the
+# transaction to its busiest cause (atime), then writes, which must not be
+# charged to atime because the cause was not set again.
+{
+  echo "cowsim-trace 1"
+  echo "clock @1700000000"
+  echo "mkdir /d"
+  for i in $(seq 1 300); do echo "create /d/f$i size=4K"; done
+  echo "sync"
+  for r in 1 2; do
+    echo "clock +1d"
+    for i in $(seq 1 300); do echo "read /d/f$i"; done
+    echo "clock +1d"
+    for i in $(seq 1 300); do echo "create /d/g$r-$i size=4K"; done
+    echo "mark round$r"
+  done
+} >"$work/causes.trace"
+for trace in causes seed rotation; do
+  for opts in "--mount relatime" "--mount strictatime --design keyed" "--mount strictatime --design zfs"; do
+    # shellcheck disable=SC2086
+    "$cowsim" run "$work/$trace.trace" -q $opts --csv "$work/rp6-once.csv" 2>/dev/null
+    # shellcheck disable=SC2086
+    "$cowsim" run "$work/$trace.trace" -q $opts --check-every 1000000000 --csv "$work/rp6-each.csv" 2>/dev/null
+    check "RP6 $trace ($opts): the causes set only when they change give the rows of a cause set every op" \
+      "[ -s \"$work/rp6-once.csv\" ] && cmp -s \"$work/rp6-once.csv\" \"$work/rp6-each.csv\""
+  done
+done
+
 # The checker itself: a CSV whose causes do not sum is refused by the script.
 awk -F, -v OFS=, 'NR == 2 {for (i = 1; i <= NF; i++) if (i == 4) $i = $i + 16384} {print}' \
   "$work/rotation.csv" >"$work/broken.csv"
