@@ -565,6 +565,11 @@ uint64_t fs_atime_enospc(const struct fs *fs)
 	return fs->counters.atime_enospc;
 }
 
+const struct fs_counters *fs_counters_live(const struct fs *fs)
+{
+	return &fs->counters;
+}
+
 void fs_report(const struct fs *fs, struct fs_report *report)
 {
 	blockstore_report(fs->store, &report->space);

@@ -264,6 +264,12 @@ void fs_counters(const struct fs *fs, struct fs_counters *counters);
  * first lost atime update), without copying the other thirty. */
 uint64_t fs_enospc_events(const struct fs *fs);
 uint64_t fs_atime_enospc(const struct fs *fs);
+/* The counters as the model keeps them, live: valid while FS lives, for a
+ * driver that looks after every op without a call (replay's first ENOSPC and
+ * first lost atime update). The four fs_counters() derives from elsewhere
+ * (blocks_cowed, blocks_allocated, blocks_freed, bytes_written) are not kept
+ * here: read them with fs_counters(). */
+const struct fs_counters *fs_counters_live(const struct fs *fs);
 /* Per subvolume exclusive and shared bytes, as qgroups count them. The caller
  * frees the array with fs_subvolume_usage_free(). */
 GArray *fs_subvolume_usage(const struct fs *fs);

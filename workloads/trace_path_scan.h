@@ -31,13 +31,14 @@ static inline bool path_byte(unsigned char c)
 
 /* The classes of the 16 bytes at S that the path scan wants, one bit a byte (bit i for S[i]). */
 struct block_classes {
-	uint32_t stop;  /* not a path byte: the first one ends the path */
-	uint32_t slash; /* '/' */
-	uint32_t dot;   /* '.' */
+	uint32_t stop;    /* not a path byte: the first one ends the path */
+	uint32_t suspect; /* a '/' followed by a '/', a '.' or a stop byte, or in the block's last byte
+			   * (whose follower the block does not hold): only these can start a bad
+			   * component */
 };
 
 #if defined(__SSE2__)
-/* SSE2 (every x86-64 has it): a compare a class, one movemask a mask. */
+/* SSE2 (every x86-64 has it): a compare a class; the follower of each byte by a byte shift. */
 static inline struct block_classes classify_block(const char *s)
 {
 	__m128i x = _mm_loadu_si128((const __m128i *)s);
@@ -47,10 +48,12 @@ static inline struct block_classes classify_block(const char *s)
 	__m128i del = _mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f));
 	__m128i equals = _mm_cmpeq_epi8(x, _mm_set1_epi8('='));
 	__m128i stop = _mm_or_si128(_mm_or_si128(low, quote), _mm_or_si128(_mm_or_si128(backslash, del), equals));
+	__m128i slash = _mm_cmpeq_epi8(x, _mm_set1_epi8('/'));
+	__m128i ends = _mm_or_si128(_mm_or_si128(slash, stop), _mm_cmpeq_epi8(x, _mm_set1_epi8('.')));
+	__m128i follower = _mm_or_si128(_mm_srli_si128(ends, 1), _mm_set_epi8(-1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
 	return (struct block_classes){
 		.stop = (uint32_t)_mm_movemask_epi8(stop),
-		.slash = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('/'))),
-		.dot = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('.'))),
+		.suspect = (uint32_t)_mm_movemask_epi8(_mm_and_si128(slash, follower)),
 	};
 }
 #else
@@ -58,10 +61,9 @@ static inline struct block_classes classify_block(const char *s)
 {
 	struct block_classes c = { 0 };
 	for (unsigned i = 0; i < 16; i++) {
-		unsigned char b = (unsigned char)s[i];
+		unsigned char b = (unsigned char)s[i], next = i < 15 ? (unsigned char)s[i + 1] : '/';
 		c.stop |= (uint32_t)!path_byte(b) << i;
-		c.slash |= (uint32_t)(b == '/') << i;
-		c.dot |= (uint32_t)(b == '.') << i;
+		c.suspect |= (uint32_t)(b == '/' && (next == '/' || next == '.' || !path_byte(next))) << i;
 	}
 	return c;
 }
@@ -124,8 +126,7 @@ static inline size_t plain_path_span(const char *s, size_t known)
 	for (size_t base = known > 3 ? known - 3 : 0; base <= TRACE_NAME_MAX + 1; base += 16) {
 		struct block_classes c = classify_block(s + base);
 		uint32_t before_end = c.stop ? (c.stop & (0 - c.stop)) - 1 : UINT32_MAX;
-		uint32_t suspects = c.slash & (((c.slash | c.dot | c.stop) >> 1) | 1u << 15) & before_end;
-		for (; suspects; suspects &= suspects - 1)
+		for (uint32_t suspects = c.suspect & before_end; suspects; suspects &= suspects - 1)
 			if (special_after_slash((const unsigned char *)s + base + (size_t)__builtin_ctz(suspects)))
 				return 0;
 		if (c.stop) {

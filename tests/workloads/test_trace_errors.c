@@ -348,6 +348,32 @@ static char *first_error_of_bytes(const char *text, size_t len)
 	return g_strdup(error->message);
 }
 
+/* TR6: the scan's blocks start 3 bytes before the bytes a path shares with the last one, so a block
+ * can end anywhere: a slash at every place after SHARED bytes, followed by what makes a component
+ * bad (or by the end), reads the same warm as cold; so does one followed by a good name. */
+static void test_parser_fast_path_checks_a_slash_at_every_place_after_the_shared_bytes(void **state)
+{
+	static const char *const after[] = { "/x", "./x", "../x", ".", "..", "", ".x", "x" };
+	struct verdict *cold = g_new(struct verdict, 1), *warm = g_new(struct verdict, 1);
+	for (size_t shared = 1; shared < 36; shared++) {
+		g_autofree char *last = g_strdup_printf("/%.*s%s", (int)shared - 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ", "#");
+		for (size_t slash = shared; slash < shared + 20; slash++) {
+			for (size_t a = 0; a < G_N_ELEMENTS(after); a++) {
+				/* the last path's first SHARED bytes, 'q' up to the slash, the slash, the rest */
+				g_autofree char *path = g_strdup_printf("%.*s%.*s/%s", (int)shared, last, (int)(slash - shared),
+									"qqqqqqqqqqqqqqqqqqqqqqqq", after[a]);
+				g_autofree char *line = g_strdup_printf("read %s", path);
+				g_autofree char *cold_text = g_strdup_printf(H "%s\n", line);
+				g_autofree char *warm_text = g_strdup_printf(H "read %s\nread %s\n%s\n", last, last, line);
+				assert_read_alike(line, cold_text, warm_text, cold, warm);
+			}
+		}
+	}
+	g_free(cold);
+	g_free(warm);
+	(void)state;
+}
+
 /* A raw NUL ends the fast path's scan as the sentinel does; it is an error, at its column. */
 static void test_parser_fast_path_rejects_a_raw_nul_after_the_path(void **state)
 {
@@ -442,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_parser_fast_path_finds_the_line_end_as_read_line_does),
 		cmocka_unit_test(test_parser_fast_path_rejects_a_raw_nul_after_the_path),
 		cmocka_unit_test(test_parser_fast_path_classifies_every_byte_as_the_full_lexer_does),
+		cmocka_unit_test(test_parser_fast_path_checks_a_slash_at_every_place_after_the_shared_bytes),
 		cmocka_unit_test(test_parser_rejects_a_path_longer_than_4095_bytes),
 		cmocka_unit_test(test_parser_stops_after_the_first_error),
 		cmocka_unit_test(test_reader_open_reports_a_missing_file),
