@@ -47,6 +47,7 @@
 #include "refs.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "blockstore.h"
@@ -62,9 +63,11 @@
 /* Extent-tree leaves left stored item by item between ref heads (btree.c
  * BT9): enough that a leaf the next heads change again (heads run in
  * address order) is not compacted and expanded for each of them, few enough
- * to bound the memory (64 full 16 KiB leaves of keyed backrefs are about
- * 1.3 MB of items). */
-#define REFS_EXPANDED_LEAVES 64u
+ * to bound the memory (256 full 16 KiB leaves of keyed backrefs are about
+ * 5 MB of items). 64 compacted the seed run's leaves 5.6 M instructions
+ * more; 256 cost `cowsim bench --sizes 1000000` 128 KB of peak RSS, 1024
+ * 6.2 MB (docs/performance.md round 15c). */
+#define REFS_EXPANDED_LEAVES 256u
 
 /* One pending ref head: a block or a data extent with changed counts. */
 struct pending_head {
@@ -73,11 +76,34 @@ struct pending_head {
 	struct data_extent *extent;
 };
 
+/* A queue of blocks or of extents whose counts changed (RF4), pushed
+ * inline: g_ptr_array_add() was a call of about 41 instructions a head
+ * (158 686 data heads in the seed run, a snapshot's shared leaves copied). */
+struct head_queue {
+	void **items;
+	unsigned len, capacity;
+};
+
+/* A pending head in a heap: 16 bytes, the address and the block or the
+ * extent, told apart by the pointer's low bit (both are malloc'd, so
+ * aligned): a pop moves two words a level. */
+struct heap_entry {
+	uint64_t bytenr;
+	uintptr_t head;               /* struct tree_block *, or struct data_extent * | 1 */
+};
+
 /* A binary min-heap of heads by address, in an array of its own: a GArray
  * paid g_array_set_size() at every push and pop, 1 % of the seed run. */
 struct head_heap {
-	struct pending_head *heads;
+	struct heap_entry *entries;
 	unsigned len, capacity;
+};
+
+/* Heads in an array of their own, taken from `front` on: sorted by address
+ * (ahead_run), in no order (heads_behind), or scratch. */
+struct head_array {
+	struct heap_entry *entries;
+	unsigned front, len, capacity;
 };
 
 /*
@@ -107,24 +133,38 @@ struct drop_frame {
 /*
  * The pending heads (RF4-RF6):
  *   RF4 outside run_batch(), every block and extent with its DIRTY flag set is in exactly
- *       one of dirty_blocks, dirty_data, heads_ahead and heads_behind;
+ *       one of dirty_blocks, dirty_data, ahead_run, ahead_late and heads_behind;
  *   RF5 addresses are unique among pending heads: a freed block's or extent's address is
  *       pinned until the commit, and data and metadata chunks do not overlap.  So the order
  *       of the queues never matters: every reader sorts them by address first;
- *   RF6 outside run_batch(), heads_ahead holds the heads refs_throttle() took in at or
- *       above run_cursor and heads_behind those below it, each a binary min-heap by
- *       address.  Read from the cursor, wrapping at the end, heads_ahead then
- *       heads_behind is the address order btrfs_select_ref_head() walks.
- * refs_throttle() keeps the heaps between operations and pushes in only what was queued
- * since; refs_commit() takes everything back into the queues first.
+ *   RF6 outside run_batch(), the heads refs_throttle() took in at or above run_cursor
+ *       are in ahead_run, sorted by address from its front, or in ahead_late, a binary
+ *       min-heap by address; those below it are in heads_behind, in no order.  Read from
+ *       the cursor, wrapping at the end, ahead_run and ahead_late merged, then
+ *       heads_behind sorted, is the address order btrfs_select_ref_head() walks.
+ * refs_throttle() keeps them between operations and takes in only what was queued since;
+ * refs_commit() takes everything back into the queues first.
+ *
+ *   ahead_run    [ taken | a0 a1 a2 ... (sorted)        ]   next: the lower of ahead_run's
+ *                          ^front                                front and ahead_late's top;
+ *   ahead_late   heap { l0 l1 ... }                            both empty: heads_behind, sorted,
+ *   heads_behind [ b5 b1 b9 ... (any order, < run_cursor) ]    becomes ahead_run (the wrap)
+ *
+ * A batch's newcomers at or above the cursor are sorted and merged into ahead_run (their
+ * queue holds ascending stretches: a leaf's data extents in address order), or, when they
+ * are few beside the run's rest (a dead tree's thousands of heads, a few newcomers a
+ * batch), pushed into ahead_late until they are not.
  */
 struct refs {
 	struct btree *extent_tree;
-	GPtrArray *dirty_blocks;       /* struct tree_block *, TREE_BLOCK_REFS_DIRTY set */
-	GPtrArray *dirty_data;         /* struct data_extent *, DATA_EXTENT_DIRTY set */
-	struct head_heap heads_ahead;  /* taken in by refs_throttle(), at or above
-					  run_cursor (RF6) */
-	struct head_heap heads_behind; /* the same below run_cursor (RF6) */
+	struct head_queue dirty_blocks; /* struct tree_block *, TREE_BLOCK_REFS_DIRTY set */
+	struct head_queue dirty_data;  /* struct data_extent *, DATA_EXTENT_DIRTY set */
+	struct head_array ahead_run;   /* taken in by refs_throttle(), at or above run_cursor,
+					  sorted from the front (RF6) */
+	struct head_heap ahead_late;   /* the same, not merged into ahead_run yet (RF6) */
+	struct head_array heads_behind; /* taken in below run_cursor, in no order (RF6) */
+	struct head_array incoming;    /* merge_queued()'s newcomers at or above run_cursor */
+	struct head_array spare;       /* scratch for their sort and the wrap's */
 	GPtrArray *freed_data;         /* extents to release after the commit */
 	struct data_extent *live_data; /* the live extents, a list through live_prev/next (owns them) */
 	uint64_t live_data_count;
@@ -134,8 +174,7 @@ struct refs {
 	uint32_t throttle_limit;       /* refs_throttle_heads() of the store's nodesize; 0 until
 					  the first throttle with heads pending */
 	struct pending_head *batch;    /* run_batch()'s heads, and the keys and sizes of */
-	struct btree_key *batch_keys;  /* its runs of records (write_lone_records(),
-					  write_resized_records()): kept */
+	struct btree_key *batch_keys;  /* their extent items (record_change()): kept */
 	uint32_t *batch_sizes;         /* from batch to batch, */
 	unsigned batch_room;           /* for this many */
 	refs_data_freed_fn on_data_freed;
@@ -146,8 +185,6 @@ struct refs *refs_new(struct btree *extent_tree, refs_data_freed_fn on_data_free
 {
 	struct refs *refs = g_new0(struct refs, 1);
 	refs->extent_tree = extent_tree;
-	refs->dirty_blocks = g_ptr_array_new();
-	refs->dirty_data = g_ptr_array_new();
 	refs->freed_data = g_ptr_array_new_with_free_func(g_free);
 	refs->chunk_used_written = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	refs->drop_frames = g_array_new(FALSE, FALSE, sizeof(struct drop_frame));
@@ -160,10 +197,13 @@ void refs_free(struct refs *refs)
 {
 	if (!refs)
 		return;
-	g_ptr_array_unref(refs->dirty_blocks);
-	g_ptr_array_unref(refs->dirty_data);
-	g_free(refs->heads_ahead.heads);
-	g_free(refs->heads_behind.heads);
+	g_free(refs->dirty_blocks.items);
+	g_free(refs->dirty_data.items);
+	g_free(refs->ahead_run.entries);
+	g_free(refs->ahead_late.entries);
+	g_free(refs->heads_behind.entries);
+	g_free(refs->incoming.entries);
+	g_free(refs->spare.entries);
 	g_free(refs->batch);
 	g_free(refs->batch_keys);
 	g_free(refs->batch_sizes);
@@ -183,6 +223,19 @@ static struct refs *refs_of(const struct transaction *txn)
 	return txn->accounting;
 }
 
+static void __attribute__((noinline)) queue_grow(struct head_queue *queue)
+{
+	queue->capacity = MAX(2 * queue->capacity, 64u);
+	queue->items = g_renew(void *, queue->items, queue->capacity);
+}
+
+static inline void queue_push(struct head_queue *queue, void *item)
+{
+	if (queue->len == queue->capacity)
+		queue_grow(queue);
+	queue->items[queue->len++] = item;
+}
+
 /* A head is charged to the cause in force when it was queued (docs/model.md,
  * "Attribution"): the extent-tree blocks that writing it copies or splits are
  * that operation's, even when the commit writes it. */
@@ -192,7 +245,7 @@ static void queue_block(struct transaction *txn, struct tree_block *block)
 		return;
 	block->flags |= TREE_BLOCK_REFS_DIRTY;
 	block->refs_cause = (uint8_t)blockstore_cause(txn->store);
-	g_ptr_array_add(refs_of(txn)->dirty_blocks, block);
+	queue_push(&refs_of(txn)->dirty_blocks, block);
 }
 
 static void queue_data(struct transaction *txn, struct data_extent *extent)
@@ -201,7 +254,7 @@ static void queue_data(struct transaction *txn, struct data_extent *extent)
 		return;
 	extent->flags |= DATA_EXTENT_DIRTY;
 	extent->refs_cause = (uint8_t)blockstore_cause(txn->store);
-	g_ptr_array_add(refs_of(txn)->dirty_data, extent);
+	queue_push(&refs_of(txn)->dirty_data, extent);
 }
 
 void refs_block_created(struct transaction *txn, struct tree_block *block)
@@ -296,6 +349,27 @@ void refs_drop_block(struct transaction *txn, struct tree_block *block, bool sha
 	drop_block_ref(txn, block, shared, true);
 }
 
+/* refs_data_add(), inline where a leaf's extents gain references. */
+static inline void data_add(struct transaction *txn, struct data_extent *extent, bool shared)
+{
+	if (shared)
+		extent->shared_refs++;
+	else
+		extent->data_refs++;
+	queue_data(txn, extent);
+}
+
+/* A file extent item's data extent (NULL: inline data) gains or loses one. */
+static inline void change_data(struct transaction *txn, struct data_extent *extent, bool full_backref, bool add)
+{
+	if (!extent)
+		return;
+	if (add)
+		data_add(txn, extent, full_backref);
+	else
+		refs_data_drop(txn, extent, full_backref);
+}
+
 static void change_children(struct transaction *txn, struct tree_block *block, bool full_backref, bool add)
 {
 	if (block->level) {
@@ -312,17 +386,22 @@ static void change_children(struct transaction *txn, struct tree_block *block, b
 	 * its items are not read at all (btree.c BT13). */
 	if (!btree_leaf_maps_data(block))
 		return;
+	/* A snapshot's shared leaf is copied at each first write: most of its
+	 * items (inodes, refs) are read for their type alone, so the loop is
+	 * the array's own where the leaf has no runs (btree.c BT9; every leaf
+	 * that maps data). */
+	if (!(block->flags & TREE_BLOCK_RUNS)) {
+		const struct btree_item *items = btree_leaf_item(block, 0);
+		for (uint32_t i = 0; i < block->nritems; i++)
+			if (btree_item_key(&items[i])->type == BTRFS_EXTENT_DATA_KEY)
+				change_data(txn, btree_item_file_extent(&items[i])->extent, full_backref, add);
+		return;
+	}
 	struct btree_leaf_cursor cursor;
 	btree_leaf_cursor_init(&cursor, block, 0);
-	for (const struct btree_item *item; (item = btree_leaf_cursor_next(&cursor));) {
-		if (btree_item_key(item)->type != BTRFS_EXTENT_DATA_KEY ||
-		    !btree_item_file_extent(item)->extent)
-			continue;
-		if (add)
-			refs_data_add(txn, btree_item_file_extent(item)->extent, full_backref);
-		else
-			refs_data_drop(txn, btree_item_file_extent(item)->extent, full_backref);
-	}
+	for (const struct btree_item *item; (item = btree_leaf_cursor_next(&cursor));)
+		if (btree_item_key(item)->type == BTRFS_EXTENT_DATA_KEY)
+			change_data(txn, btree_item_file_extent(item)->extent, full_backref, add);
 }
 
 void refs_inc_children(struct transaction *txn, struct tree_block *block, bool full_backref)
@@ -361,10 +440,16 @@ static void unlink_block(struct transaction *txn, struct tree_block *block)
 
 static int throttle_heads(struct refs *refs, struct transaction *txn, bool stoppable, uint64_t *written);
 
+/* The heads refs_throttle() took in (RF6). */
+static inline unsigned heads_taken_in(const struct refs *refs)
+{
+	return refs->ahead_run.len - refs->ahead_run.front + refs->ahead_late.len + refs->heads_behind.len;
+}
+
 /* refs_pending_heads(), for the calls every operation makes. */
 static inline unsigned pending_heads(const struct refs *refs)
 {
-	return refs->dirty_blocks->len + refs->dirty_data->len + refs->heads_ahead.len + refs->heads_behind.len;
+	return refs->dirty_blocks.len + refs->dirty_data.len + heads_taken_in(refs);
 }
 
 /* Between most operations the throttle has nothing to run: no dead tree, no
@@ -445,11 +530,7 @@ struct data_extent *refs_data_extent_new(struct transaction *txn, uint64_t byten
 
 void refs_data_add(struct transaction *txn, struct data_extent *extent, bool shared)
 {
-	if (shared)
-		extent->shared_refs++;
-	else
-		extent->data_refs++;
-	queue_data(txn, extent);
+	data_add(txn, extent, shared);
 }
 
 void refs_data_drop(struct transaction *txn, struct data_extent *extent, bool shared)
@@ -681,100 +762,277 @@ uint32_t refs_throttle_heads(uint32_t nodesize)
 	return (uint32_t)MAX(REFS_PREEMPT_FLOOR_BYTES / per_head, 4u);
 }
 
-/* Binary min-heaps by address (RF6): a batch costs its own heads and the ones queued since
- * the last, each O(log n), where a sorted array paid a memmove of the whole remainder. */
-static void heap_push(struct head_heap *heap, struct pending_head h)
+static inline struct pending_head head_of(struct heap_entry e)
+{
+	if (e.head & 1u)
+		return (struct pending_head){ e.bytenr, NULL, (struct data_extent *)(e.head & ~(uintptr_t)1u) };
+	return (struct pending_head){ e.bytenr, (struct tree_block *)e.head, NULL };
+}
+
+/* ahead_late (RF6): a push and a pop O(log n). */
+static void heap_push(struct head_heap *heap, struct heap_entry e)
 {
 	if (heap->len == heap->capacity) {
 		heap->capacity = MAX(2 * heap->capacity, 64u);
-		heap->heads = g_renew(struct pending_head, heap->heads, heap->capacity);
+		heap->entries = g_renew(struct heap_entry, heap->entries, heap->capacity);
 	}
-	struct pending_head *a = heap->heads;
+	struct heap_entry *a = heap->entries;
 	unsigned i = heap->len++;
-	while (i > 0 && a[(i - 1) / 2].bytenr > h.bytenr) {
+	while (i > 0 && a[(i - 1) / 2].bytenr > e.bytenr) {
 		a[i] = a[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
-	a[i] = h;
+	a[i] = e;
 }
 
-/* The lowest head of a non-empty HEAP, taken out. */
-static struct pending_head heap_pop(struct head_heap *heap)
+/* The lowest head of a non-empty HEAP, taken out. Bottom-up (Floyd): the
+ * hole at the top goes down by the lower child to the bottom, one compare
+ * a level, and the last entry then climbs from there, rarely more than a
+ * level (it came from the bottom). */
+static struct heap_entry heap_pop(struct head_heap *heap)
 {
-	struct pending_head *a = heap->heads;
-	struct pending_head top = a[0], last = a[heap->len - 1];
-	unsigned n = heap->len - 1, i = 0;
-	for (unsigned child = 1; child < n; child = 2 * i + 1) {
-		if (child + 1 < n && a[child + 1].bytenr < a[child].bytenr)
-			child++;
-		if (a[child].bytenr > last.bytenr) /* never equal: RF5 */
-			break;
+	struct heap_entry *a = heap->entries;
+	struct heap_entry top = a[0], last = a[--heap->len];
+	unsigned n = heap->len, i = 0, child;
+	while ((child = 2 * i + 1) + 1 < n) {
+		child += a[child + 1].bytenr < a[child].bytenr; /* never equal: RF5 */
 		a[i] = a[child];
 		i = child;
 	}
+	if (child < n) {
+		a[i] = a[child];
+		i = child;
+	}
+	while (i > 0 && a[(i - 1) / 2].bytenr > last.bytenr) {
+		a[i] = a[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
 	a[i] = last;
-	heap->len = n;
 	return top;
 }
 
-/* Push a head on the side of the cursor it sorts on (RF6). */
-static void take_in(struct refs *refs, struct pending_head h)
+/* Room for `count` entries in ARRAY (its entries from `front` on move to
+ * the start when it grows). */
+static void array_reserve(struct head_array *array, unsigned count)
 {
-	heap_push(h.bytenr >= refs->run_cursor ? &refs->heads_ahead : &refs->heads_behind, h);
+	if (count <= array->capacity)
+		return;
+	array->capacity = MAX(count, 2 * array->capacity);
+	array->entries = g_renew(struct heap_entry, array->entries, array->capacity);
 }
 
-/* Move the heads queued since the last call into the heaps, emptying the queues. */
+static void array_swap(struct head_array *a, struct head_array *b)
+{
+	struct head_array t = *a;
+	*a = *b;
+	*b = t;
+}
+
+/* x[0..nx) and y[0..ny), each sorted, into out (no two are equal, RF5). */
+static void merge_entries(const struct heap_entry *x, unsigned nx, const struct heap_entry *y, unsigned ny,
+			  struct heap_entry *out)
+{
+	const struct heap_entry *x_end = x + nx, *y_end = y + ny;
+	while (x < x_end && y < y_end)
+		*out++ = y->bytenr < x->bytenr ? *y++ : *x++;
+	while (x < x_end)
+		*out++ = *x++;
+	while (y < y_end)
+		*out++ = *y++;
+}
+
+/* Sorted blocks of this many entries are what the merges start from. */
+#define REFS_SORT_BLOCK 32u
+
+/* Insertion sort of a[0..n): linear for a queue's ascending stretches. */
+static void insertion_sort(struct heap_entry *a, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++) {
+		struct heap_entry e = a[i];
+		unsigned j = i;
+		for (; j > 0 && a[j - 1].bytenr > e.bytenr; j--)
+			a[j] = a[j - 1];
+		a[j] = e;
+	}
+}
+
+/* Sorts the entries of A by address, with SCRATCH (as large) for the merges:
+ * blocks of REFS_SORT_BLOCK by insertion (a queue holds a leaf's data extents
+ * in address order: its stretches cost a compare an entry), then merges of
+ * neighbours, each pass from one array into the other; the sorted entries
+ * end in A (the arrays swapped when they are in SCRATCH). */
+static void sort_array(struct head_array *a, struct head_array *scratch)
+{
+	unsigned n = a->len;
+	for (unsigned i = 0; i < n; i += REFS_SORT_BLOCK)
+		insertion_sort(&a->entries[i], MIN(REFS_SORT_BLOCK, n - i));
+	if (n <= REFS_SORT_BLOCK)
+		return;
+	array_reserve(scratch, n);
+	for (unsigned width = REFS_SORT_BLOCK; width < n; width *= 2) {
+		for (unsigned i = 0; i < n; i += 2 * width) {
+			unsigned mid = MIN(i + width, n), end = MIN(i + 2 * width, n);
+			merge_entries(&a->entries[i], mid - i, &a->entries[mid], end - mid, &scratch->entries[i]);
+		}
+		scratch->len = n;
+		scratch->front = 0;
+		array_swap(a, scratch);
+	}
+}
+
+/* Merge the sorted entries of INCOMING into ahead_run, from the back: the
+ * run's entries above the lowest newcomer move once. */
+static void run_merge(struct head_array *run, const struct head_array *incoming)
+{
+	unsigned n = incoming->len;
+	if (run->len + n > run->capacity && run->front) {
+		memmove(run->entries, &run->entries[run->front], (run->len - run->front) * sizeof(*run->entries));
+		run->len -= run->front;
+		run->front = 0;
+	}
+	array_reserve(run, run->len + n);
+	struct heap_entry *a = run->entries;
+	const struct heap_entry *x = incoming->entries;
+	unsigned i = run->len, j = n, out = run->len + n;
+	while (j > 0) {
+		if (i > run->front && a[i - 1].bytenr > x[j - 1].bytenr)
+			a[--out] = a[--i];
+		else
+			a[--out] = x[--j];
+	}
+	run->len += n;
+}
+
+/* Below this share of ahead_run's rest, newcomers wait in ahead_late: a merge moves the
+ * whole rest, a heap push and pop are O(log n). */
+#define REFS_LATE_SHARE 8u
+
+/* Take incoming's newcomers at or above the cursor in (RF6). */
+static void take_in_ahead(struct refs *refs)
+{
+	struct head_array *run = &refs->ahead_run, *incoming = &refs->incoming;
+	struct head_heap *late = &refs->ahead_late;
+	if (!incoming->len)
+		return;
+	if ((incoming->len + late->len) * REFS_LATE_SHARE < run->len - run->front) {
+		for (unsigned i = 0; i < incoming->len; i++)
+			heap_push(late, incoming->entries[i]);
+		incoming->len = 0;
+		return;
+	}
+	array_reserve(incoming, incoming->len + late->len);
+	memcpy(&incoming->entries[incoming->len], late->entries, late->len * sizeof(*late->entries));
+	incoming->len += late->len;
+	late->len = 0;
+	sort_array(incoming, &refs->spare);
+	run_merge(run, incoming);
+	incoming->len = 0;
+}
+
+/* Move the heads queued since the last call into ahead_run, ahead_late or heads_behind,
+ * emptying the queues. */
 static void merge_queued(struct refs *refs)
 {
-	for (unsigned i = 0; i < refs->dirty_blocks->len; i++) {
-		struct tree_block *block = refs->dirty_blocks->pdata[i];
-		take_in(refs, (struct pending_head){ block->bytenr, block, NULL });
+	unsigned queued = refs->dirty_blocks.len + refs->dirty_data.len;
+	struct head_array *incoming = &refs->incoming, *behind = &refs->heads_behind;
+	array_reserve(incoming, queued);
+	array_reserve(behind, behind->len + queued);
+	for (unsigned i = 0; i < queued; i++) {
+		struct heap_entry e;
+		if (i < refs->dirty_blocks.len) {
+			struct tree_block *block = refs->dirty_blocks.items[i];
+			e = (struct heap_entry){ block->bytenr, (uintptr_t)block };
+		} else {
+			struct data_extent *extent = refs->dirty_data.items[i - refs->dirty_blocks.len];
+			e = (struct heap_entry){ extent->bytenr, (uintptr_t)extent | 1u };
+		}
+		if (e.bytenr >= refs->run_cursor)
+			incoming->entries[incoming->len++] = e;
+		else
+			behind->entries[behind->len++] = e;
 	}
-	for (unsigned i = 0; i < refs->dirty_data->len; i++) {
-		struct data_extent *extent = refs->dirty_data->pdata[i];
-		take_in(refs, (struct pending_head){ extent->bytenr, NULL, extent });
-	}
-	g_ptr_array_set_size(refs->dirty_blocks, 0);
-	g_ptr_array_set_size(refs->dirty_data, 0);
+	refs->dirty_blocks.len = refs->dirty_data.len = 0;
+	take_in_ahead(refs);
 }
 
 /* The next head from the cursor, wrapping at the end, as btrfs_select_ref_head() walks
  * delayed_refs->run_delayed_start: the lowest ahead, else (everything ahead ran) the lowest
  * behind, which is then the lowest of all.  The caller keeps the cursor past what it takes,
- * so after a wrap the heads behind sort ahead of it and the swap keeps RF6. */
+ * so after a wrap the heads behind sort ahead of it and become ahead_run, keeping RF6. */
 static struct pending_head next_head(struct refs *refs)
 {
-	if (!refs->heads_ahead.len) {
-		struct head_heap behind = refs->heads_behind;
-		refs->heads_behind = refs->heads_ahead;
-		refs->heads_ahead = behind;
+	struct head_array *run = &refs->ahead_run;
+	struct head_heap *late = &refs->ahead_late;
+	if (run->front == run->len && !late->len) {
+		run->front = run->len = 0;
+		array_swap(run, &refs->heads_behind);
+		sort_array(run, &refs->spare);
 	}
-	return heap_pop(&refs->heads_ahead);
+	if (late->len && (run->front == run->len || late->entries[0].bytenr < run->entries[run->front].bytenr))
+		return head_of(heap_pop(late));
+	return head_of(run->entries[run->front++]);
 }
 
 /* How a head's record changes the extent tree. A *lone* insert or delete
- * is one METADATA_ITEM inserted (a block's first record) or deleted (a
- * freed block's last) with every reference inline, before and after; a
- * *resize* is one extent item changed in place, its keyed items as they
- * were (a snapshot's extra reference to a block or a data extent), of a
- * block outside the extent tree: the writes of a batch copy extent-tree
- * blocks, which may change the counts of the batch's later extent-tree
- * heads, never those of other blocks or of data extents. */
+ * is one extent item inserted (a block's or an extent's first record) or
+ * deleted (a freed one's last) with every reference inline, before and
+ * after; a *resize* is one extent item changed in place, its keyed items
+ * as they were (a snapshot's extra reference to a block or a data extent),
+ * of a data extent or a block outside the extent tree: the writes of a
+ * batch copy extent-tree blocks, which may change the counts of the
+ * batch's later extent-tree heads, never those of other blocks or of data
+ * extents. */
 enum record_change { RECORD_OTHER, RECORD_LONE_INSERT, RECORD_LONE_DELETE, RECORD_RESIZE };
 
-/* `inline_refs`: how many references a METADATA_ITEM holds inline, the
- * rest being keyed items (refs_metadata_item_size()). */
-static inline enum record_change record_change(uint32_t inline_refs, uint32_t nodesize, const struct pending_head *h)
+/* What run_batch() knows of the store's extent items: `inline_refs`, how
+ * many references a METADATA_ITEM holds inline, the rest being keyed
+ * items (refs_metadata_item_size()); `data_room`, the bytes a data
+ * extent's item holds past its header (refs_data_item_size()). */
+struct item_limits {
+	uint32_t nodesize, inline_refs, data_room;
+};
+
+static struct item_limits item_limits(uint32_t nodesize)
 {
+	uint32_t keyed;
+	refs_metadata_item_size(nodesize, UINT32_MAX, &keyed);
+	return (struct item_limits){ nodesize, UINT32_MAX - keyed,
+				     btrfs_max_extent_item_size(nodesize) - BTRFS_EXTENT_ITEM_SIZE };
+}
+
+/* refs_data_item_size() for an extent whose references all fit inline
+ * (almost every one), without its divisions. */
+static inline uint32_t data_item_size(const struct item_limits *limits, const struct data_extent *extent,
+				      uint32_t *keyed)
+{
+	uint32_t bytes = extent->data_refs * BTRFS_INLINE_DATA_REF_SIZE +
+			 extent->shared_refs * BTRFS_INLINE_SHARED_DATA_REF_SIZE;
+	if (bytes > limits->data_room || extent->data_refs > limits->data_room || extent->shared_refs > limits->data_room)
+		return refs_data_item_size(limits->nodesize, extent->data_refs, extent->shared_refs, keyed);
+	*keyed = 0;
+	return BTRFS_EXTENT_ITEM_SIZE + bytes;
+}
+
+/* The change a head's record makes, and the key of its extent item and the
+ * size that item is to have (inline part). */
+static inline __attribute__((always_inline)) enum record_change record_change(const struct item_limits *limits, const struct pending_head *h,
+					       struct btree_key *key, uint32_t *size)
+{
+	uint32_t keyed, inline_refs = limits->inline_refs;
 	if (!h->block) {
 		const struct data_extent *extent = h->extent;
-		uint32_t keyed;
-		if (!extent->item_refs || !data_extent_refs(extent))
+		uint32_t was = extent->item_refs, now = data_extent_refs(extent);
+		*key = BTRFS_KEY(h->bytenr, BTRFS_EXTENT_ITEM_KEY, extent->num_bytes);
+		*size = data_item_size(limits, extent, &keyed);
+		if (was && now)
+			return keyed == extent->keyed_items ? RECORD_RESIZE : RECORD_OTHER;
+		if (!was == !now || keyed || extent->keyed_items) /* one of them is 0 */
 			return RECORD_OTHER;
-		refs_data_item_size(nodesize, extent->data_refs, extent->shared_refs, &keyed);
-		return keyed == extent->keyed_items ? RECORD_RESIZE : RECORD_OTHER;
+		return now ? RECORD_LONE_INSERT : RECORD_LONE_DELETE;
 	}
 	uint32_t was = h->block->extent_item_refs, now = block_record_refs(h->block);
+	*key = BTRFS_KEY(h->bytenr, BTRFS_METADATA_ITEM_KEY, h->block->level);
+	*size = refs_metadata_item_size(limits->nodesize, now, &keyed);
 	if (was && now) /* the keyed items stay when both are inline, or the count does */
 		return ((was <= inline_refs && now <= inline_refs) || was == now) &&
 				       tree_block_owner(h->block) != BTRFS_EXTENT_TREE_OBJECTID
@@ -785,21 +1043,9 @@ static inline enum record_change record_change(uint32_t inline_refs, uint32_t no
 	return now ? RECORD_LONE_INSERT : RECORD_LONE_DELETE;
 }
 
-/* The key of a head's extent item and the size it is to have now. */
-static uint32_t record_key_size(uint32_t nodesize, const struct pending_head *h, struct btree_key *key)
-{
-	uint32_t keyed;
-	if (h->block) {
-		*key = BTRFS_KEY(h->bytenr, BTRFS_METADATA_ITEM_KEY, h->block->level);
-		return refs_metadata_item_size(nodesize, block_record_refs(h->block), &keyed);
-	}
-	*key = BTRFS_KEY(h->bytenr, BTRFS_EXTENT_ITEM_KEY, h->extent->num_bytes);
-	return refs_data_item_size(nodesize, h->extent->data_refs, h->extent->shared_refs, &keyed);
-}
-
 /* A head whose item a run wrote (its keyed items as they were): as
  * write_block_record() or write_data_record() leave it. */
-static void record_written(const struct pending_head *h)
+static inline void record_written(const struct pending_head *h)
 {
 	if (h->block) {
 		h->block->flags &= ~TREE_BLOCK_REFS_DIRTY;
@@ -810,26 +1056,28 @@ static void record_written(const struct pending_head *h)
 	}
 }
 
+static inline uint8_t record_cause(const struct pending_head *h)
+{
+	return h->block ? h->block->refs_cause : h->extent->refs_cause;
+}
+
 /*
  * The records of `count` heads that are lone inserts, or lone deletes, in
- * address order: what write_block_record() would do for each, but a run of
- * them that are neighbours in an extent-tree leaf goes in one call of
- * btree_insert_items_near() or btree_delete_items_near(). A grep's freed
- * leaves were allocated one after the other, as are the copies that replace
- * them: 96 % of the deletes of `cowsim bench` follow the one before in its
- * leaf.
+ * address order, their items' keys and sizes in keys[] and sizes[]: what
+ * write_record() would do for each, but a run of them that are neighbours
+ * in an extent-tree leaf goes in one call of btree_insert_items_near() or
+ * btree_delete_items_near(). A grep's freed leaves were allocated one after
+ * the other, as are the copies that replace them (96 % of the deletes of
+ * `cowsim bench` follow the one before in its leaf), and so are a
+ * writeback's new data extents.
  */
 static void write_lone_records(struct refs *refs, struct transaction *txn, enum record_change kind,
-			       uint32_t nodesize, const struct pending_head *heads, unsigned count,
-			       struct btree_path *cursor)
+			       const struct pending_head *heads, const struct btree_key *keys, const uint32_t *sizes,
+			       unsigned count, struct btree_path *cursor)
 {
-	struct btree_key *keys = refs->batch_keys;
-	uint32_t *sizes = refs->batch_sizes;
-	for (unsigned k = 0; k < count; k++)
-		sizes[k] = record_key_size(nodesize, &heads[k], &keys[k]);
 	for (unsigned k = 0; k < count;) {
 		/* A run's first record may copy or split blocks: they are its head's. */
-		enum space_cause was = blockstore_set_cause(txn->store, (enum space_cause)heads[k].block->refs_cause);
+		enum space_cause was = blockstore_set_cause(txn->store, (enum space_cause)record_cause(&heads[k]));
 		uint32_t done = kind == RECORD_LONE_INSERT
 					? btree_insert_items_near(refs->extent_tree, txn, &keys[k], &sizes[k], count - k, cursor)
 					: btree_delete_items_near(refs->extent_tree, txn, &keys[k], count - k, cursor);
@@ -850,21 +1098,18 @@ static void write_record(struct refs *refs, struct transaction *txn, const struc
 }
 
 /*
- * The records of `count` heads that are resizes, in address order: the
- * first as write_record() writes it, then as many of the next as
- * btree_resize_items_after() takes in the same leaf (no copy, no split:
- * nothing is allocated, so no cause is set), and so on. A snapshot's
- * copied leaf adds a reference to each data extent it maps, extents
- * written one after the other whose items are neighbours (the seed run's
- * 154 000 resizes came in stretches of about 60).
+ * The records of `count` heads that are resizes, in address order, keys
+ * and sizes as for write_lone_records(): the first as write_record() writes
+ * it, then as many of the next as btree_resize_items_after() takes in the
+ * same leaf (no copy, no split: nothing is allocated, so no cause is set),
+ * and so on. A snapshot's copied leaf adds a reference to each data extent
+ * it maps, extents written one after the other whose items are neighbours
+ * (the seed run's 154 000 resizes came in stretches of about 60).
  */
-static void write_resized_records(struct refs *refs, struct transaction *txn, uint32_t nodesize,
-				  const struct pending_head *heads, unsigned count, struct btree_path *cursor)
+static void write_resized_records(struct refs *refs, struct transaction *txn, const struct pending_head *heads,
+				  const struct btree_key *keys, const uint32_t *sizes, unsigned count,
+				  struct btree_path *cursor)
 {
-	struct btree_key *keys = refs->batch_keys;
-	uint32_t *sizes = refs->batch_sizes;
-	for (unsigned k = 1; k < count; k++)
-		sizes[k] = record_key_size(nodesize, &heads[k], &keys[k]);
 	for (unsigned k = 0; k < count;) {
 		write_record(refs, txn, &heads[k++], cursor);
 		uint32_t done = btree_resize_items_after(refs->extent_tree, txn, &keys[k], &sizes[k], count - k, cursor);
@@ -889,25 +1134,27 @@ static struct pending_head *batch_room(struct refs *refs, unsigned count)
  * runs; what running them queues waits in the queues for the next merge_queued(). */
 static unsigned run_batch(struct refs *refs, struct transaction *txn, unsigned count)
 {
-	count = MIN(count, refs->heads_ahead.len + refs->heads_behind.len);
+	count = MIN(count, heads_taken_in(refs));
 	struct pending_head *heads = batch_room(refs, count);
 	for (unsigned k = 0; k < count; k++)
 		heads[k] = next_head(refs);
-	uint32_t nodesize = blockstore_nodesize(txn->store), keyed;
-	refs_metadata_item_size(nodesize, UINT32_MAX, &keyed);
-	uint32_t inline_refs = UINT32_MAX - keyed;
+	struct item_limits limits = item_limits(blockstore_nodesize(txn->store));
 	struct btree_path cursor = { .levels = 0 }; /* write_extent_items() */
+	struct btree_key *keys = refs->batch_keys;
+	uint32_t *sizes = refs->batch_sizes;
 	for (unsigned k = 0; k < count;) {
+		/* A stretch's keys and sizes are taken just before it is written: the
+		 * stretches before it may have changed extent-tree blocks' counts. */
 		const struct pending_head *h = &heads[k];
-		enum record_change kind = record_change(inline_refs, nodesize, h);
+		enum record_change kind = record_change(&limits, h, &keys[k], &sizes[k]);
 		unsigned alike = 1;
 		while (kind != RECORD_OTHER && k + alike < count &&
-		       record_change(inline_refs, nodesize, &heads[k + alike]) == kind)
+		       record_change(&limits, &heads[k + alike], &keys[k + alike], &sizes[k + alike]) == kind)
 			alike++;
 		if (kind == RECORD_LONE_INSERT || kind == RECORD_LONE_DELETE)
-			write_lone_records(refs, txn, kind, nodesize, h, alike, &cursor);
+			write_lone_records(refs, txn, kind, h, &keys[k], &sizes[k], alike, &cursor);
 		else if (kind == RECORD_RESIZE)
-			write_resized_records(refs, txn, nodesize, h, alike, &cursor);
+			write_resized_records(refs, txn, h, &keys[k], &sizes[k], alike, &cursor);
 		else
 			write_record(refs, txn, h, &cursor);
 		k += alike;
@@ -917,17 +1164,16 @@ static unsigned run_batch(struct refs *refs, struct transaction *txn, unsigned c
 	return count;
 }
 
-/* Give the heads in HEAP back to the queues (their order there does not matter, RF5). */
-static void requeue(struct refs *refs, struct head_heap *heap)
+/* Give entries [from, to) back to the queues (their order there does not matter, RF5). */
+static void requeue(struct refs *refs, const struct heap_entry *entries, unsigned from, unsigned to)
 {
-	for (unsigned i = 0; i < heap->len; i++) {
-		const struct pending_head *h = &heap->heads[i];
-		if (h->block)
-			g_ptr_array_add(refs->dirty_blocks, h->block);
+	for (unsigned i = from; i < to; i++) {
+		struct pending_head h = head_of(entries[i]);
+		if (h.block)
+			queue_push(&refs->dirty_blocks, h.block);
 		else
-			g_ptr_array_add(refs->dirty_data, h->extent);
+			queue_push(&refs->dirty_data, h.extent);
 	}
-	heap->len = 0;
 }
 
 /* The pending heads stay ordered across batches and across calls (RF6), and only the few each
@@ -963,29 +1209,34 @@ uint64_t refs_commit(struct refs *refs, struct transaction *txn)
 {
 	uint64_t written = 0;
 	drop_dead(txn, false); /* the commit writes the dead trees' last counts too */
-	requeue(refs, &refs->heads_ahead);
-	requeue(refs, &refs->heads_behind);
+	requeue(refs, refs->ahead_run.entries, refs->ahead_run.front, refs->ahead_run.len);
+	requeue(refs, refs->ahead_late.entries, 0, refs->ahead_late.len);
+	requeue(refs, refs->heads_behind.entries, 0, refs->heads_behind.len);
+	refs->ahead_run.front = refs->ahead_run.len = refs->ahead_late.len = refs->heads_behind.len = 0;
 	for (;;) {
-		if (!refs->dirty_blocks->len && !refs->dirty_data->len && !write_block_group_items(refs, txn))
+		if (!refs->dirty_blocks.len && !refs->dirty_data.len && !write_block_group_items(refs, txn))
 			break;
-		g_autoptr(GPtrArray) blocks = refs->dirty_blocks;
-		g_autoptr(GPtrArray) data = refs->dirty_data;
-		refs->dirty_blocks = g_ptr_array_new();
-		refs->dirty_data = g_ptr_array_new();
-		g_ptr_array_sort(blocks, compare_block_address);
-		g_ptr_array_sort(data, compare_data_address);
+		/* What writing these queues goes to new queues, for the next pass. */
+		struct head_queue blocks = refs->dirty_blocks, data = refs->dirty_data;
+		refs->dirty_blocks = refs->dirty_data = (struct head_queue){ NULL, 0, 0 };
+		if (blocks.len > 1)
+			qsort(blocks.items, blocks.len, sizeof(*blocks.items), compare_block_address);
+		if (data.len > 1)
+			qsort(data.items, data.len, sizeof(*data.items), compare_data_address);
 		/* A compaction rewrites leaves: no cursor across it. */
-		for (unsigned i = 0; i < blocks->len; i++) {
+		for (unsigned i = 0; i < blocks.len; i++) {
 			struct btree_path cursor = { .levels = 0 };
-			write_block_record(refs, txn, blocks->pdata[i], &cursor);
+			write_block_record(refs, txn, blocks.items[i], &cursor);
 			btree_compact_runs(txn, REFS_EXPANDED_LEAVES);
 		}
-		for (unsigned i = 0; i < data->len; i++) {
+		for (unsigned i = 0; i < data.len; i++) {
 			struct btree_path cursor = { .levels = 0 };
-			write_data_record(refs, txn, data->pdata[i], &cursor);
+			write_data_record(refs, txn, data.items[i], &cursor);
 			btree_compact_runs(txn, REFS_EXPANDED_LEAVES);
 		}
-		written += blocks->len + data->len;
+		written += blocks.len + data.len;
+		g_free(blocks.items);
+		g_free(data.items);
 	}
 	g_ptr_array_set_size(refs->freed_data, 0);
 	refs->run_cursor = 0; /* the next transaction's delayed_refs start empty */
@@ -1128,9 +1379,71 @@ static bool check_data(const struct refs *refs, GHashTable *expected_data, GErro
 	return true;
 }
 
+/* RF6 for one entry: its address is its head's, the head is queued (its
+ * DIRTY flag), and it lies on its side of the cursor. */
+static bool check_entry(const struct refs *refs, struct heap_entry e, bool ahead, const char *where, unsigned at,
+			GError **error)
+{
+	struct pending_head h = head_of(e);
+	uint64_t bytenr = h.block ? h.block->bytenr : h.extent->bytenr;
+	bool dirty = h.block ? h.block->flags & TREE_BLOCK_REFS_DIRTY : h.extent->flags & DATA_EXTENT_DIRTY;
+	const char *wrong = bytenr != e.bytenr			 ? "is not its head's address"
+			    : !dirty				 ? "is of a head not queued"
+			    : ahead != (e.bytenr >= refs->run_cursor) ? "is on the wrong side of the cursor"
+								 : NULL;
+	if (wrong)
+		return check_fail(error,
+				  "corrupt refs: pending head %" G_GUINT64_FORMAT ", RF6 %s entry %u %s (cursor %" G_GUINT64_FORMAT ")",
+				  e.bytenr, where, at, wrong, refs->run_cursor);
+	return true;
+}
+
+/* RF6: ahead_run sorted from its front, ahead_late a min-heap, each entry on
+ * its side of the cursor. */
+static bool check_pending_order(const struct refs *refs, GError **error)
+{
+	const struct head_array *run = &refs->ahead_run, *behind = &refs->heads_behind;
+	const struct head_heap *late = &refs->ahead_late;
+	for (unsigned i = run->front; i < run->len; i++) {
+		if (!check_entry(refs, run->entries[i], true, "ahead_run", i, error))
+			return false;
+		if (i > run->front && run->entries[i - 1].bytenr >= run->entries[i].bytenr)
+			return check_fail(error,
+					  "corrupt refs: pending head %" G_GUINT64_FORMAT
+					  ", RF6 below the one before it in ahead_run (entry %u)",
+					  run->entries[i].bytenr, i);
+	}
+	for (unsigned i = 0; i < late->len; i++) {
+		if (!check_entry(refs, late->entries[i], true, "ahead_late", i, error))
+			return false;
+		if (i > 0 && late->entries[(i - 1) / 2].bytenr >= late->entries[i].bytenr)
+			return check_fail(error,
+					  "corrupt refs: pending head %" G_GUINT64_FORMAT
+					  ", RF6 below its parent in ahead_late (entry %u)",
+					  late->entries[i].bytenr, i);
+	}
+	for (unsigned i = 0; i < behind->len; i++)
+		if (!check_entry(refs, behind->entries[i], false, "heads_behind", i, error))
+			return false;
+	return true;
+}
+
+uint64_t refs_misorder_heads_for_test(struct refs *refs)
+{
+	struct head_array *run = &refs->ahead_run;
+	if (run->len - run->front < 2)
+		return 0;
+	struct heap_entry first = run->entries[run->front];
+	run->entries[run->front] = run->entries[run->front + 1];
+	run->entries[run->front + 1] = first;
+	return first.bytenr;
+}
+
 bool refs_check(const struct refs *refs, struct btree *const *trees, unsigned ntrees, GHashTable *live,
 		GError **error)
 {
+	if (!check_pending_order(refs, error))
+		return false;
 	g_autoptr(GHashTable) expected_blocks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	g_autoptr(GHashTable) expected_data = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	for (unsigned t = 0; t < ntrees; t++) {

@@ -157,9 +157,16 @@ bool refs_pending(const struct refs *refs);
 uint32_t refs_metadata_item_size(uint32_t nodesize, uint32_t refs, uint32_t *keyed);
 uint32_t refs_data_item_size(uint32_t nodesize, uint32_t data_refs, uint32_t shared_refs, uint32_t *keyed);
 
-/* RF1-RF3 over all `trees` (every live root, the extent tree included).
+/* RF1-RF3 over all `trees` (every live root, the extent tree included),
+ * and RF6, the order of the pending heads the throttle took in.
  * `live` is filled with every reachable block (key and value the block). */
 bool refs_check(const struct refs *refs, struct btree *const *trees, unsigned ntrees,
 		GHashTable *live, GError **error);
+
+/* Breaks RF6 for test_checkers (a second call mends it): swaps the two
+ * lowest heads of the sorted run ahead of the cursor and returns the
+ * address of the lower, now out of order; 0 when the run holds fewer
+ * than two. */
+uint64_t refs_misorder_heads_for_test(struct refs *refs);
 
 #endif

@@ -610,6 +610,29 @@ static void test_refs_check_fails_when_a_reachable_data_extent_is_freed(void **s
 	fs_free(fs);
 }
 
+/* --- the pending heads' order (refs.c RF6), perf15release ------------------------------ */
+
+/* Files created until the throttle has run heads and left at least two in
+ * the sorted run ahead of its cursor; then the two lowest swap places. */
+static void test_refs_check_fails_when_the_pending_heads_leave_address_order(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	uint64_t misordered = 0;
+	struct fs_attributes a = fixture_attributes(0644, INT64_MIN, INT64_MIN);
+	for (unsigned i = 0; !(misordered = refs_misorder_heads_for_test(fs->refs)); i++) {
+		assert_true(i < 4000);
+		g_autofree char *path = g_strdup_printf("/d/new-%04u", i);
+		assert_int_equal(fs_create(fs, path, 8192, &a), 0);
+	}
+	g_autofree char *want =
+		g_strdup_printf("corrupt refs: pending head %" G_GUINT64_FORMAT ", RF6 below the one before it in ahead_run",
+				misordered);
+	fixture_assert_fs_corrupt(fs, want);
+	assert_true(refs_misorder_heads_for_test(fs->refs));
+	fixture_assert_fs_ok(fs, "after the repair");
+	fs_free(fs);
+}
+
 /* --- the walk memo (fs_namespace.c NS1-NS2) ------------------------------------------ */
 
 /* Makes the memo one level: PREFIX, leading to the inode at TARGET, marked checked as a directory. */
@@ -1986,6 +2009,7 @@ int main(void)
 		cmocka_unit_test(test_written_check_fails_on_a_node_the_transaction_wrote_and_did_not_list),
 		cmocka_unit_test(test_refs_check_fails_when_a_data_extent_counts_a_reference_too_many),
 		cmocka_unit_test(test_refs_check_fails_when_a_reachable_data_extent_is_freed),
+		cmocka_unit_test(test_refs_check_fails_when_the_pending_heads_leave_address_order),
 		cmocka_unit_test(test_namespace_check_fails_on_a_memo_that_leads_elsewhere),
 		cmocka_unit_test(test_namespace_check_fails_on_a_memo_marked_checked_that_holds_a_file),
 		cmocka_unit_test(test_a_walk_from_the_memos_levels_finds_what_a_walk_from_the_root_finds),
