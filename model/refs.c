@@ -921,7 +921,8 @@ static void take_in_ahead(struct refs *refs)
 		return;
 	}
 	array_reserve(incoming, incoming->len + late->len);
-	memcpy(&incoming->entries[incoming->len], late->entries, late->len * sizeof(*late->entries));
+	if (late->len) /* an empty heap may have no array: memcpy's source must not be NULL */
+		memcpy(&incoming->entries[incoming->len], late->entries, late->len * sizeof(*late->entries));
 	incoming->len += late->len;
 	late->len = 0;
 	sort_array(incoming, &refs->spare);
