@@ -103,6 +103,17 @@ static void set_cause(struct fs *fs, int *in_force, enum trace_op_kind kind)
 	}
 }
 
+/* A read op: 0 or a negative errno; an atime update that met ENOSPC is no
+ * error of the trace (the model counts it as a failed read). */
+static inline int apply_read(struct fs *fs, const struct trace_op *op)
+{
+	/* rw_verify_area(): a range that passes the largest file offset is EINVAL. */
+	if (op->has_range && (op->offset > INT64_MAX || op->length > INT64_MAX - op->offset))
+		return -EINVAL;
+	int ret = fs_read(fs, op->path, NULL);
+	return ret == -ENOSPC ? 0 : ret;
+}
+
 /* Applies one op; returns 0 or a negative errno. */
 static int apply_op(struct fs *fs, const struct trace_op *op)
 {
@@ -118,13 +129,8 @@ static int apply_op(struct fs *fs, const struct trace_op *op)
 		return fs_write(fs, op->path, op->offset, op->length);
 	case TRACE_TRUNCATE:
 		return fs_truncate(fs, op->path, op->size);
-	case TRACE_READ: {
-		/* rw_verify_area(): a range that passes the largest file offset is EINVAL. */
-		if (op->has_range && (op->offset > INT64_MAX || op->length > INT64_MAX - op->offset))
-			return -EINVAL;
-		int ret = fs_read(fs, op->path, NULL);
-		return ret == -ENOSPC ? 0 : ret; /* counted as a failed read */
-	}
+	case TRACE_READ:
+		return apply_read(fs, op);
 	case TRACE_STAT:
 		return fs_stat(fs, op->path);
 	case TRACE_READDIR: {
@@ -474,9 +480,8 @@ static enum replay_status replay_loop(struct run_state *st, struct trace_reader 
 		if (look)
 			before_op(st, &op);
 		int ret;
-		if (op.kind == TRACE_READ && !op.has_range && st->cause == SPACE_CAUSE_ATIME) {
-			ret = fs_read(st->fs, op.path, NULL); /* apply_op()'s read, in short: most ops of a grep */
-			ret = ret == -ENOSPC ? 0 : ret;
+		if (op.kind == TRACE_READ && st->cause == SPACE_CAUSE_ATIME) {
+			ret = apply_read(st->fs, &op); /* most ops of a grep: no cause to set, no switch */
 		} else {
 			set_cause(st->fs, &st->cause, op.kind);
 			ret = apply_op(st->fs, &op);
