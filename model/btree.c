@@ -837,10 +837,15 @@ static void heap_forget(struct tree_block *leaf, const struct btree_item *item)
 	heap_free_bytes(heap, item->payload.at, bytes);
 }
 
-bool btree_leaf_maps_data(const struct tree_block *leaf)
+uint32_t btree_leaf_data_refs(const struct tree_block *leaf)
 {
 	const struct payload_heap *heap = !leaf->level && leaf->items ? leaf_items_of(leaf)->heap : NULL;
-	return heap && heap->data_refs;
+	return heap ? heap->data_refs : 0;
+}
+
+bool btree_leaf_maps_data(const struct tree_block *leaf)
+{
+	return btree_leaf_data_refs(leaf) != 0;
 }
 
 

@@ -467,6 +467,10 @@ static inline struct btree_item *btree_path_item(const struct btree_path *path)
  * keeps (btree.c BT13), without reading the items. */
 bool btree_leaf_maps_data(const struct tree_block *leaf);
 
+/* How many items of `leaf` map a data extent: the same count (BT13), for a
+ * walk of the items that may stop at the last of them. */
+uint32_t btree_leaf_data_refs(const struct tree_block *leaf);
+
 /* A leaf's items in order, runs included:
  *   struct btree_leaf_cursor c;
  *   btree_leaf_cursor_init(&c, leaf, 0);

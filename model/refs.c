@@ -384,17 +384,24 @@ static void change_children(struct transaction *txn, struct tree_block *block, b
 	}
 	/* A leaf of inline files, directories and inodes holds no data reference:
 	 * its items are not read at all (btree.c BT13). */
-	if (!btree_leaf_maps_data(block))
+	uint32_t left = btree_leaf_data_refs(block);
+	if (!left)
 		return;
 	/* A snapshot's shared leaf is copied at each first write: most of its
 	 * items (inodes, refs) are read for their type alone, so the loop is
 	 * the array's own where the leaf has no runs (btree.c BT9; every leaf
-	 * that maps data). */
+	 * that maps data), and it stops at the last item that maps data (BT13
+	 * counts them): the items after it, a cache line each two, are not
+	 * read. */
 	if (!(block->flags & TREE_BLOCK_RUNS)) {
 		const struct btree_item *items = btree_leaf_item(block, 0);
-		for (uint32_t i = 0; i < block->nritems; i++)
-			if (btree_item_key(&items[i])->type == BTRFS_EXTENT_DATA_KEY)
-				change_data(txn, btree_item_file_extent(&items[i])->extent, full_backref, add);
+		for (uint32_t i = 0; left && i < block->nritems; i++) {
+			if (btree_item_key(&items[i])->type != BTRFS_EXTENT_DATA_KEY)
+				continue;
+			struct data_extent *extent = btree_item_file_extent(&items[i])->extent;
+			left -= extent != NULL;
+			change_data(txn, extent, full_backref, add);
+		}
 		return;
 	}
 	struct btree_leaf_cursor cursor;
