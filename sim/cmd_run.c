@@ -107,6 +107,7 @@ struct run_args {
 	gboolean quiet;
 	gboolean wide;
 	gboolean find_min_device;
+	char *read_ahead;             /* --read-ahead=yes|no, NULL: yes */
 	char *json;                   /* --json[=FILE]: "-" for stdout, NULL for none */
 	char **rest;
 	char **given;                 /* the arguments as given, for the --json summary */
@@ -162,6 +163,10 @@ static int parse_run_args(int argc, char **argv, struct run_args *a, struct fs_c
 		{ "find-min-device", 0, 0, G_OPTION_ARG_NONE, &a->find_min_device,
 		  "write no rows: find by bisection the smallest device (to 1 MiB, at most --device-size) "
 		  "on which the run never meets ENOSPC", NULL },
+		{ "read-ahead", 0, 0, G_OPTION_ARG_STRING, &a->read_ahead,
+		  "yes (default): a second thread reads and parses the trace ahead of the model; no: the "
+		  "model's thread does it in turn (to measure or debug; the output is the same)",
+		  "yes|no" },
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->rest, NULL, NULL },
 		{ NULL },
 	};
@@ -188,6 +193,10 @@ static int parse_run_args(int argc, char **argv, struct run_args *a, struct fs_c
 			"drop --output, --subvolume-csv, --every and --json\n");
 		return EXIT_BAD_INPUT;
 	}
+	if (a->read_ahead && strcmp(a->read_ahead, "yes") && strcmp(a->read_ahead, "no")) {
+		fprintf(stderr, "cowsim run: --read-ahead takes yes or no, not '%s'\n", a->read_ahead);
+		return EXIT_BAD_INPUT;
+	}
 	if (cli_is_stdio(a->csv) + cli_is_stdio(a->subvol_csv) + cli_is_stdio(a->json) > 1) {
 		fprintf(stderr, "cowsim run: only one of --output, --subvolume-csv and --json can be stdout\n");
 		return EXIT_BAD_INPUT;
@@ -206,6 +215,7 @@ static void free_run_args(struct run_args *a)
 	g_free(a->csv);
 	g_free(a->subvol_csv);
 	g_free(a->json);
+	g_free(a->read_ahead);
 	g_strfreev(a->rest);
 	g_strfreev(a->given);
 	if (a->entries)
@@ -496,6 +506,7 @@ int cmd_run(int argc, char **argv)
 	options.progress = !args.quiet && isatty(STDERR_FILENO);
 	options.warn_snapshots = !args.quiet;
 	options.interrupted = &interrupted;
+	options.no_read_ahead = args.read_ahead && !strcmp(args.read_ahead, "no");
 	struct sigaction action = { .sa_handler = on_signal };
 	sigaction(SIGINT, &action, NULL);
 	sigaction(SIGTERM, &action, NULL);

@@ -30,7 +30,16 @@
  *   RP8 the first ENOSPC and the first lost atime update are noted after the
  *       first op after which their counter is not 0: the loop reads both
  *       counters live (fs_counters_live()) and calls note_events() only then,
- *       until both are seen.
+ *       until both are seen;
+ *   RP9 the loop takes its ops from a trace_pipe (workloads/trace_pipe.h), with
+ *       read-ahead (a second thread parses while the model runs; the default)
+ *       or without (replay_options.no_read_ahead): the same ops in the same
+ *       order either way (TP1), so every output is the same; the trace's
+ *       name, line and offset in messages and progress come from the pipe;
+ *   RP10 a run that stops early (an error, a refused op, a mark, a signal, a
+ *       sink) just returns: replay_run()'s trace_pipe_free() stops and joins
+ *       the producer wherever it waits (TP4), and a parse error reaches the
+ *       loop only after every op before it was applied (TP1).
  */
 #include "replay.h"
 
@@ -42,6 +51,7 @@
 #include <unistd.h>
 
 #include "trace.h"
+#include "trace_pipe.h"
 #include "trace_syntax.h"
 
 #define REPLAY_ERROR (replay_error_quark())
@@ -224,7 +234,7 @@ static double wall_seconds(void)
 
 /* "cowsim: 42%, line 1200, 3000 ops, 1500 ops/s, 0:03 left": the percent and
  * the time left only when the trace's size is known, from the bytes read. */
-static void progress_tick(struct progress *p, const struct trace_reader *reader, uint64_t ops, uint64_t line)
+static void progress_tick(struct progress *p, const struct trace_pipe *pipe, uint64_t ops, uint64_t line)
 {
 	if (!p->enabled || (ops & 4095))
 		return;
@@ -237,7 +247,7 @@ static void progress_tick(struct progress *p, const struct trace_reader *reader,
 		fprintf(stderr, "\rcowsim: line %" PRIu64 ", %" PRIu64 " ops, %.0f ops/s   ", line, ops, rate);
 		return;
 	}
-	double done = (double)trace_reader_offset(reader) / (double)p->size;
+	double done = (double)trace_pipe_offset(pipe) / (double)p->size;
 	done = done > 1.0 ? 1.0 : done;
 	unsigned left = done > 0 ? (unsigned)((now - p->started) * (1.0 - done) / done + 0.5) : 0;
 	fprintf(stderr, "\rcowsim: %.0f%%, line %" PRIu64 ", %" PRIu64 " ops, %.0f ops/s, %u:%02u:%02u left   ",
@@ -336,7 +346,7 @@ static char *as_in_trace(const char *s)
 }
 
 /* After an op: the checker, and what to do with a refused op. */
-static enum replay_status after_op(struct run_state *st, struct trace_reader *reader, const struct trace_op *op,
+static enum replay_status after_op(struct run_state *st, struct trace_pipe *pipe, const struct trace_op *op,
 				   int ret, struct replay_outcome *outcome, GError **error)
 {
 	const struct replay_options *o = st->options;
@@ -344,7 +354,7 @@ static enum replay_status after_op(struct run_state *st, struct trace_reader *re
 		g_autoptr(GError) check_error = NULL;
 		if (!fs_check(st->fs, &check_error))
 			return fail(error, REPLAY_CORRUPT, "%s:%" PRIu64 ": after %s: model invariant broken: %s",
-				    trace_reader_name(reader), op->line, trace_op_kind_name(op->kind),
+				    trace_pipe_name(pipe), op->line, trace_op_kind_name(op->kind),
 				    check_error->message);
 	}
 	if (!ret)
@@ -359,23 +369,23 @@ static enum replay_status after_op(struct run_state *st, struct trace_reader *re
 	g_autofree char *path = as_in_trace(op->path), *path2 = as_in_trace(op->path2);
 	if (ret == -EINTR) /* fs_config.cancelled: a signal came during a long op */
 		return fail(error, REPLAY_INTERRUPTED, "%s:%" PRIu64 ": %s %s: interrupted during this line",
-			    trace_reader_name(reader), op->line, trace_op_kind_name(op->kind), path);
+			    trace_pipe_name(pipe), op->line, trace_op_kind_name(op->kind), path);
 	if (ret == -ENOSPC)
 		return fail(error, REPLAY_ENOSPC, "%s:%" PRIu64 ": %s %s: no space left on the modeled device",
-			    trace_reader_name(reader), op->line, trace_op_kind_name(op->kind), path);
+			    trace_pipe_name(pipe), op->line, trace_op_kind_name(op->kind), path);
 	/* An op from one path to another names both: "snapshot /a -> /s: File
 	 * exists" is about the destination, "No such file" about the source. */
 	bool two_paths = op->kind == TRACE_RENAME || op->kind == TRACE_LINK || op->kind == TRACE_SNAPSHOT;
 	if (two_paths)
-		return fail(error, REPLAY_BAD_INPUT, "%s:%" PRIu64 ": %s %s -> %s: %s", trace_reader_name(reader),
+		return fail(error, REPLAY_BAD_INPUT, "%s:%" PRIu64 ": %s %s -> %s: %s", trace_pipe_name(pipe),
 			    op->line, trace_op_kind_name(op->kind), path, path2, op_error_text(op, ret));
-	return fail(error, REPLAY_BAD_INPUT, "%s:%" PRIu64 ": %s %s: %s", trace_reader_name(reader), op->line,
+	return fail(error, REPLAY_BAD_INPUT, "%s:%" PRIu64 ": %s %s: %s", trace_pipe_name(pipe), op->line,
 		    trace_op_kind_name(op->kind), op->path ? path : path2, op_error_text(op, ret));
 }
 
 /* The snapshot-time warning (issue 4): what one full read of the source
  * would unshare now, under the mount options and policy in force. */
-static void warn_snapshot(struct run_state *st, struct trace_reader *reader, const struct trace_op *op)
+static void warn_snapshot(struct run_state *st, struct trace_pipe *pipe, const struct trace_op *op)
 {
 	struct fs_report report;
 	fs_report(st->fs, &report);
@@ -393,7 +403,7 @@ static void warn_snapshot(struct run_state *st, struct trace_reader *reader, con
 	const struct fs_config *config = &st->options->fs;
 	fs_policy_describe(config, policy, sizeof(policy));
 	fprintf(stderr, "cowsim: warning: %s:%" PRIu64 ": snapshot %s -> %s: one read of everything in %s would "
-		"unshare about %.1f MiB of metadata (%s, policy %s)\n", trace_reader_name(reader), op->line, op->path,
+		"unshare about %.1f MiB of metadata (%s, policy %s)\n", trace_pipe_name(pipe), op->line, op->path,
 		op->path2, op->path, report.counters.unshare_estimate / 1048576.0, mount, policy);
 }
 
@@ -429,7 +439,7 @@ static void before_op(struct run_state *st, const struct trace_op *op)
 /* After OP (the INDEX-th, RET its result) when RP7 wants a look: the snapshot warning, the checker,
  * a refused op, the ENOSPC stop, rows, progress and the other stops.  REPLAY_DONE with *STOP false
  * goes on. */
-static enum replay_status look_after_op(struct run_state *st, struct trace_reader *reader, const struct trace_op *op,
+static enum replay_status look_after_op(struct run_state *st, struct trace_pipe *pipe, const struct trace_op *op,
 					int ret, uint64_t index, struct progress *progress,
 					struct replay_outcome *outcome, bool *stop, GError **error)
 {
@@ -437,17 +447,17 @@ static enum replay_status look_after_op(struct run_state *st, struct trace_reade
 	enum replay_status status;
 	*stop = true;
 	if (op->kind == TRACE_SNAPSHOT && !ret && o->warn_snapshots)
-		warn_snapshot(st, reader, op);
-	if ((status = after_op(st, reader, op, ret, outcome, error)) != REPLAY_DONE)
+		warn_snapshot(st, pipe, op);
+	if ((status = after_op(st, pipe, op, ret, outcome, error)) != REPLAY_DONE)
 		return status;
 	if (o->stop_at_enospc && outcome->first_enospc.seen)
 		return fail(error, REPLAY_ENOSPC, "%s:%" PRIu64 ": %s: met ENOSPC (stopping there)",
-			    trace_reader_name(reader), op->line, trace_op_kind_name(op->kind));
+			    trace_pipe_name(pipe), op->line, trace_op_kind_name(op->kind));
 	bool periodic = o->row_every && outcome->ops % o->row_every == 0;
 	if ((op->kind == TRACE_MARK || periodic) &&
 	    !emit_row(st, index, op->kind == TRACE_MARK ? op->path2 : NULL, error))
 		return REPLAY_SINK_FAILED;
-	progress_tick(progress, reader, outcome->ops, op->line);
+	progress_tick(progress, pipe, outcome->ops, op->line);
 	if (o->stop_after_ops && outcome->ops >= o->stop_after_ops)
 		return REPLAY_DONE;
 	if (op->kind == TRACE_MARK && o->stop_at_mark && !strcmp(op->path2, o->stop_at_mark)) {
@@ -458,47 +468,47 @@ static enum replay_status look_after_op(struct run_state *st, struct trace_reade
 	return REPLAY_DONE;
 }
 
-static enum replay_status replay_loop(struct run_state *st, struct trace_reader *reader,
+static enum replay_status replay_loop(struct run_state *st, struct trace_pipe *pipe,
 				      struct replay_outcome *outcome, GError **error)
 {
 	const struct replay_options *o = st->options;
 	struct progress progress = { .enabled = o->progress, .started = wall_seconds(),
-				     .size = o->progress ? trace_reader_size(reader) : -1 };
+				     .size = o->progress ? trace_pipe_size(pipe) : -1 };
 	static const volatile int never;
 	const volatile int *interrupted = o->interrupted ? o->interrupted : &never;
-	struct trace_op op;
+	const struct trace_op *op;
 	enum replay_status status = REPLAY_DONE;
 	int more;
-	while ((more = trace_reader_next(reader, &op, error)) == 1) {
+	while ((more = trace_pipe_next(pipe, &op, error)) == 1) {
 		if (*interrupted) {
 			status = fail(error, REPLAY_INTERRUPTED, "%s:%" PRIu64 ": interrupted before this line",
-				      trace_reader_name(reader), op.line);
+				      trace_pipe_name(pipe), op->line);
 			break;
 		}
-		outcome->line = op.line;
-		bool look = st->look_after >> op.kind & 1;
+		outcome->line = op->line;
+		bool look = st->look_after >> op->kind & 1;
 		if (look)
-			before_op(st, &op);
+			before_op(st, op);
 		int ret;
-		if (op.kind == TRACE_READ && st->cause == SPACE_CAUSE_ATIME) {
-			ret = apply_read(st->fs, &op); /* most ops of a grep: no cause to set, no switch */
+		if (op->kind == TRACE_READ && st->cause == SPACE_CAUSE_ATIME) {
+			ret = apply_read(st->fs, op); /* most ops of a grep: no cause to set, no switch */
 		} else {
-			set_cause(st->fs, &st->cause, op.kind);
-			ret = apply_op(st->fs, &op);
+			set_cause(st->fs, &st->cause, op->kind);
+			ret = apply_op(st->fs, op);
 		}
 		uint64_t index = outcome->ops++;
 		if ((st->counters->enospc_events | st->counters->atime_enospc) && !st->events_seen)
-			note_events(st, &op, index, outcome);
+			note_events(st, op, index, outcome);
 		bool stop = false;
 		if ((look || ret) &&
-		    ((status = look_after_op(st, reader, &op, ret, index, &progress, outcome, &stop, error)) != REPLAY_DONE || stop))
+		    ((status = look_after_op(st, pipe, op, ret, index, &progress, outcome, &stop, error)) != REPLAY_DONE || stop))
 			break;
 	}
 	progress_done(&progress);
 	warn_snapshot_summary(st);
-	if (more < 0) {
-		outcome->line = trace_reader_line(reader);
-		status = REPLAY_BAD_INPUT;
+	if (more < 0) { /* the reader's error, or a signal while the loop waited for ops (TP5) */
+		outcome->line = trace_pipe_line(pipe);
+		status = trace_pipe_interrupted(pipe) ? REPLAY_INTERRUPTED : REPLAY_BAD_INPUT;
 	}
 	return status;
 }
@@ -522,9 +532,13 @@ enum replay_status replay_run(const char *trace_path, const struct replay_option
 			      void *opaque, struct replay_outcome *outcome, GError **error)
 {
 	memset(outcome, 0, sizeof(*outcome));
-	g_autoptr(trace_reader) reader = trace_reader_open(trace_path, error);
+	struct trace_reader *reader = trace_reader_open(trace_path, error);
 	if (!reader)
 		return outcome->status = REPLAY_BAD_INPUT;
+	/* RP9: the reader is the pipe's from here; with read-ahead it reads on while fs_new() runs.
+	 * RP10: every return below frees the pipe, which joins its thread. */
+	g_autoptr(trace_pipe) pipe = trace_pipe_start(reader, !options->no_read_ahead, options->interrupted,
+						      options->progress);
 	/* The model is asked between the pieces of a long op whether to stop
 	 * (fs_config.cancelled); it never sees the signal itself. */
 	struct fs_config config = options->fs;
@@ -538,7 +552,7 @@ enum replay_status replay_run(const char *trace_path, const struct replay_option
 	struct run_state st = { .fs = fs, .options = options, .sink = sink, .opaque = opaque,
 				.cause = options->check_every ? -1 : SPACE_CAUSE_WRITE,
 				.look_after = kinds_to_look_after(options), .counters = fs_counters_live(fs) };
-	outcome->status = replay_loop(&st, reader, outcome, error);
+	outcome->status = replay_loop(&st, pipe, outcome, error);
 	if (outcome->status == REPLAY_DONE && options->row_at_end && !outcome->stopped_at_mark)
 		outcome->status = final_row(&st, outcome, error);
 	fs_report(fs, &outcome->final);

@@ -50,6 +50,10 @@ struct replay_options {
 	/* Added for the ENOSPC hint of `cowsim run` (issue 18): end the run
 	 * (REPLAY_DONE) after this many ops; 0: the whole trace. */
 	uint64_t stop_after_ops;
+	/* Added for issue 20 (round 16a): read and parse the trace on the caller's
+	 * thread, as before; false (the default) reads ahead on a second thread
+	 * (workloads/trace_pipe.h). The outputs are the same either way. */
+	bool no_read_ahead;
 };
 
 enum replay_status {

@@ -62,7 +62,15 @@
  *      at most 9 000 000 000 seconds and a fraction of 1-9 digits, ended by
  *      ' ' or '\n' (so no value can overflow on the way); any other value, or
  *      key, goes to apply_key(), whose verdict is the full lexer's. A failed
- *      attempt stores nothing.
+ *      attempt stores nothing;
+ *   TR8 a reader watching a cancel fd (trace_reader_watch_cancel: a stream
+ *      that is not a regular file, opened by trace_reader_open) reads it
+ *      unbuffered, with poll() and read(2) only: stdio holds none of its bytes,
+ *      so the raw reads see the stream exactly where fread() left it;
+ *   TR9 such a reader never blocks in read(2) while the cancel fd is readable:
+ *      it polls both before every read, and a readable cancel fd ends the read
+ *      with TRACE_ERROR_IO "cancelled" (poisoned, TR3), whatever the stream
+ *      does (a writer that is alive but silent).
  */
 #include "trace.h"
 
@@ -70,7 +78,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -78,8 +88,6 @@
 #include "trace_path_scan.h"
 #include "trace_syntax.h"
 
-/* The longest line the reader accepts: two maximal paths, fully \xHH-escaped, fit. */
-#define TRACE_LINE_MAX (40 * 1024)
 /* Bytes fread() fills at once: several lines per call, and room for a whole maximal line (TR5). */
 #define READ_CHUNK (256 * 1024)
 G_STATIC_ASSERT(READ_CHUNK > TRACE_LINE_MAX + 1);
@@ -261,6 +269,8 @@ struct trace_reader {
 	size_t buf_start;      /* first byte not yet consumed */
 	size_t buf_end;        /* one past the last byte read */
 	bool at_eof;           /* fread() reached the end of the stream */
+	bool unbuffered;       /* TR8: a stream that is no regular file, opened unbuffered */
+	int cancel_fd;         /* TR8/TR9: -1, or polled before every read(2) */
 	char *line;            /* the current line, inside buf, NUL-terminated */
 	size_t line_len;
 	size_t pos;            /* the lexer's cursor in line */
@@ -311,6 +321,39 @@ static bool fail_value(struct trace_reader *r, GError **error, size_t column, co
 	return fail_token(r, error, TRACE_ERROR_VALUE, column, field, reason, text, len);
 }
 
+/* TR8/TR9: up to WANT bytes of the stream into DST with read(2), each read after a poll() that
+ * finds data (or the end) on the stream and nothing on the cancel fd.  Fewer than WANT at the end
+ * of the stream, or with *ERR an errno (ECANCELED: the cancel fd became readable). */
+static size_t read_watching(struct trace_reader *r, char *dst, size_t want, int *err)
+{
+	size_t got = 0;
+	while (got < want) {
+		struct pollfd fds[2] = { { .fd = fileno(r->stream), .events = POLLIN },
+					 { .fd = r->cancel_fd, .events = POLLIN } };
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			*err = errno;
+			break;
+		}
+		if (fds[1].revents) {
+			*err = ECANCELED;
+			break;
+		}
+		ssize_t n = read(fds[0].fd, dst + got, want - got);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			*err = errno;
+			break;
+		}
+		got += (size_t)n;
+	}
+	return got;
+}
+
 /* Move the unread tail to the front of the buffer and fill the rest.  false on a read error. */
 static bool refill(struct trace_reader *r, GError **error)
 {
@@ -319,15 +362,21 @@ static bool refill(struct trace_reader *r, GError **error)
 	memmove(r->buf, r->buf + r->buf_start, tail);
 	r->buf_start = 0;
 	r->buf_end = tail;
-	size_t got = fread(r->buf + tail, 1, READ_CHUNK - tail, r->stream);
+	int read_error = 0;
+	size_t got = r->cancel_fd >= 0 ? read_watching(r, r->buf + tail, READ_CHUNK - tail, &read_error)
+				       : fread(r->buf + tail, 1, READ_CHUNK - tail, r->stream);
 	r->buf_end += got;
 	r->buf[r->buf_end] = '\0'; /* TR5's sentinel */
 	r->last_path_len = 0;       /* its bytes moved */
 	if (got == READ_CHUNK - tail)
 		return true;
-	if (ferror(r->stream)) {
-		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s:%" PRIu64 ": read error: %s", r->name,
-			    r->line_no + 1, g_strerror(errno));
+	if (read_error || (r->cancel_fd < 0 && ferror(r->stream))) {
+		if (read_error == ECANCELED)
+			g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s:%" PRIu64 ": read cancelled", r->name,
+				    r->line_no + 1);
+		else
+			g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s:%" PRIu64 ": read error: %s", r->name,
+				    r->line_no + 1, g_strerror(read_error ? read_error : errno));
 		r->poisoned = true;
 		return false;
 	}
@@ -582,6 +631,7 @@ static struct trace_reader *reader_new(FILE *stream, const char *name, bool owns
 	r->owns_stream = owns;
 	r->name = g_strdup(name);
 	r->buf = g_malloc0(READ_CHUNK + 1 + READ_PAD); /* buf[0] is the sentinel of an empty buffer */
+	r->cancel_fd = -1;
 	return r;
 }
 
@@ -594,16 +644,37 @@ struct trace_reader *trace_reader_new_from_stream(FILE *stream, const char *name
 	return g_steal_pointer(&r);
 }
 
+/* TR8: nothing read yet, so stdio may still be told to buffer nothing: no byte of the stream
+ * will sit in stdio's buffer when read_watching() takes over. */
+static bool unbuffered_if_not_a_file(FILE *stream)
+{
+	struct stat st;
+	if (fstat(fileno(stream), &st) != 0 || S_ISREG(st.st_mode))
+		return false;
+	return setvbuf(stream, NULL, _IONBF, 0) == 0;
+}
+
 struct trace_reader *trace_reader_open(const char *path, GError **error)
 {
-	if (!strcmp(path, "-"))
-		return trace_reader_new_from_stream(stdin, "<stdin>", false, error);
-	FILE *stream = fopen(path, "r");
+	bool is_stdin = !strcmp(path, "-");
+	FILE *stream = is_stdin ? stdin : fopen(path, "r");
 	if (!stream) {
 		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: cannot open: %s", path, g_strerror(errno));
 		return NULL;
 	}
-	return trace_reader_new_from_stream(stream, path, true, error);
+	g_autoptr(trace_reader) r = reader_new(stream, is_stdin ? "<stdin>" : path, !is_stdin);
+	r->unbuffered = unbuffered_if_not_a_file(stream);
+	if (!check_header(r, error))
+		return NULL;
+	return g_steal_pointer(&r);
+}
+
+bool trace_reader_watch_cancel(struct trace_reader *reader, int fd)
+{
+	if (!reader->unbuffered || reader->poisoned)
+		return false;
+	reader->cancel_fd = fd;
+	return true;
 }
 
 uint64_t trace_reader_line(const struct trace_reader *reader)

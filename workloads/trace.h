@@ -57,6 +57,9 @@
 #define TRACE_NAME_MAX 255
 /* PATH_MAX - 1: the longest path (and symlink target), in bytes. */
 #define TRACE_PATH_MAX 4095
+/* The longest line the reader accepts: two maximal paths, fully \xHH-escaped, fit.  So the
+ * strings of one op, NULs included, take at most TRACE_LINE_MAX + 2 bytes. */
+#define TRACE_LINE_MAX (40 * 1024)
 
 #define TRACE_ERROR (trace_error_quark())
 GQuark trace_error_quark(void);
@@ -183,6 +186,15 @@ const char *trace_reader_name(const struct trace_reader *reader);
  * it is a regular file (-1 otherwise: a pipe, a terminal). */
 uint64_t trace_reader_offset(const struct trace_reader *reader);
 int64_t trace_reader_size(const struct trace_reader *reader);
+
+/* For a reader on another thread (trace_pipe.h): from now on every read of
+ * the stream first polls FD too, and FD readable ends the read with
+ * TRACE_ERROR_IO "read cancelled" (the reader is then poisoned), so a reader
+ * blocked on a silent pipe can be told to stop.  Only for a stream that is
+ * not a regular file, opened by trace_reader_open() (stdio buffers none of
+ * it); false otherwise, and nothing changes (a regular file's read never
+ * blocks for long). */
+bool trace_reader_watch_cancel(struct trace_reader *reader, int fd);
 
 void trace_reader_free(struct trace_reader *reader);
 /* The typedef exists only so that g_autoptr(trace_reader) works. */
