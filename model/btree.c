@@ -80,12 +80,14 @@ _Static_assert(sizeof(struct item_inode) % 8 == 0 && sizeof(struct item_dir) % 8
 
 static bool payload_fits_kind(uint8_t type, const union item_payload *payload)
 {
-	if (btree_payload_kind(type) == BTREE_PAYLOAD_NONE)
-		return true; /* dropped whole */
+	enum btree_payload_kind kind = btree_payload_kind(type);
+	if (kind == BTREE_PAYLOAD_NONE || kind == BTREE_PAYLOAD_INODE)
+		return true; /* dropped whole; an inode's is the whole union */
 	uint64_t words[sizeof(*payload) / sizeof(uint64_t)], any = 0;
 	_Static_assert(sizeof(words) == sizeof(*payload), "the payload is whole words");
+	_Static_assert(sizeof(struct item_inode) == sizeof(*payload), "an inode's payload fills the union");
 	memcpy(words, payload, sizeof(words));
-	for (size_t i = payload_kind_bytes[btree_payload_kind(type)] / sizeof(uint64_t); i < G_N_ELEMENTS(words); i++)
+	for (size_t i = payload_kind_bytes[kind] / sizeof(uint64_t); i < G_N_ELEMENTS(words); i++)
 		any |= words[i];
 	return !any;
 }
@@ -1937,12 +1939,12 @@ static void leaf_give_back_room(struct tree_block *leaf)
  * heap (`heap_bytes` of them, reserved at its end), BT10. src then frees
  * them, last first: a split's and a push's items are mostly the last a
  * leaf was given, at the end of its heap, which then shrinks instead of
- * keeping holes (BT15).
+ * keeping holes (BT15). Returns the moved payloads that map data (BT13).
  */
-static void heap_move_payloads(struct tree_block *dst, uint32_t at, struct tree_block *src, uint32_t start,
-			       uint32_t count, uint32_t heap_bytes)
+static uint32_t move_payloads_through_holes(struct payload_heap *to, struct tree_block *dst, uint32_t at,
+					    struct payload_heap *from, const struct tree_block *src, uint32_t start,
+					    uint32_t count)
 {
-	struct payload_heap *to = leaf_items_of(dst)->heap, *from = leaf_items_of(src)->heap;
 	uint32_t data_refs = 0;
 	for (uint32_t i = at; i < at + count; i++) {
 		struct btree_item *item = &dst->items[i];
@@ -1954,15 +1956,53 @@ static void heap_move_payloads(struct tree_block *dst, uint32_t at, struct tree_
 		item->payload.at = payload;
 		data_refs += payload_maps_data(item->key.type, payload);
 	}
-	to->data_refs += data_refs; /* BT13 */
-	from->data_refs -= data_refs;
-	from->live -= (uint16_t)(heap_bytes / HEAP_WORD);
 	for (uint32_t i = start + count; i-- > start;) {
 		const struct btree_item *item = &src->items[i];
 		uint32_t bytes = heap_bytes_of(item);
 		if (bytes)
 			heap_free_bytes(from, item->payload.at, bytes);
 	}
+	return data_refs;
+}
+
+/* The same when dst's heap has no hole, in one pass, last first: each
+ * payload goes where heap_take() would put it in slot order, counted down
+ * from the top of the room, as src frees it. The heaps end as they would
+ * have: a push's or a split's items (a fifth of a create, their payloads
+ * a third of that) were walked twice (docs/performance.md, round 16d). */
+static uint32_t move_payloads_to_the_end(struct payload_heap *to, struct tree_block *dst, uint32_t at,
+					 struct payload_heap *from, uint32_t count, uint32_t heap_bytes)
+{
+	uint32_t data_refs = 0;
+	uint64_t *top = &to->bytes[to->used + heap_bytes / HEAP_WORD];
+	to->used += (uint16_t)(heap_bytes / HEAP_WORD);
+	to->live += (uint16_t)(heap_bytes / HEAP_WORD);
+	for (uint32_t i = count; i-- > 0;) {
+		struct btree_item *item = &dst->items[at + i];
+		uint32_t bytes = heap_bytes_of(item);
+		if (!bytes)
+			continue;
+		void *old = item->payload.at;
+		top -= bytes / HEAP_WORD;
+		copy_payload(top, old, bytes);
+		item->payload.at = top;
+		data_refs += payload_maps_data(item->key.type, top);
+		heap_free_bytes(from, old, bytes);
+	}
+	return data_refs;
+}
+
+static void heap_move_payloads(struct tree_block *dst, uint32_t at, struct tree_block *src, uint32_t start,
+			       uint32_t count, uint32_t heap_bytes)
+{
+	struct payload_heap *to = leaf_items_of(dst)->heap, *from = leaf_items_of(src)->heap;
+	_Static_assert(HEAP_HOLE_SIZES == 3, "every hole list is asked");
+	uint32_t data_refs = to->holes[0] || to->holes[1] || to->holes[2]
+				     ? move_payloads_through_holes(to, dst, at, from, src, start, count)
+				     : move_payloads_to_the_end(to, dst, at, from, count, heap_bytes);
+	to->data_refs += data_refs; /* BT13 */
+	from->data_refs -= data_refs;
+	from->live -= (uint16_t)(heap_bytes / HEAP_WORD);
 }
 
 /* Move items [start, start+count) of src to dst at slot `at`. */
@@ -2144,6 +2184,11 @@ static void split_leaf_at(struct btree *tree, struct transaction *txn, struct bt
 	uint32_t slot = path->slots[0];
 	struct tree_block *right = blockstore_alloc_block(txn->store, tree->id, 0, txn->transid);
 	block_created(txn, right);
+	/* The half the insert goes to gets at once the slots the insert's
+	 * growth would give it (grow_capacity() from its exact count), without
+	 * a realloc that moves the array it just filled. */
+	if (slot >= mid)
+		grow_capacity(right, with_room_to_grow(left->nritems - mid));
 	leaf_move_items(right, 0, left, mid, left->nritems - mid);
 	node_insert_ptr(tree, path->nodes[1], path->slots[1] + 1, &right->items[0].key, right);
 	if (slot >= mid) {
