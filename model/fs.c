@@ -502,11 +502,16 @@ const struct atime_options *fs_atime_options(const struct fs *fs)
 
 int fs_read(struct fs *fs, const char *path, bool *atime_updated)
 {
+	return fs_read_n(fs, path, FS_PATH_UNMEASURED, atime_updated);
+}
+
+int fs_read_n(struct fs *fs, const char *path, size_t path_len, bool *atime_updated)
+{
 	struct inode_location where;
 	struct btree_path near;
 	near.levels = 0; /* empty: only its levels are read (zeroing all of it was 17 instructions a read) */
 	near.links = 0;  /* never stamped (BT18): the cursor may take it */
-	int ret = fs_resolve_near(fs, path, &where, &near);
+	int ret = fs_resolve_near(fs, path, path_len, &where, &near);
 	if (ret)
 		return ret;
 	if (fs_is_placeholder(&where))
@@ -528,7 +533,7 @@ int fs_readdir(struct fs *fs, const char *path, bool *atime_updated)
 {
 	struct inode_location where;
 	struct btree_path near = { .levels = 0 };
-	int ret = fs_resolve_near(fs, path, &where, &near);
+	int ret = fs_resolve_near(fs, path, FS_PATH_UNMEASURED, &where, &near);
 	if (ret)
 		return ret;
 	if (fs_is_placeholder(&where)) { /* listed empty; its atime lives in memory only */

@@ -10,11 +10,13 @@
  * DIR_CACHE_AFTER steps in a row out of one directory the walk copies that
  * directory's DIR_ITEMs into a table keyed by their key offsets (the names'
  * hashes, or a few past them after a collision), one visit of the range,
- * and answers further steps out of it with a probe:
+ * and answers further steps out of it with a probe. A table is one block
+ * (fs_internal.h draws it): an index of 2^k u32 slots, at most half used,
+ * then the entries end to end, each with its name:
  *
- *   slots[offset & mask]:  offset | location | name, name_len | is_root | type | fill
- *                          (linear probing; at most half the slots used; a
- *                          slot is in use when its fill is the table's)
+ *   index[offset & mask]: the byte position of the entry at offset (linear
+ *                         probing; 0: free)
+ *   entry:                offset | location | name_len | is_root | type | name
  *
  * A probe asks what dir_lookup_hashed() asks of the tree: the entry with the
  * name among the offsets hash .. hash + 8. A table holds entries, not the
@@ -36,9 +38,12 @@
  *   dir or has no parent. A table is keyed by (top, dir): /tree/GL's table
  *   is (1, GL) for / and every snapshot, / 's root's is (3, 256) for /.
  *
- * The tables live within DIR_CACHE_BYTES (their slots and headers), found
- * by (lineage, dir) in DIR_CACHE_BUCKETS chains; the one a step turned to
- * least recently goes first (a grep comes back to the directories above).
+ * The tables live within DIR_CACHE_BYTES (their blocks), found by (lineage,
+ * dir) in DIR_CACHE_BUCKETS chains, and listed by fill: the oldest goes
+ * first unless a step turned to it since it was listed, which puts it at the
+ * newest end instead (a second chance: a grep comes back to the directories
+ * above, and moving a table on each turn touched its neighbours' headers,
+ * two misses a turn).
  *
  *  DC1 every DIR_ITEM goes in and out through fs_add_dir_entry() and
  *     fs_remove_dir_entry() (or with its subvolume's deletion), and each
@@ -49,7 +54,7 @@
  *     offset's probe reaches, with the tree's location, name, is_root and
  *     file_type, and count says how many;
  *  DC3 no two tables hold one (lineage, dir); each is in its key's chain
- *     and once in the recency list; bytes is what they take, at most
+ *     and once in the list; bytes is what they take, at most
  *     DIR_CACHE_BYTES but for the one just filled;
  *  DC4 the lineages: a parent is older (a smaller id) and frozen, depth is
  *     the parent's + 1 (at most LINEAGE_DEPTH; 0 without one), changed
@@ -62,9 +67,16 @@
  *  DC5 last, when set, is the table top(last.subvolume, last.dir) finds:
  *     a step out of that directory probes it without walking the lineage
  *     (every change of names or lineages clears it, and its eviction).
- * fs_dir_cache_check() checks each lineage (DC4), each table against every
- * subvolume whose top it is (DC2), the chains, the list and the bytes (DC3)
- * and last (DC5).
+ *  DC7 a table's block is its header, its index and count entries end to
+ *     end, each padded to 8 bytes, up to bytes; each entry is at exactly
+ *     one index slot, the one its offset's probe reaches, and no slot
+ *     points elsewhere. A step after a turn to a table it had left finds
+ *     the whole block in cache or on its way: the turn prefetches it (a
+ *     grep comes back to a directory after a whole tree, and the slot of
+ *     each read, far from the last one's, was a miss per read: round 16b).
+ * fs_dir_cache_check() checks each lineage (DC4), each table's block (DC7)
+ * and its entries against every subvolume whose top it is (DC2), the chains,
+ * the list and the bytes (DC3) and last (DC5).
  */
 #include "design.h"
 #include "model_error.h"
@@ -76,15 +88,34 @@ enum {
 	DIR_CACHE_AFTER = 2,          /* steps in a row out of a directory before its table is made */
 	DIR_CACHE_MAX = 1u << 15,     /* entries at most (a power of two): a larger directory keeps its lookups */
 	DIR_CACHE_MIN_SLOTS = 8,
-	DIR_CACHE_KEEP_SLOTS = 4096,  /* a larger table is not cleared for the next directory but freed */
-	/* /usr/include's 2 026 directories take 2.2 MiB (round 15a); a
-	 * constant, so that 10^7 files cost no more than 10^3 */
+	/* the seed's /usr/include (2 026 directories) fits; a constant, so
+	 * that 10^7 files cost no more than 10^3 */
 	DIR_CACHE_BYTES = 4u << 20,
+	DIR_CACHE_PREFETCH_BYTES = 2048, /* of a table turned to: all of most (the seed's average 0.6 KiB) */
+	DIR_CACHE_FILL_KEEP = 64u << 10, /* a fill's scratch larger than this is freed, not kept */
+	CACHE_LINE = 64,
 };
 
-static size_t table_bytes(const struct dir_table *t)
+/* An entry's bytes in its block: the name's end rounded up to 8. */
+static uint32_t entry_bytes(uint8_t name_len)
 {
-	return sizeof(*t) + (t->mask + 1) * sizeof(*t->slots);
+	return ((uint32_t)offsetof(struct dir_cache_entry, name) + name_len + 7u) & ~7u;
+}
+
+/* The index slots of a table of `count` entries: the fewest that leave half
+ * of them free. */
+static uint32_t index_slots(uint32_t count)
+{
+	uint32_t slots = DIR_CACHE_MIN_SLOTS;
+	while (slots < 2 * count)
+		slots *= 2;
+	return slots;
+}
+
+/* Where a table of `slots` index slots keeps its first entry. */
+static uint32_t entries_at(uint32_t slots)
+{
+	return (uint32_t)sizeof(struct dir_table) + slots * (uint32_t)sizeof(uint32_t);
 }
 
 /* --- lineages (DC4) --------------------------------------------------- */
@@ -178,115 +209,123 @@ static void table_unlink(struct dir_cache *c, struct dir_table *t)
 		p = &(*p)->next;
 	*p = t->next;
 	list_unlink(c, t);
-	c->bytes -= table_bytes(t);
+	c->bytes -= t->bytes;
 	if (c->last.table == t)
 		c->last.table = NULL;
 }
 
+/* --- a table's block (DC7) ------------------------------------------------ */
+
 static void table_free(struct dir_table *t)
 {
-	g_free(t->slots);
 	g_free(t);
 }
 
-static bool in_use(const struct dir_table *t, const struct dir_cache_entry *e)
-{
-	return e->fill == t->fill;
-}
-
-/* The slot of the entry at offset, or the free slot where it would go. */
-static struct dir_cache_entry *slot_of(const struct dir_table *t, uint64_t offset)
+/* The index slot of the entry at offset, or the free one where it would go. */
+static const uint32_t *slot_of(const struct dir_table *t, uint64_t offset)
 {
 	for (uint32_t i = (uint32_t)offset & t->mask;; i = (i + 1) & t->mask) {
-		struct dir_cache_entry *e = &t->slots[i];
-		if (!in_use(t, e) || e->offset == offset)
-			return e;
+		uint32_t at = t->index[i];
+		if (!at || fs_dir_table_entry(t, at)->offset == offset)
+			return &t->index[i];
 	}
 }
 
-static void put(struct dir_table *t, const struct dir_cache_entry *entry)
+/* memcpy(dst, src, n) of a name into an entry, without the call (a tenth of
+ * a fill): words, the last one overlapping, as fs_bytes_equal() reads them,
+ * so nothing past src + n is read. */
+static void copy_name(char *dst, const char *src, size_t n)
 {
-	struct dir_cache_entry *e = slot_of(t, entry->offset);
-	*e = *entry;
-	e->fill = t->fill;
-	t->count++;
+	if (n >= 8) {
+		uint64_t first = fs_load64(src), last = fs_load64(src + n - 8);
+		memcpy(dst, &first, 8);
+		for (size_t i = 8; i + 8 < n; i += 8) { /* past 16 bytes */
+			uint64_t word = fs_load64(src + i);
+			memcpy(dst + i, &word, 8);
+		}
+		memcpy(dst + n - 8, &last, 8);
+	} else if (n >= 4) {
+		uint32_t first = fs_load32(src), last = fs_load32(src + n - 4);
+		memcpy(dst, &first, 4);
+		memcpy(dst + n - 4, &last, 4);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			dst[i] = src[i];
+	}
 }
 
-/* The entries probed again into `slots` new ones (a power of two). */
-G_NO_INLINE static void resize(struct dir_table *t, uint32_t slots)
-{
-	struct dir_cache_entry *old = t->slots;
-	uint32_t old_slots = t->mask + 1;
-	t->mask = slots - 1;
-	t->slots = g_new0(struct dir_cache_entry, slots);
-	t->count = 0;
-	for (uint32_t i = 0; i < old_slots; i++)
-		if (old[i].fill == t->fill)
-			put(t, &old[i]);
-	g_free(old);
-}
+struct table_fill {
+	struct dir_cache *cache;      /* its fill buffer holds the entries, as in the block */
+	uint32_t bytes, count;
+};
 
-/* A leaf's run of the directory's DIR_ITEMs into the table; false: more
- * than DIR_CACHE_MAX, no table (t->count says so). */
+/* A leaf's run of the directory's DIR_ITEMs, appended; false: more than
+ * DIR_CACHE_MAX, no table (count says so). */
 static bool fill_items(const struct btree_item *items, uint32_t count, void *opaque)
 {
-	struct dir_table *t = opaque;
+	struct table_fill *f = opaque;
+	struct dir_cache *c = f->cache;
+	uint32_t at = f->bytes, entries = f->count; /* in registers: the stores below may alias f */
+	bool all = true;
 	for (const struct btree_item *item = items; item < items + count; item++) {
-		if (2 * (t->count + 1) > t->mask + 1) { /* more than half the slots: grow, or give up */
-			if (t->count == DIR_CACHE_MAX) {
-				t->count++;
-				return false;
-			}
-			resize(t, 2 * (t->mask + 1));
+		if (entries++ == DIR_CACHE_MAX) {
+			all = false;
+			break;
 		}
 		const struct item_dir *d = btree_item_dir(item);
-		uint64_t offset = btree_item_key(item)->offset;
-		*slot_of(t, offset) = (struct dir_cache_entry){ .offset = offset, .location = d->location,
-								.name = d->name, .name_len = d->name_len,
-								.location_is_root = d->location_is_root,
-								.file_type = d->file_type, .fill = t->fill };
-		t->count++;
+		uint32_t bytes = entry_bytes((uint8_t)d->name_len);
+		if (at + bytes > c->fill_size) {
+			c->fill_size = MAX(2 * c->fill_size, 4096u);
+			c->fill = g_realloc(c->fill, c->fill_size);
+		}
+		struct dir_cache_entry *e = (struct dir_cache_entry *)(c->fill + at);
+		memset((char *)e + bytes - 8, 0, 8); /* the padding */
+		*e = (struct dir_cache_entry){ .offset = btree_item_key(item)->offset, .location = d->location,
+					       .name_len = (uint8_t)d->name_len,
+					       .location_is_root = d->location_is_root, .file_type = d->file_type };
+		copy_name(e->name, d->name, d->name_len);
+		at += bytes;
 	}
-	return true;
+	f->bytes = at;
+	f->count = entries;
+	return all;
 }
 
-/* Room for a new table: the oldest go until a small one fits. The last
- * of them, when not large, is the new table's (its slots, uncleared: the
- * fill stamp tells its entries from the old ones'); else a new one as large
- * as the last fill's (a bench's directories are alike: no grows). */
-static struct dir_table *take_table(struct dir_cache *c)
+/* The block of f's entries: the index, then the entries as filled (DC7). */
+static struct dir_table *table_new(uint32_t lineage, uint64_t dir, const struct table_fill *f)
 {
-	size_t small = sizeof(struct dir_table) + DIR_CACHE_MIN_SLOTS * sizeof(struct dir_cache_entry);
-	while (c->oldest && c->bytes + small > DIR_CACHE_BYTES) {
-		struct dir_table *t = c->oldest;
-		table_unlink(c, t);
-		if (t->mask + 1 <= DIR_CACHE_KEEP_SLOTS && c->bytes + table_bytes(t) <= DIR_CACHE_BYTES)
-			return t;
-		table_free(t);
+	uint32_t slots = index_slots(f->count);
+	uint32_t first = entries_at(slots);
+	struct dir_table *t = g_malloc(first + f->bytes);
+	*t = (struct dir_table){ .lineage = lineage, .dir = dir, .count = f->count, .mask = slots - 1,
+				 .bytes = first + f->bytes };
+	memset(t->index, 0, slots * sizeof(*t->index));
+	if (f->bytes)
+		memcpy((char *)t + first, f->cache->fill, f->bytes);
+	for (uint32_t at = first; at < t->bytes;) {
+		const struct dir_cache_entry *e = fs_dir_table_entry(t, at);
+		uint32_t i = (uint32_t)e->offset & t->mask;
+		while (t->index[i]) /* another offset's: offsets are keys, each the first free slot is its */
+			i = (i + 1) & t->mask;
+		t->index[i] = at;
+		at += entry_bytes(e->name_len);
 	}
-	struct dir_table *t = g_new0(struct dir_table, 1);
-	uint32_t slots = MAX(c->fill_slots, DIR_CACHE_MIN_SLOTS);
-	t->mask = slots - 1;
-	t->slots = g_new0(struct dir_cache_entry, slots);
 	return t;
 }
 
-/* The filled table in the fewest slots that hold it (more than half free):
- * a small directory's table after a large one's takes its own size. */
-static void fit(struct dir_table *t)
+/* Room for a table of `bytes`: the oldest go until it fits, or none is
+ * left, but for those a step turned to since they were listed, which are
+ * listed again (DC3). */
+static void make_room(struct dir_cache *c, size_t bytes)
 {
-	uint32_t slots = DIR_CACHE_MIN_SLOTS;
-	while (slots < 2 * t->count)
-		slots *= 2;
-	if (slots < t->mask + 1)
-		resize(t, slots);
-}
-
-/* Back within DIR_CACHE_BYTES after t's fill (DC3): the oldest others go. */
-static void make_room(struct dir_cache *c, const struct dir_table *t)
-{
-	while (c->bytes > DIR_CACHE_BYTES && c->oldest != t) {
+	while (c->oldest && c->bytes + bytes > DIR_CACHE_BYTES) {
 		struct dir_table *old = c->oldest;
+		if (old->asked) {
+			old->asked = false;
+			list_unlink(c, old);
+			list_push_newest(c, old);
+			continue;
+		}
 		table_unlink(c, old);
 		table_free(old);
 	}
@@ -299,30 +338,59 @@ static struct dir_table *fill(struct fs *fs, struct subvolume *sv, uint32_t top,
 	struct dir_cache *c = &fs->dir_cache;
 	if (!c->buckets)
 		c->buckets = g_new0(struct dir_table *, DIR_CACHE_BUCKETS);
-	struct dir_table *t = take_table(c);
-	if (!++t->fill) { /* every stamp used: clear them */
-		memset(t->slots, 0, (t->mask + 1) * sizeof(*t->slots));
-		t->fill = 1;
-	}
-	t->lineage = top;
-	t->dir = dir;
-	t->count = 0;
+	struct table_fill f = { c, 0, 0 };
 	struct btree_key first = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, 0);
 	struct btree_key last = BTRFS_KEY(dir, BTRFS_DIR_ITEM_KEY, UINT64_MAX);
-	subvol_visit_range_items(sv, &first, &last, fill_items, t);
-	if (t->count > DIR_CACHE_MAX) {
-		table_free(t);
-		return NULL;
+	subvol_visit_range_items(sv, &first, &last, fill_items, &f);
+	struct dir_table *t = NULL;
+	if (f.count <= DIR_CACHE_MAX) {
+		make_room(c, entries_at(index_slots(f.count)) + f.bytes);
+		t = table_new(top, dir, &f);
+		struct dir_table **chain = chain_of(c, top, dir);
+		t->next = *chain;
+		*chain = t;
+		list_push_newest(c, t);
+		c->bytes += t->bytes;
 	}
-	fit(t);
-	c->fill_slots = MIN(t->mask + 1, DIR_CACHE_KEEP_SLOTS);
-	struct dir_table **chain = chain_of(c, top, dir);
-	t->next = *chain;
-	*chain = t;
-	list_push_newest(c, t);
-	c->bytes += table_bytes(t);
-	make_room(c, t);
+	if (c->fill_size > DIR_CACHE_FILL_KEEP) { /* a large directory's: not kept for the next */
+		g_free(c->fill);
+		c->fill = NULL;
+		c->fill_size = 0;
+	}
 	return t;
+}
+
+/* The lines of a block from its second on its way to the cache (DC7): the
+ * steps after a turn to a table probe it at their names' hashes, each a line
+ * of its own, which would be a miss each. Only prefetched: `block` need
+ * not be live (a hint's). */
+static void prefetch(uintptr_t block, uint32_t bytes)
+{
+	for (uintptr_t p = block + CACHE_LINE; p < block + MIN(bytes, (uint32_t)DIR_CACHE_PREFETCH_BYTES); p += CACHE_LINE)
+		__builtin_prefetch((const void *)p);
+}
+
+/* The walk turns to t, found: t's lines, and those of the table it turned
+ * to after t last time (a grep goes through the snapshots' copies of a tree
+ * in one order: that table is likely the next turn's, and its lines are
+ * far), on their way. */
+static void prefetch_turn(const struct dir_table *t)
+{
+	prefetch((uintptr_t)t, t->bytes);
+	if (t->next_turn) {
+		__builtin_prefetch((const void *)t->next_turn); /* its header: the next turn's chain walk */
+		prefetch(t->next_turn, t->next_turn_bytes);
+	}
+}
+
+/* The walk turns from the last table asked, if any, to t: that one's hint. */
+static void note_turn(struct dir_cache *c, const struct dir_table *t)
+{
+	struct dir_table *from = c->last.table;
+	if (from && from != t) {
+		from->next_turn = (uintptr_t)t;
+		from->next_turn_bytes = t->bytes;
+	}
 }
 
 /* Is this step out of (sv, dir) the DIR_CACHE_AFTER'th in a row? Later
@@ -349,13 +417,15 @@ const struct dir_table *fs_dir_cache_answers(struct fs *fs, struct subvolume *sv
 	uint32_t top = lineage_top(c, sv->lineage, dir);
 	struct dir_table *t = table_find(c, top, dir);
 	if (t) {
-		list_unlink(c, t);
-		list_push_newest(c, t);
+		t->asked = true; /* DC3: a second chance */
+		prefetch_turn(t);
 	} else if (time_to_fill(c, sv, dir)) {
 		t = fill(fs, sv, top, dir);
 	}
-	if (t)
+	if (t) {
+		note_turn(c, t);
 		c->last = (struct dir_cache_asked){ t, sv, dir };
+	}
 	return t;
 }
 
@@ -398,9 +468,9 @@ const struct dir_cache_entry *fs_dir_cache_probe_on(const struct dir_table *t, u
 						    uint16_t name_len)
 {
 	for (uint64_t offset = hash; offset <= (uint64_t)hash + FS_DIR_HASH_PROBE; offset++) {
-		const struct dir_cache_entry *e = slot_of(t, offset);
-		if (fs_dir_cache_entry_is(t, e, name, name_len))
-			return e;
+		uint32_t at = *slot_of(t, offset);
+		if (at && fs_dir_cache_entry_is(fs_dir_table_entry(t, at), name, name_len))
+			return fs_dir_table_entry(t, at);
 	}
 	return NULL;
 }
@@ -414,6 +484,7 @@ void fs_dir_cache_free(struct fs *fs)
 		table_free(t);
 	}
 	g_free(c->buckets);
+	g_free(c->fill);
 	if (c->lineages)
 		g_array_free(c->lineages, TRUE);
 	*c = (struct dir_cache){ 0 };
@@ -483,8 +554,9 @@ static bool check_one(const struct btree_item *item, void *opaque)
 	struct dc_check *k = opaque;
 	const struct item_dir *d = btree_item_dir(item);
 	uint64_t offset = btree_item_key(item)->offset;
-	const struct dir_cache_entry *e = slot_of(k->table, offset);
-	if (!in_use(k->table, e) || e->location != d->location || e->location_is_root != d->location_is_root ||
+	uint32_t at = *slot_of(k->table, offset);
+	const struct dir_cache_entry *e = fs_dir_table_entry(k->table, at);
+	if (!at || e->location != d->location || e->location_is_root != d->location_is_root ||
 	    e->file_type != d->file_type || e->name_len != d->name_len || memcmp(e->name, d->name, d->name_len)) {
 		k->ok = corrupt(k->error,
 				"%" G_GUINT64_FORMAT ", DC2 the entry at %" G_GUINT64_FORMAT
@@ -496,23 +568,46 @@ static bool check_one(const struct btree_item *item, void *opaque)
 	return true;
 }
 
-/* DC2 for t and one subvolume whose top it is. */
+/* DC2 for t (its block checked: DC7) and one subvolume whose top it is. */
 static bool table_check(const struct dir_table *t, const struct subvolume *sv, GError **error)
 {
-	uint32_t used = 0;
-	for (uint32_t i = 0; i <= t->mask; i++)
-		used += in_use(t, &t->slots[i]);
 	struct dc_check k = { t, 0, true, error };
 	struct btree_key first = BTRFS_KEY(t->dir, BTRFS_DIR_ITEM_KEY, 0);
 	struct btree_key last = BTRFS_KEY(t->dir, BTRFS_DIR_ITEM_KEY, UINT64_MAX);
 	subvol_visit_range(sv, &first, &last, check_one, &k);
 	if (!k.ok)
 		return false;
-	if (k.seen != t->count || used != t->count)
+	if (k.seen != t->count)
 		return corrupt(error,
 			       "%" G_GUINT64_FORMAT ", DC2 %u entries in subvolume %" G_GUINT64_FORMAT
-			       "'s tree, %u in the table (count %u)",
-			       t->dir, k.seen, sv->id, used, t->count);
+			       "'s tree, %u in the table",
+			       t->dir, k.seen, sv->id, t->count);
+	return true;
+}
+
+/* DC7: t's block is its header, index and count entries end to end, each
+ * at the one slot its offset's probe reaches. Every used slot is checked to
+ * point at an entry inside the block before a probe reads it. */
+static bool block_check(const struct dir_table *t, GError **error)
+{
+	uint32_t first = entries_at(t->mask + 1), used = 0, entries = 0, at;
+	bool power_of_two = t->mask + 1 >= DIR_CACHE_MIN_SLOTS && !(t->mask & (t->mask + 1));
+	for (uint32_t i = 0; power_of_two && i <= t->mask; i++) {
+		at = t->index[i];
+		if (at && (at < first || at % 8 || at > t->bytes - offsetof(struct dir_cache_entry, name) ||
+			   at + entry_bytes(fs_dir_table_entry(t, at)->name_len) > t->bytes))
+			return corrupt(error, "%" G_GUINT64_FORMAT ", DC7 index slot %u points at %u, outside the entries"
+					      " [%u, %u)", t->dir, i, at, first, t->bytes);
+		used += !!at;
+	}
+	for (at = first; power_of_two && at < t->bytes && entries <= t->count;
+	     at += entry_bytes(fs_dir_table_entry(t, at)->name_len), entries++)
+		if (*slot_of(t, fs_dir_table_entry(t, at)->offset) != at)
+			break;
+	if (!power_of_two || at != t->bytes || entries != t->count || used != t->count || 2 * used > t->mask + 1)
+		return corrupt(error, "%" G_GUINT64_FORMAT ", DC7 the entries end to end stop at byte %u of %u after %u"
+				      " at their slots (count %u), %u of %u slots used", t->dir, at, t->bytes, entries,
+			       t->count, used, t->mask + 1);
 	return true;
 }
 
@@ -523,11 +618,13 @@ static bool tables_check(const struct fs *fs, GError **error)
 	uint32_t n = c->lineages ? c->lineages->len : 0;
 	size_t bytes = 0;
 	for (const struct dir_table *t = c->newest; t; t = t->older) {
-		bytes += table_bytes(t);
+		bytes += t->bytes;
 		if ((t->older ? t->older->newer : c->oldest) != t || !t->lineage || t->lineage >= n ||
 		    table_find(c, t->lineage, t->dir) != t)
 			return corrupt(error, "%" G_GUINT64_FORMAT ", DC3 lineage %u's table is not the one its chain finds",
 				       t->dir, t->lineage);
+		if (!block_check(t, error))
+			return false;
 		for (unsigned i = 0; i < fs->subvolumes->len; i++) {
 			const struct subvolume *sv = fs->subvolumes->pdata[i];
 			if (!sv->deleted && sv->lineage && lineage_top(c, sv->lineage, t->dir) == t->lineage &&

@@ -101,28 +101,46 @@ struct read_cursor {
 	struct btree_path inode_near;
 };
 
-/* DC1-DC6 (fs_dir_cache.c): the DIR_ITEMs of directories the walks stepped
+/* DC1-DC7 (fs_dir_cache.c): the DIR_ITEMs of directories the walks stepped
  * out of, one table each, keyed by (name lineage, directory): a snapshot and
- * its source share a directory's table while neither has changed its names. */
+ * its source share a directory's table while neither has changed its names.
+ * A table is one block, its names beside its entries (DC7): a step after a
+ * turn to another directory finds them in the lines the turn prefetched.
+ *
+ *   | struct dir_table | index[mask + 1] | entry | entry | ... |   (bytes)
+ *                        u32: 0 free,      offset location len
+ *                        else an entry's   root type name..., each
+ *                        byte position     padded to 8 bytes
+ */
 struct dir_cache_entry {
 	uint64_t offset;              /* the DIR_ITEM's key offset */
 	uint64_t location;
-	const char *name;             /* interned (fs->names) */
-	uint16_t name_len;
+	uint8_t name_len;             /* at most BTRFS_NAME_LEN */
 	bool location_is_root;
 	uint8_t file_type;            /* FT_*: FT_DIR leads to a directory (fs_namespace.c NS6) */
-	uint32_t fill;                /* in use when the table's fill: no clearing between directories */
+	char name[];                  /* name_len bytes, no NUL */
 };
 
 struct dir_table {
 	struct dir_table *next;       /* the next table of its index bucket */
-	struct dir_table *newer, *older; /* the recency list: the oldest is the next to go */
-	uint32_t lineage;             /* whose names (DC2): the lineage where dir's last changed */
+	struct dir_table *newer, *older; /* the list: by fill, or the last second chance (DC3) */
 	uint64_t dir;
+	uint32_t lineage;             /* whose names (DC2): the lineage where dir's last changed */
 	uint32_t count, mask;         /* entries; slots - 1 (slots a power of two) */
-	uint32_t fill;                /* the fills so far, the stamp of this one's slots */
-	struct dir_cache_entry *slots; /* owned; kept for the next directory */
+	uint32_t bytes;               /* the block's, header to the last entry's end */
+	/* The block the walk turned to after this one last time, and its size: a
+	 * hint, prefetched when the walk turns to this one, never read (it may
+	 * have been freed since). */
+	uintptr_t next_turn;
+	uint32_t next_turn_bytes;
+	bool asked;                   /* a step turned to it since it was last put at the newest end */
+	uint32_t index[];             /* mask + 1 slots: an entry's byte position in the block, 0 free */
 };
+
+static inline const struct dir_cache_entry *fs_dir_table_entry(const struct dir_table *t, uint32_t at)
+{
+	return (const struct dir_cache_entry *)((const char *)t + at);
+}
 
 /* A lineage: one state of a subvolume's names that a snapshot and its source
  * share (DC4). Its holders' directories hold what its parent's did, but for
@@ -150,7 +168,8 @@ struct dir_cache {
 	struct dir_table **buckets;   /* DIR_CACHE_BUCKETS chains by (lineage, dir); NULL until the first */
 	struct dir_table *newest, *oldest;
 	size_t bytes;                 /* the tables' headers and slots (DC3) */
-	uint32_t fill_slots;          /* the last fill's slots: a new table's */
+	char *fill;                   /* a fill's entries, laid out as in its block (fill_size bytes) */
+	uint32_t fill_size;
 	struct dir_cache_asked last;  /* DC5: the table the last step asked; table NULL: none */
 	/* the directory of the last steps, and how many in a row without a name added or removed */
 	const struct subvolume *streak_subvolume;
@@ -223,9 +242,12 @@ struct name_location {
 /* fs_namespace.c */
 uint32_t fs_name_hash(const char *name, size_t length);
 int fs_resolve(struct fs *fs, const char *path, struct inode_location *out);
-/* fs_resolve() leaving *near (levels 0 on entry) at the last lookup it made,
- * the final name's directory entry: the inode item is usually close by. */
-int fs_resolve_near(struct fs *fs, const char *path, struct inode_location *out, struct btree_path *near);
+/* fs_resolve() leaving *near (levels 0 on entry) at the last lookup it
+ * made, the final name's directory entry: the inode item is usually close
+ * by. path_len is strlen(path), or FS_PATH_UNMEASURED: the walk measures it. */
+#define FS_PATH_UNMEASURED SIZE_MAX
+int fs_resolve_near(struct fs *fs, const char *path, size_t path_len, struct inode_location *out,
+		    struct btree_path *near);
 int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out);
 const struct btree_item *fs_inode_item(const struct subvolume *subvolume, uint64_t inode);
 struct btree_item *fs_inode_item_for_write(struct fs *fs, const struct inode_location *where);
@@ -369,10 +391,9 @@ const struct dir_table *fs_dir_cache_answers(struct fs *fs, struct subvolume *sv
 const struct dir_cache_entry *fs_dir_cache_probe_on(const struct dir_table *t, uint32_t hash, const char *name,
 						    uint16_t name_len);
 
-static inline bool fs_dir_cache_entry_is(const struct dir_table *t, const struct dir_cache_entry *e,
-					 const char *name, uint16_t name_len)
+static inline bool fs_dir_cache_entry_is(const struct dir_cache_entry *e, const char *name, uint16_t name_len)
 {
-	return e->fill == t->fill && e->name_len == name_len && fs_bytes_equal(e->name, name, name_len);
+	return e->name_len == name_len && fs_bytes_equal(e->name, name, name_len);
 }
 
 /* True when a table answers the step out of (sv, dir) to the name whose
@@ -390,8 +411,9 @@ static inline bool fs_dir_cache_find(struct fs *fs, struct subvolume *sv, uint64
 		if (!t)
 			return false;
 	}
-	const struct dir_cache_entry *e = &t->slots[hash & t->mask];
-	*found = e->offset == hash && fs_dir_cache_entry_is(t, e, name, name_len)
+	uint32_t at = t->index[hash & t->mask];
+	const struct dir_cache_entry *e = fs_dir_table_entry(t, at);
+	*found = at && e->offset == hash && fs_dir_cache_entry_is(e, name, name_len)
 			 ? e
 			 : fs_dir_cache_probe_on(t, hash, name, name_len);
 	return true;

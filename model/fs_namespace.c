@@ -368,26 +368,44 @@ static int memo_push(struct fs *fs, const char *path, size_t end, const struct i
  * that level's prefix and one component, no '/', "." or ".." in it. The
  * general walk would keep every level (memo_levels_matching()), find that
  * one component and step once from the level's directory, checked (NS2),
- * pushing nothing: this does just the step. False: not such a path. The
- * path is measured on the way: strncmp() of the prefix stops at a NUL, and
- * the name ends at the first '/' or NUL (strlen, the prefix compare and
- * the search for '/' were a quarter of a walk, round 15a). */
-static bool walk_one_step(struct fs *fs, const char *path, struct inode_location *out, struct btree_path *near,
-			  int *ret)
+ * pushing nothing: this does just the step. False: not such a path. A path
+ * not measured yet (length FS_PATH_UNMEASURED) is measured on the way:
+ * strncmp() of the prefix stops at a NUL, and the name ends at the first
+ * '/' or NUL (strlen, the prefix compare and the search for '/' were a
+ * quarter of a walk, round 15a). A measured one is compared a word at a
+ * time and its name searched for '/' (a bench's read: 24 instructions less,
+ * round 16b). */
+static bool walk_one_step(struct fs *fs, const char *path, size_t length, struct inode_location *out,
+			  struct btree_path *near, int *ret)
 {
 	const struct walk_memo *m = &fs->walk_memo;
 	if (!m->depth || m->names_removed != fs->names_removed)
 		return false;
 	const struct walk_memo_level *deepest = &m->levels[m->depth - 1];
-	if (!deepest->checked || strncmp(m->prefix, path, deepest->end))
+	size_t end = deepest->end;
+	if (!deepest->checked)
 		return false;
-	const char *name = path + deepest->end, *stop = strchrnul(name, '/');
-	size_t length = (size_t)(stop - name);
-	if (*stop || !length || (name[0] == '.' && (length == 1 || (length == 2 && name[1] == '.'))))
+	const char *name = path + end;
+	size_t name_len;
+	if (length == FS_PATH_UNMEASURED) {
+		if (strncmp(m->prefix, path, end))
+			return false;
+		const char *stop = strchrnul(name, '/');
+		if (*stop)
+			return false;
+		name_len = (size_t)(stop - name);
+	} else {
+		if (length <= end || !fs_bytes_equal(m->prefix, path, end))
+			return false;
+		name_len = length - end;
+		if (memchr(name, '/', name_len))
+			return false;
+	}
+	if (!name_len || (name[0] == '.' && (name_len == 1 || (name_len == 2 && name[1] == '.'))))
 		return false;
 	*out = deepest->dir;
 	bool into_dir;
-	*ret = step_into(fs, out, name, length, near, true, &into_dir);
+	*ret = step_into(fs, out, name, name_len, near, true, &into_dir);
 	return true;
 }
 
@@ -600,12 +618,13 @@ int fs_resolve(struct fs *fs, const char *path, struct inode_location *out)
 	return walk(fs, path, strlen(path), out, &near);
 }
 
-int fs_resolve_near(struct fs *fs, const char *path, struct inode_location *out, struct btree_path *near)
+int fs_resolve_near(struct fs *fs, const char *path, size_t path_len, struct inode_location *out,
+		    struct btree_path *near)
 {
 	int ret;
-	if (walk_one_step(fs, path, out, near, &ret))
+	if (walk_one_step(fs, path, path_len, out, near, &ret))
 		return ret;
-	return walk(fs, path, strlen(path), out, near);
+	return walk(fs, path, path_len == FS_PATH_UNMEASURED ? strlen(path) : path_len, out, near);
 }
 
 int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out)

@@ -181,6 +181,12 @@ static const char *file_paths_get(struct file_paths *paths, uint64_t i)
 	return paths->buf;
 }
 
+/* The length of the path file_paths_get() returned last. */
+static size_t file_paths_length(const struct file_paths *paths)
+{
+	return paths->number_end + 2; /* ".c" */
+}
+
 static int populate(struct fs *fs, uint64_t files, uint64_t file_bytes)
 {
 	struct fs_attributes attributes;
@@ -217,7 +223,8 @@ static int read_all(struct fs *fs, uint64_t files, unsigned trees, double *per_s
 		file_paths_init(&paths, prefix);
 		for (uint64_t i = 0; i < files; i++) {
 			/* Every file exists: a failed read is a broken path or model. */
-			int ret = fs_read(fs, file_paths_get(&paths, i), NULL);
+			const char *path = file_paths_get(&paths, i);
+			int ret = fs_read_n(fs, path, file_paths_length(&paths), NULL);
 			if (ret) {
 				fprintf(stderr, "cowsim bench: reading %s failed: %s\n", paths.buf, g_strerror(-ret));
 				return -1;
@@ -381,7 +388,8 @@ static int year_day(struct fs *fs, uint64_t files, unsigned day, unsigned keep, 
 	struct file_paths paths;
 	file_paths_init(&paths, "");
 	for (uint64_t i = first; i < MIN(files, first + share); i++) {
-		if (fs_read(fs, file_paths_get(&paths, i), NULL))
+		const char *path = file_paths_get(&paths, i);
+		if (fs_read_n(fs, path, file_paths_length(&paths), NULL))
 			return -1;
 		(*reads)++;
 	}

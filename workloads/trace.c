@@ -669,6 +669,11 @@ struct trace_reader *trace_reader_open(const char *path, GError **error)
 	return g_steal_pointer(&r);
 }
 
+bool trace_reader_may_block(const struct trace_reader *reader)
+{
+	return reader->unbuffered;
+}
+
 bool trace_reader_watch_cancel(struct trace_reader *reader, int fd)
 {
 	if (!reader->unbuffered || reader->poisoned)

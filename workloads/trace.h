@@ -187,6 +187,10 @@ const char *trace_reader_name(const struct trace_reader *reader);
 uint64_t trace_reader_offset(const struct trace_reader *reader);
 int64_t trace_reader_size(const struct trace_reader *reader);
 
+/* True when a read of the reader's stream may wait for a writer: a pipe or a
+ * terminal opened by trace_reader_open() (stdin with "-"), the streams
+ * trace_reader_watch_cancel() takes. */
+bool trace_reader_may_block(const struct trace_reader *reader);
 /* For a reader on another thread (trace_pipe.h): from now on every read of
  * the stream first polls FD too, and FD readable ends the read with
  * TRACE_ERROR_IO "read cancelled" (the reader is then poisoned), so a reader

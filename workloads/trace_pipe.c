@@ -284,7 +284,7 @@ static GThread *start_producer(struct trace_pipe *p)
 /* TP4: a pipe whose read end the reader polls, when its stream can block (a pipe, a terminal). */
 static void watch_for_stop(struct trace_pipe *p)
 {
-	if (pipe2(p->wake, O_CLOEXEC) != 0) {
+	if (!trace_reader_may_block(p->reader) || pipe2(p->wake, O_CLOEXEC) != 0) {
 		p->wake[0] = p->wake[1] = -1;
 		return;
 	}

@@ -1364,28 +1364,41 @@ static void test_namespace_check_fails_on_an_entry_of_the_wrong_type(void **stat
 	(void)state;
 }
 
-/* A table whose entry says another inode than the tree's, misses an entry, holds one the tree
- * does not, or is keyed by no lineage (DC2, DC3). */
-static void test_dir_cache_check_fails_on_a_table_unlike_the_tree(void **state)
+/* /d's table, made by reads of its first files: the last table asked. */
+static struct dir_table *table_of_d(struct fs *fs)
 {
-	struct fs *fs = populated("btrfs");
 	for (unsigned i = 0; i < 8; i++) {
 		g_autofree char *path = g_strdup_printf("/d/file-%03u", i);
 		assert_int_equal(fs_read(fs, path, NULL), 0);
 	}
-	struct dir_table *c = fs->dir_cache.last.table;
-	assert_non_null(c);
-	assert_int_equal(c->count, FILES);
+	struct dir_table *t = fs->dir_cache.last.table;
+	assert_non_null(t);
+	assert_int_equal(t->count, FILES);
 	fixture_assert_fs_ok(fs, "the table as the tree has it");
-	struct dir_cache_entry *used = NULL, *free_slot = NULL;
-	for (uint32_t i = 0; i <= c->mask; i++) {
-		if (c->slots[i].fill == c->fill)
-			used = &c->slots[i];
-		else
-			free_slot = &c->slots[i];
-	}
-	assert_non_null(used);
-	assert_non_null(free_slot);
+	return t;
+}
+
+/* The entry at t's first used index slot, and that slot. */
+static struct dir_cache_entry *first_entry(struct dir_table *t, uint32_t **slot)
+{
+	for (uint32_t i = 0; i <= t->mask; i++)
+		if (t->index[i]) {
+			*slot = &t->index[i];
+			return (struct dir_cache_entry *)fs_dir_table_entry(t, t->index[i]);
+		}
+	fail();
+	return NULL;
+}
+
+/* A table whose entry says another inode or name than the tree's, or misses an entry (moved to
+ * an offset the tree does not hold, at the same index slot), or is keyed by no lineage (DC2,
+ * DC3); an entry the tree does not hold is test_dir_cache_check_fails_on_a_broken_lineage's. */
+static void test_dir_cache_check_fails_on_a_table_unlike_the_tree(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct dir_table *c = table_of_d(fs);
+	uint32_t *slot = NULL;
+	struct dir_cache_entry *used = first_entry(c, &slot);
 	g_autofree char *wrong = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT
 						 ", DC2 the entry at %" G_GUINT64_FORMAT
 						 " is not in the table as the tree has it",
@@ -1393,17 +1406,13 @@ static void test_dir_cache_check_fails_on_a_table_unlike_the_tree(void **state)
 	used->location++;
 	fixture_assert_fs_corrupt(fs, wrong);
 	used->location--;
-	used->fill--; /* the slot free: the entry missing */
+	used->name[0] ^= 1;
 	fixture_assert_fs_corrupt(fs, wrong);
-	used->fill++;
+	used->name[0] ^= 1;
+	used->offset += c->mask + 1; /* the same home slot: the block is right (DC7), the entry missing */
+	fixture_assert_fs_corrupt(fs, wrong);
+	used->offset -= c->mask + 1;
 	fixture_assert_fs_ok(fs, "the entry put back");
-	*free_slot = *used;
-	free_slot->offset = 1; /* no name hashes to 1 in /d */
-	g_autofree char *extra = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT
-						 ", DC2 %u entries in subvolume 5's tree, %u in the table",
-						 c->dir, FILES, FILES + 1);
-	fixture_assert_fs_corrupt(fs, extra);
-	free_slot->fill = 0;
 	uint32_t lineage = c->lineage;
 	c->lineage = 999;
 	g_autofree char *nowhere = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT
@@ -1411,6 +1420,53 @@ static void test_dir_cache_check_fails_on_a_table_unlike_the_tree(void **state)
 	fixture_assert_fs_corrupt(fs, nowhere);
 	c->lineage = lineage;
 	fixture_assert_fs_ok(fs, "the table put right");
+	fs_free(fs);
+	(void)state;
+}
+
+/* A table's block broken (DC7): an index slot that points outside the entries or into one, an
+ * entry at two slots, an entry away from its offset's probe, a count or a size unlike the
+ * entries, an index not a power of two. */
+static void test_dir_cache_check_fails_on_a_broken_block(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct dir_table *c = table_of_d(fs);
+	uint32_t *slot = NULL, first = (uint32_t)sizeof(*c) + (c->mask + 1) * (uint32_t)sizeof(uint32_t);
+	struct dir_cache_entry *used = first_entry(c, &slot);
+	uint32_t at = *slot, *free_slot = NULL;
+	for (uint32_t i = 0; i <= c->mask && !free_slot; i++)
+		if (!c->index[i])
+			free_slot = &c->index[i];
+	assert_non_null(free_slot);
+	g_autofree char *outside = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT
+						   ", DC7 index slot %u points at %u, outside the entries [%u, %u)",
+						   c->dir, (unsigned)(slot - c->index), c->bytes, first, c->bytes);
+	*slot = c->bytes;
+	fixture_assert_fs_corrupt(fs, outside);
+	*slot = at + 4; /* not an entry's start */
+	g_autofree char *inside = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT ", DC7 index slot %u points at %u",
+						  c->dir, (unsigned)(slot - c->index), at + 4);
+	fixture_assert_fs_corrupt(fs, inside);
+	*slot = at;
+	fixture_assert_fs_ok(fs, "the slot put back");
+	g_autofree char *misplaced = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT ", DC7 ", c->dir);
+	*free_slot = at; /* twice */
+	fixture_assert_fs_corrupt(fs, misplaced);
+	*free_slot = 0;
+	uint64_t offset = used->offset;
+	used->offset += ((uint32_t)(slot - c->index) + 1 - offset) & c->mask; /* its home the next slot on */
+	fixture_assert_fs_corrupt(fs, misplaced);
+	used->offset = offset;
+	c->count++;
+	fixture_assert_fs_corrupt(fs, misplaced);
+	c->count--;
+	c->bytes -= 8;
+	fixture_assert_fs_corrupt(fs, misplaced);
+	c->bytes += 8;
+	c->mask--;
+	fixture_assert_fs_corrupt(fs, misplaced);
+	c->mask++;
+	fixture_assert_fs_ok(fs, "the block put right");
 	fs_free(fs);
 	(void)state;
 }
@@ -1432,26 +1488,27 @@ static void test_dir_cache_check_fails_on_two_tables_of_one_directory(void **sta
 	assert_int_equal(tables_held(fs), held);
 	fixture_assert_fs_ok(fs, "one table for both");
 	struct dir_cache *c = &fs->dir_cache;
-	struct dir_table *t = c->last.table, twin = *t; /* shares t's slots: unlinked before they are freed */
+	struct dir_table *t = c->last.table, *twin = g_memdup2(t, t->bytes);
 	struct dir_table **chain = NULL;
 	for (unsigned b = 0; b < DIR_CACHE_BUCKETS && !chain; b++)
 		for (struct dir_table *in = c->buckets[b]; in; in = in->next)
 			if (in == t)
 				chain = &c->buckets[b];
 	assert_non_null(chain);
-	size_t bytes = sizeof(*t) + (t->mask + 1) * sizeof(*t->slots);
-	twin.next = *chain;
-	*chain = &twin;
-	twin.newer = NULL;
-	twin.older = t;
-	t->newer = &twin;
-	c->newest = &twin;
+	size_t bytes = t->bytes;
+	twin->next = *chain;
+	*chain = twin;
+	twin->newer = NULL;
+	twin->older = t;
+	t->newer = twin;
+	c->newest = twin;
 	c->bytes += bytes;
 	g_autofree char *twice = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT
 						 ", DC3 lineage %u's table is not the one its chain finds",
 						 t->dir, t->lineage);
 	fixture_assert_fs_corrupt(fs, twice);
-	*chain = twin.next;
+	*chain = twin->next;
+	g_free(twin);
 	t->newer = NULL;
 	c->newest = t;
 	c->bytes -= bytes;
@@ -1511,6 +1568,20 @@ static void test_dir_cache_check_fails_on_a_broken_lineage(void **state)
 						  " is not in the table as the tree has it",
 						  c->newest->dir, btree_item_key(made)->offset);
 	fixture_assert_fs_corrupt(fs, missed);
+	two->changed_count++;
+	fixture_assert_fs_ok(fs, "told again");
+	fs_free(fs);
+	fs = populated("btrfs"); /* and an entry the table holds but /'s tree no longer does */
+	c = &fs->dir_cache;
+	struct dir_table *d = table_of_d(fs);
+	assert_int_equal(fs_unlink(fs, "/d/file-000"), 0);
+	two = &g_array_index(c->lineages, struct name_lineage, 2);
+	assert_int_equal(two->changed_count, 2u);
+	two->changed_count--;
+	g_autofree char *extra = g_strdup_printf("corrupt directory cache: %" G_GUINT64_FORMAT
+						 ", DC2 %u entries in subvolume 5's tree, %u in the table",
+						 d->dir, FILES - 1, FILES);
+	fixture_assert_fs_corrupt(fs, extra);
 	two->changed_count++;
 	fixture_assert_fs_ok(fs, "told again");
 	fs_free(fs);
@@ -2023,6 +2094,7 @@ int main(void)
 		cmocka_unit_test(test_a_create_through_the_directory_cursor_does_what_one_from_the_root_does),
 		cmocka_unit_test(test_a_step_through_the_dir_cache_finds_what_a_lookup_in_the_tree_finds),
 		cmocka_unit_test(test_dir_cache_check_fails_on_a_table_unlike_the_tree),
+		cmocka_unit_test(test_dir_cache_check_fails_on_a_broken_block),
 		cmocka_unit_test(test_steps_among_more_directories_than_tables_find_what_the_tree_finds),
 		cmocka_unit_test(test_dir_cache_check_fails_on_two_tables_of_one_directory),
 		cmocka_unit_test(test_a_table_shared_by_a_snapshot_and_its_source_finds_what_the_tree_finds),

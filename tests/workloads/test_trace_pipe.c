@@ -207,6 +207,7 @@ static struct trace_reader *reader_on_a_pipe(struct feeder *f, GThread **thread)
 	if (!reader)
 		fail_msg("%s", error->message);
 	close(fds[0]); /* the reader opened its own */
+	assert_true(trace_reader_may_block(reader)); /* so the pipe can wake it (TR8, TR9) */
 	return reader;
 }
 
