@@ -70,7 +70,11 @@
  *   TR9 such a reader never blocks in read(2) while the cancel fd is readable:
  *      it polls both before every read, and a readable cancel fd ends the read
  *      with TRACE_ERROR_IO "cancelled" (poisoned, TR3), whatever the stream
- *      does (a writer that is alive but silent).
+ *      does (a writer that is alive but silent);
+ *   TR10 an op trace_reader_next() returns carries its strings' lengths:
+ *      path_len == strlen(path) and path2_len == strlen(path2) (0 for a
+ *      string it has not), from the scan or the token that found them, so
+ *      no one after the reader measures them again.
  */
 #include "trace.h"
 
@@ -726,10 +730,13 @@ static bool store_string(struct trace_reader *r, struct trace_op *op, const stru
 							  : trace_syntax_string_problem(t->text, t->len);
 	if (reason)
 		return fail_value(r, error, t->column, p->field, reason, t->text, t->len);
-	if (p->slot == TRACE_SLOT_PATH)
+	if (p->slot == TRACE_SLOT_PATH) { /* TR10: the token has no NUL byte (the problems above) */
 		op->path = t->text;
-	else
+		op->path_len = (uint32_t)t->len;
+	} else {
 		op->path2 = t->text;
+		op->path2_len = (uint32_t)t->len;
+	}
 	return true;
 }
 
@@ -1202,6 +1209,7 @@ int trace_reader_next(struct trace_reader *r, struct trace_op *op, GError **erro
 	op->mode = k->default_mode;
 	op->line = r->line_no + 1;
 	op->path = path;
+	op->path_len = (uint32_t)len; /* TR10 */
 	char *end = path + len; /* the byte after the path: not plain, at worst TR5's sentinel */
 	if (*end == ' ' && k->grammar->keys)
 		return next_with_options(r, op, k, line, len, error);

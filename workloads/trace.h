@@ -110,6 +110,7 @@ enum trace_time_bit {
 
 struct trace_op {
 	enum trace_op_kind kind;
+	uint32_t path_len;     /* strlen(path) in an op read from a trace (TR10); 0 in ops made in code */
 	const char *path;      /* see the kind's comment; NULL when the op has none */
 	const char *path2;     /* target / new name / DST / label / options; else NULL */
 	uint64_t size;         /* bytes: create size=, truncate SIZE */
@@ -125,6 +126,7 @@ struct trace_op {
 	bool readonly;         /* snapshot ... ro */
 	bool has_range;        /* read PATH OFF LEN */
 	bool clock_relative;   /* clock +DURATION (true) or clock @TIME (false) */
+	uint32_t path2_len;    /* strlen(path2) in an op read from a trace (TR10); 0 in ops made in code */
 	int64_t clock_ns;      /* the duration (>= 0) or the absolute time, nanoseconds */
 	uint64_t line;         /* 1-based source line; 0 for ops not read from a file */
 };

@@ -118,10 +118,11 @@ static void put_full(struct trace_pipe *p, struct tp_batch *b)
 	pthread_mutex_unlock(&p->lock);
 }
 
-/* OP (strings in the reader's buffer) into B with its strings copied; false when they do not fit. */
+/* OP (strings in the reader's buffer) into B with its strings copied; false when they do not fit.
+ * The reader gave their lengths (TR10). */
 static bool copy_op(struct tp_batch *b, const struct trace_op *op)
 {
-	size_t n1 = op->path ? strlen(op->path) + 1 : 0, n2 = op->path2 ? strlen(op->path2) + 1 : 0;
+	size_t n1 = op->path ? op->path_len + (size_t)1 : 0, n2 = op->path2 ? op->path2_len + (size_t)1 : 0;
 	if (n1 + n2 > TP_STRING_BYTES - b->used)
 		return false;
 	struct trace_op *to = &b->ops[b->count++];

@@ -18,6 +18,9 @@ static void assert_round_trip(const struct trace_op *op)
 	assert_non_null(reader);
 	if (trace_reader_next(reader, &back, &error) != 1)
 		fail_msg("%s\ndid not parse: %s", text, error ? error->message : "end of trace");
+	/* TR10: the reader hands over each string's length, quoted and escaped ones decoded. */
+	assert_int_equal(back.path_len, back.path ? strlen(back.path) : 0);
+	assert_int_equal(back.path2_len, back.path2 ? strlen(back.path2) : 0);
 	if (!trace_op_equal(op, &back))
 		fail_msg("round trip changed the op:\n%s", text);
 	assert_int_equal(back.line, 2);

@@ -97,6 +97,8 @@ static void test_reader_fast_path_reads_back_what_was_written_across_chunks(void
 		if (!trace_op_equal(&op, &expected) || op.line != (uint64_t)i + 2)
 			fail_msg("line %d: read '%s' (line %" PRIu64 "), wrote '%s'", i + 2, op.path, op.line,
 				 expected.path);
+		if (op.path_len != strlen(op.path) || op.path2_len != (op.path2 ? strlen(op.path2) : 0))
+			fail_msg("line %d: the fast path's lengths %u, %u (TR10)", i + 2, op.path_len, op.path2_len);
 		i++;
 	}
 	if (got < 0)
