@@ -93,7 +93,7 @@ struct walk_memo {
 	char prefix[4096];            /* the bytes up to the deepest level's end */
 };
 
-/* NS3: the path the last read's inode lookup and atime write left, in
+/* NS3: the path the last access's (read, readdir) inode lookup and atime write left, in
  * subvolume's tree: the next read's inode lookup starts there when it is
  * still linked from that tree's root. A hint: never trusted unchecked. */
 struct read_cursor {

@@ -36,11 +36,12 @@
  *     whose step out of that directory found it a directory, an inode goes
  *     away only with a name (NS1), and a directory's S_IFDIR never changes.
  *     That lookup was a third of a read's walk (a descent from the root).
- *  NS3 a read's inode lookup may start from the path the last read's left
- *     (fs->read_cursor, fs_internal.h) only when btree_path_is_current() says
- *     its blocks still hang from the tree's current root, slot by slot;
- *     btree_lookup_near() then finds from it exactly what a descent from
- *     the root finds. Reads of one directory's files in creation order find
+ *  NS3 an access's (a read's, a readdir's) inode lookup may start from the
+ *     path the last access's left (fs->read_cursor, fs_internal.h) only when
+ *     btree_path_is_current() says its blocks still hang from the tree's
+ *     current root, slot by slot; btree_lookup_near() then finds from it
+ *     exactly what a descent from the root finds. A grep's readdir of a
+ *     directory and the reads of its files, in creation order, find
  *     neighbouring inode items, usually in the same leaf. Likewise a new
  *     name's lookup of its directory's inode item starts from the path the
  *     last new name's left at its directory's (fs->dir_cursor): a copy's

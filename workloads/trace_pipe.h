@@ -41,7 +41,11 @@
  *       handler) reaches a caller waiting for a batch within TP_WAIT_MS: it
  *       then gets -1 with TRACE_PIPE_ERROR_INTERRUPTED; signals are blocked
  *       on the producer thread, so they keep going to the caller's thread
- *       as they did without the pipe.
+ *       as they did without the pipe;
+ *   TP6 wake-ups come in runs: a producer waiting for a free batch is woken
+ *       when TP_REFILL of them are free (or at a stop, TP4), not at each
+ *       one; TP_REFILL < TP_BATCHES, so a consumer frees that many before it
+ *       can run out of full batches, and no wake-up is lost.
  */
 #ifndef COWSIM_WORKLOADS_TRACE_PIPE_H
 #define COWSIM_WORKLOADS_TRACE_PIPE_H
