@@ -505,6 +505,24 @@ int fs_read(struct fs *fs, const char *path, bool *atime_updated)
 	return fs_read_n(fs, path, FS_PATH_UNMEASURED, atime_updated);
 }
 
+/* NS3 (fs_namespace.c): the inode item of `where`, looked up from the path
+ * the last access's lookup left (fs->read_cursor), which it leaves at the
+ * item for the access's atime write. A grep reads a directory (its inode
+ * item just after the last file read: the tree's keys are in creation
+ * order, which is the grep's), then its files, each the next inode item;
+ * `near` is the walk's path, the cursor's start in another subvolume. */
+static inline __attribute__((always_inline)) const struct btree_item *
+cursor_inode_item(struct fs *fs, const struct inode_location *where, const struct btree_path *near,
+		  struct btree_path **path)
+{
+	struct read_cursor *cursor = &fs->read_cursor;
+	if (cursor->subvolume != where->subvolume)
+		*cursor = (struct read_cursor){ .subvolume = where->subvolume, .inode_near = *near };
+	*path = &cursor->inode_near;
+	struct btree_key key = BTRFS_KEY(where->inode, BTRFS_INODE_ITEM_KEY, 0);
+	return subvol_lookup_kept(where->subvolume, &key, &cursor->inode_near);
+}
+
 int fs_read_n(struct fs *fs, const char *path, size_t path_len, bool *atime_updated)
 {
 	struct inode_location where;
@@ -516,23 +534,19 @@ int fs_read_n(struct fs *fs, const char *path, size_t path_len, bool *atime_upda
 		return ret;
 	if (fs_is_placeholder(&where))
 		return -EISDIR;
-	/* NS3 (fs_namespace.c): the last read's file is likely this one's
-	 * neighbour in the tree, closer than the directory entry just found.
-	 * The lookups below leave the cursor where this read's went. */
-	struct read_cursor *cursor = &fs->read_cursor;
-	if (cursor->subvolume != where.subvolume)
-		*cursor = (struct read_cursor){ .subvolume = where.subvolume, .inode_near = near };
-	struct btree_key key = BTRFS_KEY(where.inode, BTRFS_INODE_ITEM_KEY, 0);
-	const struct btree_item *item = subvol_lookup_kept(where.subvolume, &key, &cursor->inode_near);
+	struct btree_path *at;
+	const struct btree_item *item = cursor_inode_item(fs, &where, &near, &at);
 	if (fs_mode_is_dir(btree_item_inode(item)->mode))
 		return -EISDIR;
-	return fs_access_inode(fs, &where, item, &cursor->inode_near, atime_updated);
+	return fs_access_inode(fs, &where, item, at, atime_updated);
 }
 
 int fs_readdir(struct fs *fs, const char *path, bool *atime_updated)
 {
 	struct inode_location where;
-	struct btree_path near = { .levels = 0 };
+	struct btree_path near;
+	near.levels = 0;
+	near.links = 0;
 	int ret = fs_resolve_near(fs, path, FS_PATH_UNMEASURED, &where, &near);
 	if (ret)
 		return ret;
@@ -542,10 +556,11 @@ int fs_readdir(struct fs *fs, const char *path, bool *atime_updated)
 		fs->counters.atime_skipped++;
 		return 0;
 	}
-	const struct btree_item *item = fs_inode_item_near(where.subvolume, where.inode, &near);
+	struct btree_path *at;
+	const struct btree_item *item = cursor_inode_item(fs, &where, &near, &at);
 	if (!fs_mode_is_dir(btree_item_inode(item)->mode))
 		return -ENOTDIR;
-	return fs_access_inode(fs, &where, item, &near, atime_updated);
+	return fs_access_inode(fs, &where, item, at, atime_updated);
 }
 
 /* --- reports and checks -------------------------------------------------- */

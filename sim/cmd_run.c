@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -418,6 +419,7 @@ static bool probe_fills(const char *trace, const struct replay_options *base, ui
 	options.row_every = 0;
 	options.progress = false;
 	options.warn_snapshots = false;
+	options.leave_model_to_exit = false; /* one probe of many */
 	*status = replay_run(trace, &options, ignore_row, NULL, outcome, error);
 	if (*status == REPLAY_BAD_INPUT && outcome->ops == 0 && device < base->fs.device_size) {
 		g_clear_error(error);
@@ -516,6 +518,10 @@ int cmd_run(int argc, char **argv)
 		free_run_args(&args);
 		return status;
 	}
+	/* The process exits after this one run: its model is left to the exit (replay.c, RP11),
+	 * unless COWSIM_FREE_AT_EXIT=1 asks for the teardown (the memcheck test checks it frees all). */
+	const char *free_at_exit = getenv("COWSIM_FREE_AT_EXIT");
+	options.leave_model_to_exit = !(free_at_exit && !strcmp(free_at_exit, "1"));
 	g_autoptr(ResultsTable) summary = results_table_new();
 	results_table_add_main_columns(summary, args.wide ? wide_columns : narrow_columns, G_N_ELEMENTS(wide_columns));
 	struct run_sink sink = { .summary = summary, .config = &options.fs };

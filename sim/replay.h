@@ -54,6 +54,11 @@ struct replay_options {
 	 * thread, as before; false (the default) reads ahead on a second thread
 	 * (workloads/trace_pipe.h). The outputs are the same either way. */
 	bool no_read_ahead;
+	/* Added for issue 20 (round 17): the caller exits soon after the run,
+	 * so the model's memory is left for the exit to return rather than
+	 * freed block by block (RP11); false frees it before replay_run()
+	 * returns. The outputs are the same either way. */
+	bool leave_model_to_exit;
 };
 
 enum replay_status {
