@@ -192,5 +192,7 @@ unsigned blockstore_chunk_count(const struct blockstore *store, bool data);
 bool blockstore_check(const struct blockstore *store, GHashTable *live, GError **error);
 /* Tests: moves the kept overcommit off what BS7 says it is. */
 void blockstore_skew_overcommit_for_test(struct blockstore *store, int64_t delta);
+/* Tests: moves the kept bytes held off what BS8 says they are. */
+void blockstore_skew_held_for_test(struct blockstore *store, int64_t delta);
 
 #endif

@@ -2421,26 +2421,45 @@ bool btree_path_is_current(const struct btree *tree, const struct btree_path *pa
 	return path_is_current(tree, path);
 }
 
-/* Is `key` one of the few items after the path's slot in its leaf? Then the
- * path moves to it: what descend() from the leaf finds, for a few key
- * compares instead of a binary search of the leaf. Lookups in key order
- * (a grep's reads of inodes made one after another) land here. */
-static bool leaf_key_just_after(struct btree_path *path, const struct btree_key *key)
+/* An absent key that leaf_key_just_after() found below the item at `slot`:
+ * when the item before that is below the key too, leaf_find_slot() of the
+ * leaf answers `slot`, and the leaf is the one a descent reaches (as
+ * key_goes_at_slot() says of an insert). A create asks for absent keys
+ * just after an item it found: a new file's extents after its inode item
+ * at writeback, whose search of the leaf was a tenth of the writeback
+ * (docs/performance.md, round 17, creates). */
+static int __attribute__((noinline)) leaf_key_absent_at(struct btree_path *path, const struct btree_key *key,
+							uint32_t slot)
+{
+	const struct tree_block *leaf = path->nodes[0];
+	if (slot == path->slots[0] + 1 && btree_key_compare(&leaf->items[slot - 1].key, key) > 0)
+		return -1; /* the key may be before the path's slot */
+	path->slots[0] = slot;
+	return 0;
+}
+
+/* Is `key` one of the few items after the path's slot in its leaf (1), or
+ * absent between two of them (0)? Then the path moves to it (or to the
+ * item above it): what descend() from the leaf finds, for a few key
+ * compares instead of a binary search of the leaf; -1 when the leaf's
+ * next few items do not say. Lookups in key order (a grep's reads of
+ * inodes made one after another) land here. */
+static int leaf_key_just_after(struct btree_path *path, const struct btree_key *key)
 {
 	const struct tree_block *leaf = path->nodes[0];
 	if (leaf->flags & TREE_BLOCK_RUNS)
-		return false; /* a run's members are made up one at a time */
+		return -1; /* a run's members are made up one at a time */
 	uint32_t end = MIN(leaf->nritems, path->slots[0] + 5u);
 	for (uint32_t slot = path->slots[0] + 1; slot < end; slot++) {
 		int cmp = btree_key_compare(&leaf->items[slot].key, key);
 		if (cmp >= 0) {
 			if (cmp)
-				return false;
+				return leaf_key_absent_at(path, key, slot);
 			path->slots[0] = slot;
-			return true;
+			return 1;
 		}
 	}
-	return false;
+	return -1;
 }
 
 /*
@@ -2501,8 +2520,9 @@ static bool lookup_from_linked(const struct btree_key *key, struct btree_path *p
 	const struct tree_block *leaf = path->nodes[0];
 	if (path->slots[0] < leaf->nritems && !btree_key_compare(&btree_leaf_item(leaf, path->slots[0])->key, key))
 		return true; /* the same key again: the path is the answer */
-	if (leaf_key_just_after(path, key))
-		return true; /* in the path's leaf, so on the one path from the root to it */
+	int found = leaf_key_just_after(path, key);
+	if (found >= 0)
+		return found; /* in the path's leaf, so on the one path from the root to it */
 	return lookup_climbing(key, path);
 }
 

@@ -108,19 +108,38 @@ static uint64_t csum_item_end(const struct btree_item *item)
 	return btree_item_key(item)->offset + (uint64_t)(btree_item_size(item) / BTRFS_CSUM_SIZE) * BTRFS_SECTORSIZE;
 }
 
+/* The csum tree's last item at or below `key` (btree_lookup_le()), and
+ * *path at it when the descent's leaf holds it (levels 0 otherwise). */
+static const struct btree_item *csum_item_le(struct fs *fs, const struct btree_key *key, struct btree_path *path)
+{
+	if (btree_lookup(&fs->csum_tree, key, path))
+		return btree_path_item(path);
+	if (path->slots[0] > 0) {
+		path->slots[0]--;
+		return btree_path_item(path);
+	}
+	path->levels = 0;
+	return btree_lookup_le(&fs->csum_tree, key);
+}
+
 static void csum_add(struct fs *fs, uint64_t bytenr, uint64_t bytes)
 {
 	uint32_t limit = max_csum_item_size(blockstore_nodesize(fs->store));
 	while (bytes) {
 		struct btree_key key = BTRFS_KEY(BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, bytenr);
-		const struct btree_item *prev = btree_lookup_le(&fs->csum_tree, &key);
+		struct btree_path path;
+		const struct btree_item *prev = csum_item_le(fs, &key, &path);
 		if (prev && btree_item_key(prev)->objectid == BTRFS_EXTENT_CSUM_OBJECTID &&
 		    csum_item_end(prev) == bytenr && btree_item_size(prev) < limit) {
 			uint64_t room = (limit - btree_item_size(prev)) / BTRFS_CSUM_SIZE * BTRFS_SECTORSIZE;
 			uint64_t take = MIN(room, bytes);
 			struct btree_key prev_key = *btree_item_key(prev);
 			uint32_t size = btree_item_size(prev) + (uint32_t)(take / BTRFS_SECTORSIZE * BTRFS_CSUM_SIZE);
-			btree_resize_item(&fs->csum_tree, &fs->txn, &prev_key, size);
+			/* The item grows where the lookup found it: one descent, not two. */
+			if (path.levels)
+				btree_resize_item_at(&fs->csum_tree, &fs->txn, &prev_key, size, &path);
+			else
+				btree_resize_item(&fs->csum_tree, &fs->txn, &prev_key, size);
 			bytenr += take;
 			bytes -= take;
 			continue;

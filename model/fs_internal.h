@@ -236,6 +236,13 @@ struct name_location {
 	 * left in its subvolume, or levels 0: a later change to the directory
 	 * starts from it while btree_path_is_current() says so (NS3). */
 	struct btree_path near;
+	/* Where fs_resolve_parent() found the directory's inode item: the leaf
+	 * of `near` then (or NULL) and the slot. Only where touch_dir()'s
+	 * lookup of the item starts when the entry's insert left `near` in that
+	 * leaf after it: the lookup compares the item there first, so nothing
+	 * relies on the item still being there (a push may have moved it). */
+	const struct tree_block *dir_leaf;
+	uint32_t dir_slot;
 };
 #define FS_HASH_SLOT_UNKNOWN UINT64_MAX
 

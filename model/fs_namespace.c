@@ -641,6 +641,7 @@ int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out
 	if (length > BTRFS_NAME_LEN)
 		return -ENAMETOOLONG;
 	out->near.levels = 0;
+	out->dir_leaf = NULL;
 	int ret = walk(fs, path, slash, &out->dir, &out->near);
 	if (ret)
 		return ret;
@@ -654,6 +655,10 @@ int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out
 			return -ENOENT;
 		if (!fs_mode_is_dir(btree_item_inode(dir)->mode))
 			return -ENOTDIR;
+		if (out->near.levels) {
+			out->dir_leaf = out->near.nodes[0];
+			out->dir_slot = out->near.slots[0];
+		}
 	}
 	out->name = path + slash;
 	out->name_len = (uint16_t)length;
@@ -728,6 +733,12 @@ int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t loc
 	/* btrfs_insert_delayed_dir_index(): the index waits (delayed_items.h). */
 	if (delayed_items_insert_index(fs, sv, at->dir.inode, payload.dir.index, size, &payload))
 		near.levels = 0;
+	/* The directory's inode item sorts before the entry: from where the
+	 * parent's lookup found it, if the entry went in after it in that leaf,
+	 * the item is one compare away, not a search of the leaf (a tenth of
+	 * fs_add_dir_entry(), docs/performance.md round 17). */
+	if (near.levels && near.nodes[0] == at->dir_leaf && at->dir_slot < near.slots[0])
+		near.slots[0] = at->dir_slot;
 	touch_dir(fs, &at->dir, 2 * (int64_t)at->name_len, &near);
 	if (near.levels) /* at the directory's inode item (NS3) */
 		fs->dir_cursor = (struct read_cursor){ .subvolume = sv, .inode_near = near };

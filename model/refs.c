@@ -383,6 +383,45 @@ static inline void change_data(struct transaction *txn, struct data_extent *exte
 		refs_data_drop(txn, extent, full_backref);
 }
 
+/* A leaf's data extents are gathered this many at a time before their counts change. */
+#define REFS_GATHER 32u
+
+/*
+ * The `left` data references of a leaf without runs, in slot order. Each is
+ * three loads that miss when a snapshot's shared leaf is first copied: the
+ * item's type, its payload in the leaf's heap, and the data extent (perf
+ * annotate of the seed run: 37 % of change_children()'s samples on the
+ * extent's count, 22 % on the payload, 18 % on the type). So the extents
+ * are gathered first, a loop without calls whose loads overlap, each
+ * prefetched for the write that follows; then their counts change, in the
+ * same order as before.
+ */
+static void change_leaf_data(struct transaction *txn, const struct tree_block *leaf, uint32_t left,
+			     bool full_backref, bool add)
+{
+	const struct btree_item *item = btree_leaf_item(leaf, 0), *end = item + leaf->nritems;
+	struct data_extent *gathered[REFS_GATHER];
+	while (left && item < end) {
+		unsigned n = 0, want = MIN(left, REFS_GATHER);
+		for (; item < end; item++) {
+			if (btree_item_key(item)->type != BTRFS_EXTENT_DATA_KEY)
+				continue;
+			struct data_extent *extent = btree_item_file_extent(item)->extent;
+			if (!extent)
+				continue;
+			__builtin_prefetch(extent, 1);
+			gathered[n++] = extent;
+			if (n == want) {
+				item++;
+				break;
+			}
+		}
+		for (unsigned k = 0; k < n; k++)
+			change_data(txn, gathered[k], full_backref, add);
+		left -= n;
+	}
+}
+
 static void change_children(struct transaction *txn, struct tree_block *block, bool full_backref, bool add)
 {
 	if (block->level) {
@@ -407,14 +446,7 @@ static void change_children(struct transaction *txn, struct tree_block *block, b
 	 * counts them): the items after it, a cache line each two, are not
 	 * read. */
 	if (!(block->flags & TREE_BLOCK_RUNS)) {
-		const struct btree_item *items = btree_leaf_item(block, 0);
-		for (uint32_t i = 0; left && i < block->nritems; i++) {
-			if (btree_item_key(&items[i])->type != BTRFS_EXTENT_DATA_KEY)
-				continue;
-			struct data_extent *extent = btree_item_file_extent(&items[i])->extent;
-			left -= extent != NULL;
-			change_data(txn, extent, full_backref, add);
-		}
+		change_leaf_data(txn, block, left, full_backref, add);
 		return;
 	}
 	struct btree_leaf_cursor cursor;
@@ -1153,8 +1185,11 @@ static unsigned run_batch(struct refs *refs, struct transaction *txn, unsigned c
 {
 	count = MIN(count, heads_taken_in(refs));
 	struct pending_head *heads = batch_room(refs, count);
-	for (unsigned k = 0; k < count; k++)
+	for (unsigned k = 0; k < count; k++) {
 		heads[k] = next_head(refs);
+		/* Its counts are read below, many heads later: their misses overlap. */
+		__builtin_prefetch(heads[k].block ? (const void *)heads[k].block : (const void *)heads[k].extent, 1);
+	}
 	struct item_limits limits = item_limits(blockstore_nodesize(txn->store));
 	struct btree_path cursor = { .levels = 0 }; /* write_extent_items() */
 	struct btree_key *keys = refs->batch_keys;

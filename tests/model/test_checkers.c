@@ -1667,6 +1667,22 @@ static void test_blockstore_check_fails_on_an_overcommit_unlike_the_unallocated_
 	(void)state;
 }
 
+/* BS8: the bytes the blocks and the global reserve hold, kept as blocks come and go, are what the
+ * live and pinned blocks and the reserve add up to; off by a block either way, the check says so. */
+static void test_blockstore_check_fails_on_held_bytes_unlike_the_blocks(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	int64_t nodesize = blockstore_nodesize(fs->store);
+	blockstore_skew_held_for_test(fs->store, nodesize);
+	fixture_assert_fs_corrupt(fs, "corrupt blockstore: BS8 ");
+	blockstore_skew_held_for_test(fs->store, -2 * nodesize);
+	fixture_assert_fs_corrupt(fs, "corrupt blockstore: BS8 ");
+	blockstore_skew_held_for_test(fs->store, nodesize);
+	fixture_assert_fs_ok(fs, "the bytes held put right");
+	fs_free(fs);
+	(void)state;
+}
+
 /* --- extent tree ------------------------------------------------------------ */
 
 static void test_extent_tree_check_fails_when_a_live_block_loses_its_metadata_item(void **state)
@@ -2107,6 +2123,7 @@ int main(void)
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_grows_behind_the_totals),
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_claims_mkfs_front_hole_behind_its_back),
 		cmocka_unit_test(test_blockstore_check_fails_on_an_overcommit_unlike_the_unallocated_space),
+		cmocka_unit_test(test_blockstore_check_fails_on_held_bytes_unlike_the_blocks),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_live_block_loses_its_metadata_item),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_metadata_item_counts_one_ref_too_many),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_written_ref_count_is_not_the_blocks),
