@@ -33,16 +33,22 @@ if [[ $thp == *"[madvise]"* ]]; then
     check "cowsim run advises 32 MiB or more of its heap for huge pages (HP2)" \
       "grep 'MADV_HUGEPAGE) = 0' \"$work/run-calls\" | awk -F', ' '\$2 >= 33554432 {ok = 1} END {exit !ok}'" \
       "$(cat "$work/run-calls")"
+    # ... from a 2 MiB boundary, whose first range it makes one huge page (glibc wrote there first).
+    check "the advised heap starts on a huge page's boundary, its first range collapsed (HP2)" \
+      "grep -E 'madvise\\(0x[0-9a-f]*[02468ace]00000, [0-9]+, MADV_HUGEPAGE\\) = 0' \"$work/run-calls\" &&
+       grep -qE 'MADV_COLLAPSE' \"$work/run-calls\"" "$(cat "$work/run-calls")"
   else
     skip "the bench's restart is one more execve of cowsim, no fork" "no strace"
     skip "cowsim run starts once (HP2)" "no strace"
     skip "cowsim run advises 32 MiB or more of its heap for huge pages (HP2)" "no strace"
+    skip "the advised heap starts on a huge page's boundary, its first range collapsed (HP2)" "no strace"
   fi
 else
   skip "THP [madvise]: cowsim bench restarts with glibc.malloc.hugetlb=1 (HP1)" "THP is '$thp' here"
   skip "the bench's restart is one more execve of cowsim, no fork" "THP is '$thp' here"
   skip "cowsim run starts once (HP2)" "THP is '$thp' here"
   skip "cowsim run advises 32 MiB or more of its heap for huge pages (HP2)" "THP is '$thp' here"
+  skip "the advised heap starts on a huge page's boundary, its first range collapsed (HP2)" "THP is '$thp' here"
 fi
 # COWSIM_HUGEPAGES=0 keeps a run from advising anything.
 if command -v strace >/dev/null; then
