@@ -2543,7 +2543,21 @@ bool btree_lookup_kept(const struct btree *tree, const struct btree_key *key, st
 		if (!path_is_current(tree, path))
 			return btree_lookup(tree, key, path);
 	}
-	return lookup_from_linked(key, path);
+	/* The hop: one key compare on the line of the item it names, where the
+	 * scan of leaf_key_just_after() read every item between (the lines of a
+	 * file's other items a read never looks at). A key is in one leaf
+	 * (BT1), so the linked path's leaf holding it is the descent's. */
+	const struct tree_block *leaf = path->nodes[0];
+	uint32_t from = path->slots[0], guess = from + path->hop;
+	if (path->hop && guess < leaf->nritems && !(leaf->flags & TREE_BLOCK_RUNS) &&
+	    !btree_key_compare(&leaf->items[guess].key, key)) {
+		path->slots[0] = guess;
+		return true;
+	}
+	bool found = lookup_from_linked(key, path);
+	if (found && path->nodes[0] == leaf && path->slots[0] > from && path->slots[0] - from < 5u)
+		path->hop = (uint8_t)(path->slots[0] - from); /* what the scan found; a climb's jump is no stride */
+	return found;
 }
 
 bool btree_kept_path_check(const struct btree *tree, const struct btree_path *path, GError **error)

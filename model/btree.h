@@ -429,6 +429,8 @@ struct btree_path {
 	struct tree_block *nodes[8];
 	uint32_t slots[8];
 	uint8_t levels;                   /* nodes[0] is the leaf, nodes[levels-1] the root */
+	uint8_t hop;                      /* a kept path's guess (btree_lookup_kept): how many slots
+					   * on in its leaf the next key is; compared, never trusted */
 	uint64_t links;                   /* BT18: the tree's links when btree_lookup_kept() last
 					   * found it linked; 0: never (a kept path starts so) */
 };
@@ -528,7 +530,9 @@ bool btree_path_is_current(const struct btree *tree, const struct btree_path *pa
  * cursor): near it (btree_lookup_near) when it is still linked, else from
  * the root. Linked: stamped with the tree's links (BT18), else
  * btree_path_is_current(), after which it is stamped. A kept path starts
- * with links 0 (or levels 0). */
+ * with links 0 (or levels 0) and hop 0. Its item `hop` slots on is
+ * compared with the key first: lookups in key order land the same number
+ * of items on each time (a grep's reads: a file's three items). */
 bool btree_lookup_kept(const struct btree *tree, const struct btree_key *key, struct btree_path *path);
 /* BT18 for a kept path: stamped with its tree's links, it is linked. */
 bool btree_kept_path_check(const struct btree *tree, const struct btree_path *path, GError **error);

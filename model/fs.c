@@ -516,8 +516,10 @@ cursor_inode_item(struct fs *fs, const struct inode_location *where, const struc
 		  struct btree_path **path)
 {
 	struct read_cursor *cursor = &fs->read_cursor;
-	if (cursor->subvolume != where->subvolume)
+	if (cursor->subvolume != where->subvolume) {
 		*cursor = (struct read_cursor){ .subvolume = where->subvolume, .inode_near = *near };
+		cursor->inode_near.hop = 0; /* the walk's path has none */
+	}
 	*path = &cursor->inode_near;
 	struct btree_key key = BTRFS_KEY(where->inode, BTRFS_INODE_ITEM_KEY, 0);
 	return subvol_lookup_kept(where->subvolume, &key, &cursor->inode_near);

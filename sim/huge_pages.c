@@ -1,28 +1,47 @@
 /*
- * sim/huge_pages.c - cowsim's heap on transparent huge pages (huge_pages.h).
+ * sim/huge_pages.c - cowsim's heap on transparent huge pages (huge_pages.h,
+ * HP1-HP2).
  *
- * The restart happens only where the kernel gives huge pages to those who
- * ask ("[madvise]" in /sys/kernel/mm/transparent_hugepage/enabled: "always"
- * needs no asking, "never" gives none), and not when GLIBC_TUNABLES already
- * names the tunable (the user's choice), under valgrind (its tools would lose
- * the program at the exec) or with COWSIM_HUGEPAGES=0. The second start puts
- * GLIBC_TUNABLES back as it was, so that what cowsim runs (python3 for a
- * plot, strace and a recorded program, cowsim for a sweep) sees the
- * environment the user gave.
+ * HP1's second start puts GLIBC_TUNABLES back as it was, so that what cowsim
+ * runs (python3 for a plot, strace and a recorded program, cowsim for a
+ * sweep) sees the environment the user gave.
+ *
+ * HP2's heap, with glibc growing it by HP_HEAP_PAD and more at a time:
+ *
+ *   heap start                advised_end           brk = sbrk(0)
+ *   |---- advised: huge pages ----|-- grown since: 4 KiB until advised --|
+ *                                  huge_pages_follow() advises this part
+ *
+ * The kernel backs a 2 MiB-aligned range with a huge page on its first touch
+ * only when the whole range is in one advised mapping, which is why the heap
+ * grows by whole MiBs at a time (the brk the kernel extends is a new mapping
+ * until advised: it merges with the advised one then).
  */
 #include "huge_pages.h"
 
+#include <malloc.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define TUNABLE "glibc.malloc.hugetlb=1"
-/* Set only between the two starts: GLIBC_TUNABLES before ("" for none). */
+/* Set only between HP1's two starts: GLIBC_TUNABLES before ("" for none). */
 #define TUNABLES_BEFORE "COWSIM_GLIBC_TUNABLES_BEFORE"
+/* HP2: the least the heap grows by; chunks from this size up get their own
+ * mapping (glibc's largest dynamic mmap threshold); free bytes kept at the
+ * heap's top before it shrinks (twice that, as glibc's dynamic trim threshold). */
+#define HP_HEAP_PAD (32 << 20)
+#define HP_MMAP_THRESHOLD (32 << 20)
+#define HP_TRIM_THRESHOLD (64 << 20)
+#define HP_FIRST_GROWTH (1 << 20)
 
 static const char *state = "4KiB (no THP to ask for)";
+static bool following;       /* HP2 is on */
+static uintptr_t advised_end; /* the heap below it is advised */
 
 static bool thp_only_when_asked(void)
 {
@@ -45,32 +64,31 @@ static void put_back(const char *tunables)
 		unsetenv("GLIBC_TUNABLES");
 }
 
-void huge_pages_restart(char **argv)
+/* Whether to ask at all: false when the user or the tools said no, or THP needs no asking. */
+static bool may_ask(void)
 {
-	const char *before = getenv(TUNABLES_BEFORE);
-	if (before) { /* the second start: glibc has read the tunable */
-		state = "huge (glibc.malloc.hugetlb=1)";
-		put_back(before);
-		unsetenv(TUNABLES_BEFORE);
-		return;
-	}
 	const char *opt_out = getenv("COWSIM_HUGEPAGES");
 	const char *tunables = getenv("GLIBC_TUNABLES");
 	const char *preload = getenv("LD_PRELOAD");
 	if (opt_out && !strcmp(opt_out, "0")) {
 		state = "4KiB (COWSIM_HUGEPAGES=0)";
-		return;
+		return false;
 	}
 	if (tunables && strstr(tunables, "glibc.malloc.hugetlb")) {
 		state = "as GLIBC_TUNABLES says";
-		return;
+		return false;
 	}
 	if (preload && strstr(preload, "vgpreload")) {
 		state = "4KiB (under valgrind)";
-		return;
+		return false;
 	}
-	if (!thp_only_when_asked())
-		return;
+	return thp_only_when_asked();
+}
+
+/* HP1: the second start, with the tunable; returns only when the exec failed. */
+static void restart_with_tunable(char **argv)
+{
+	const char *tunables = getenv("GLIBC_TUNABLES");
 	char value[4096];
 	int n = tunables && *tunables ? snprintf(value, sizeof(value), "%s:" TUNABLE, tunables)
 				      : snprintf(value, sizeof(value), TUNABLE);
@@ -80,6 +98,53 @@ void huge_pages_restart(char **argv)
 		execv("/proc/self/exe", argv);
 	put_back(tunables); /* no second start: go on as we are */
 	unsetenv(TUNABLES_BEFORE);
+}
+
+/* HP2: glibc's heap grows by HP_HEAP_PAD and more at a time from now on; it grows once
+ * now, before the model touches it, and all of it is advised. */
+static void follow_heap(void)
+{
+	if (!mallopt(M_TOP_PAD, HP_HEAP_PAD) || !mallopt(M_MMAP_THRESHOLD, HP_MMAP_THRESHOLD) ||
+	    !mallopt(M_TRIM_THRESHOLD, HP_TRIM_THRESHOLD))
+		return;
+	advised_end = (uintptr_t)sbrk(0);
+	following = true;
+	state = "huge (the heap advised as it grows)";
+	/* More than the young heap's top holds, so it grows; the new top's header lands 1 MiB in,
+	 * on the huge page the model touches first anyway. Freed into the top, which stays
+	 * (volatile: a compiler may drop a malloc() that is freed unused). */
+	void *volatile grow = malloc(HP_FIRST_GROWTH);
+	free(grow);
+	huge_pages_follow();
+}
+
+void huge_pages_start(char **argv)
+{
+	const char *before = getenv(TUNABLES_BEFORE);
+	if (before) { /* HP1's second start: glibc has read the tunable */
+		state = "huge (glibc.malloc.hugetlb=1)";
+		put_back(before);
+		unsetenv(TUNABLES_BEFORE);
+		return;
+	}
+	if (!may_ask())
+		return;
+	if (argv[0] && argv[1] && !strcmp(argv[1], "bench"))
+		restart_with_tunable(argv);
+	else
+		follow_heap();
+}
+
+void huge_pages_follow(void)
+{
+	if (!following)
+		return;
+	uintptr_t brk_now = (uintptr_t)sbrk(0);
+	if (brk_now <= advised_end)
+		return;
+	uintptr_t from = advised_end & ~(uintptr_t)4095; /* madvise() starts at a page */
+	if (!madvise((void *)from, brk_now - from, MADV_HUGEPAGE))
+		advised_end = brk_now;
 }
 
 const char *huge_pages_state(void)

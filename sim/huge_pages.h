@@ -1,20 +1,39 @@
 /*
  * sim/huge_pages.h - cowsim's heap on transparent huge pages.
  *
- * The model's heap is hundreds of MiB of small chunks read in no order: at
- * 10^6 inodes a read's time goes mostly to TLB and cache misses. glibc backs
- * its heap with transparent huge pages when the tunable glibc.malloc.hugetlb=1
- * asks for them (madvise(MADV_HUGEPAGE) on each extension of the heap), and
- * it reads tunables only when a program starts: so cowsim starts itself once
- * more with it (see huge_pages.c for when it does not). Outputs do not change;
- * peak RSS may, by a huge page's unused part.
+ * The model's heap is MiBs to GiBs of small chunks read in no order: at 10^6
+ * inodes a read's time goes mostly to TLB and cache misses. Where the kernel
+ * gives huge pages only to those who ask ("[madvise]" in
+ * /sys/kernel/mm/transparent_hugepage/enabled), cowsim asks, in one of two ways:
+ *
+ *  HP1 `cowsim bench` starts itself once more with glibc's tunable
+ *      glibc.malloc.hugetlb=1 (glibc reads tunables only when a program
+ *      starts): glibc then advises every extension of its heap and every
+ *      mmap()ed chunk. The bench's goals were measured so (docs/performance.md),
+ *      and a second start is nothing next to its seconds.
+ *  HP2 every other command advises its heap itself and starts once: a second
+ *      start was ~2 ms of a ~125 ms seed run on this VM (issue 20, round 18d).
+ *      glibc is told to grow its heap by at least HP_HEAP_PAD at a time, to
+ *      serve chunks below 32 MiB from it and to keep up to 64 MiB free at its
+ *      top (mallopt: what its dynamic thresholds reach in a long run), and
+ *      huge_pages_follow() advises what the heap grew by since it last looked.
+ *      What the model touched between a growth and the next look stays on
+ *      4 KiB pages.
+ *
+ * Neither where nor how outputs are computed changes; peak RSS may, by a huge
+ * page's unused part. COWSIM_HUGEPAGES=0, a GLIBC_TUNABLES that names
+ * glibc.malloc.hugetlb (the user's choice) and valgrind (its tools would lose
+ * the program at an exec, and replace malloc) turn both off.
  */
 #ifndef COWSIM_SIM_HUGE_PAGES_H
 #define COWSIM_SIM_HUGE_PAGES_H
 
-/* First thing in main(): returns (the second start, or no restart) or
- * becomes the second start. argv as main() got it. */
-void huge_pages_restart(char **argv);
+/* First thing in main(): returns (HP2 set up, the second start of HP1, or no
+ * huge pages) or becomes the second start. argv as main() got it. */
+void huge_pages_start(char **argv);
+/* HP2: advise what the heap grew by since the last call; a compare when it did
+ * not grow or HP2 is off. A replay calls it every few hundred ops. */
+void huge_pages_follow(void);
 /* What the heap runs on, a few words for the bench's provenance:
  * "huge (glibc.malloc.hugetlb=1)", "4KiB (COWSIM_HUGEPAGES=0)", ... */
 const char *huge_pages_state(void);

@@ -66,7 +66,7 @@ static int finish_stdout(int status)
 
 int main(int argc, char **argv)
 {
-	huge_pages_restart(argv); /* the model's heap on huge pages (huge_pages.h) */
+	huge_pages_start(argv); /* the model's heap on huge pages (huge_pages.h) */
 	/* A file-size limit (ulimit -f) would kill us with SIGXFSZ between two
 	 * rows; ignored, write(2) fails with EFBIG instead, and every writer
 	 * reports that as an output it cannot write: exit 2, whole rows kept. */

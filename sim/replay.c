@@ -43,7 +43,11 @@
  *   RP11 a model left to the exit (replay_options.leave_model_to_exit) is
  *       not freed but stays reachable from left_to_exit, so that leak
  *       checkers (LeakSanitizer, memcheck) count it in use at exit, never
- *       lost; the pipe is still freed and its thread joined (RP10).
+ *       lost; the pipe is still freed and its thread joined (RP10);
+ *   RP12 every RP_FOLLOW_HEAP_OPS ops, from the first, the loop lets
+ *       huge_pages_follow() advise what the heap grew by (huge_pages.h HP2):
+ *       a growth stays on 4 KiB pages only for what the model touched in the
+ *       ops before that look.
  */
 #include "replay.h"
 
@@ -54,11 +58,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "huge_pages.h"
 #include "trace.h"
 #include "trace_pipe.h"
 #include "trace_syntax.h"
 
 #define REPLAY_ERROR (replay_error_quark())
+/* RP12: a look at the heap's growth every this many ops (a power of two): a
+ * compare with sbrk(0), ~10 instructions. */
+#define RP_FOLLOW_HEAP_OPS 64
 static G_DEFINE_QUARK(cowsim-replay-error-quark, replay_error)
 
 static int64_t op_time(const struct trace_op *op, uint32_t bit, int64_t value)
@@ -504,6 +512,8 @@ static enum replay_status replay_loop(struct run_state *st, struct trace_pipe *p
 			ret = apply_op(st->fs, op);
 		}
 		uint64_t index = outcome->ops++;
+		if (G_UNLIKELY(!(index & (RP_FOLLOW_HEAP_OPS - 1))))
+			huge_pages_follow();
 		if ((st->counters->enospc_events | st->counters->atime_enospc) && !st->events_seen)
 			note_events(st, op, index, outcome);
 		bool stop = false;

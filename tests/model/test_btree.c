@@ -481,6 +481,17 @@ static void test_btree_lookups_in_key_order_cross_into_the_next_leaf_as_a_descen
 	tree_fixture_free(f);
 }
 
+/* btree_lookup_kept() from *kept finds what a lookup from the root finds,
+ * answer and path. */
+static void assert_kept_lookup_is_the_roots(struct tree_fixture *f, const struct btree_key *key,
+					    struct btree_path *kept)
+{
+	struct btree_path plain;
+	bool found_kept = btree_lookup_kept(&f->tree, key, kept);
+	assert_int_equal(found_kept, btree_lookup(&f->tree, key, &plain));
+	assert_same_path(kept, &plain);
+}
+
 /* btree_lookup_kept() from a path kept across changes: the path of a lookup
  * whose blocks a later change copied, or a split moved, is not used; the
  * answer and the path are the root's each time. */
@@ -500,12 +511,46 @@ static void test_btree_lookup_kept_gives_the_root_answer_after_changes_to_the_tr
 			struct btree_key other = fixture_key(1 + rng_below(&r, 93), rng_below(&r, 64));
 			assert_non_null(btree_lookup_for_write(&f->tree, &f->txn, &other));
 		}
-		struct btree_path plain;
-		bool found_kept = btree_lookup_kept(&f->tree, &key, &kept);
-		bool found = btree_lookup(&f->tree, &key, &plain);
-		assert_int_equal(found_kept, found);
-		assert_same_path(&kept, &plain);
+		assert_kept_lookup_is_the_roots(f, &key, &kept);
 	}
+	tree_fixture_free(f);
+}
+
+/* A kept path's hop (btree_lookup_kept): lookups in key order whose stride
+ * changes (1 to 7 items, absent keys between them), with items inserted,
+ * copies after commits and lookups of other paths for write among them,
+ * each give the root's answer and path. A run of one stride leaves the hop
+ * at it (so the hop is taken); the next stride's first lookup finds another
+ * key at the hop and must not take it. */
+static void test_btree_lookup_kept_hops_only_to_the_key(void **state)
+{
+	struct tree_fixture *f = tall_tree();
+	struct rng r;
+	rng_seed(&r, SEED + 17);
+	static const unsigned strides[] = { 3, 1, 2, 3, 4, 7, 3, 2 };
+	struct btree_path kept = { .levels = 0 };
+	unsigned hops_held = 0, lookups = 0;
+	for (unsigned pass = 0; pass < 3; pass++) {
+		uint64_t v = rng_below(&r, 64);
+		for (unsigned run = 0; v < 5900; run++) {
+			unsigned stride = strides[run % G_N_ELEMENTS(strides)];
+			for (unsigned i = 0; i < 30 && v < 5900; i++, v += stride, lookups++) {
+				bool absent = i % 11 == 10; /* past the last offset in use: not there */
+				struct btree_key key = fixture_key(1 + v / 64, absent ? 64 + v % 64 : v % 64);
+				if (lookups % 37 == 36) /* an item before the path's slot: the leaf's slots move */
+					insert(f, 1 + v / 64, 100 + lookups, 25);
+				if (lookups % 101 == 100)
+					tree_fixture_commit(f);
+				if (lookups % 53 == 52) {
+					struct btree_key other = fixture_key(1 + rng_below(&r, 93), rng_below(&r, 64));
+					assert_non_null(btree_lookup_for_write(&f->tree, &f->txn, &other));
+				}
+				assert_kept_lookup_is_the_roots(f, &key, &kept);
+				hops_held += i >= 3 && stride < 5 && kept.hop == stride;
+			}
+		}
+	}
+	assert_true(hops_held > lookups / 3); /* the hop followed the strides it can name */
 	tree_fixture_free(f);
 }
 
@@ -543,10 +588,7 @@ static void test_btree_kept_paths_stay_linked_while_their_stamp_is_the_trees(voi
 				fail_msg("step %u, kept path %u: %s (seed %#x)", step, k, error->message, (unsigned)SEED + 11);
 			trusted += kept[k].levels && kept[k].links == f->tree.links;
 			struct btree_key probe = fixture_key(1 + rng_below(&r, ITEMS / 64 + 1), rng_below(&r, 64));
-			struct btree_path plain;
-			bool found_kept = btree_lookup_kept(&f->tree, &probe, &kept[k]);
-			assert_int_equal(found_kept, btree_lookup(&f->tree, &probe, &plain));
-			assert_same_path(&kept[k], &plain);
+			assert_kept_lookup_is_the_roots(f, &probe, &kept[k]);
 		}
 	}
 	assert_true(trusted > 10000); /* stamps were taken as they stood, not only checked again */
@@ -1412,6 +1454,7 @@ int main(void)
 		cmocka_unit_test(test_btree_lookup_near_gives_the_answer_and_path_of_a_lookup_from_the_root),
 		cmocka_unit_test(test_btree_lookups_in_key_order_cross_into_the_next_leaf_as_a_descent_does),
 		cmocka_unit_test(test_btree_lookup_kept_gives_the_root_answer_after_changes_to_the_tree),
+		cmocka_unit_test(test_btree_lookup_kept_hops_only_to_the_key),
 		cmocka_unit_test(test_btree_kept_paths_stay_linked_while_their_stamp_is_the_trees),
 		cmocka_unit_test(test_btree_visit_range_near_visits_what_visit_range_visits_across_leaves),
 		cmocka_unit_test(test_btree_path_for_write_copies_the_path_a_lookup_found_once_per_transaction),
