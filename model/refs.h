@@ -158,7 +158,8 @@ uint32_t refs_metadata_item_size(uint32_t nodesize, uint32_t refs, uint32_t *key
 uint32_t refs_data_item_size(uint32_t nodesize, uint32_t data_refs, uint32_t shared_refs, uint32_t *keyed);
 
 /* RF1-RF3 over all `trees` (every live root, the extent tree included),
- * and RF6, the order of the pending heads the throttle took in.
+ * RF6, the order of the pending heads the throttle took in, and RF11, their
+ * count.
  * `live` is filled with every reachable block (key and value the block). */
 bool refs_check(const struct refs *refs, struct btree *const *trees, unsigned ntrees,
 		GHashTable *live, GError **error);
@@ -168,5 +169,9 @@ bool refs_check(const struct refs *refs, struct btree *const *trees, unsigned nt
  * address of the lower, now out of order; 0 when the run holds fewer
  * than two. */
 uint64_t refs_misorder_heads_for_test(struct refs *refs);
+
+/* Breaks RF11 for test_checkers: the count of pending heads moves `by`
+ * (the opposite call mends it). */
+void refs_miscount_pending_for_test(struct refs *refs, int by);
 
 #endif

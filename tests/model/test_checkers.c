@@ -633,6 +633,35 @@ static void test_refs_check_fails_when_the_pending_heads_leave_address_order(voi
 	fs_free(fs);
 }
 
+/* --- the count of pending heads (refs.c RF11), perf18cow ------------------------------ */
+
+/* The throttle's idle check and the reservations read the count, not the
+ * queues: one more or one less than they hold fails. */
+static void test_refs_check_fails_when_the_pending_heads_are_miscounted(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct fs_attributes a = fixture_attributes(0644, INT64_MIN, INT64_MIN);
+	for (unsigned i = 0; i < 40; i++) {
+		g_autofree char *path = g_strdup_printf("/d/new-%04u", i);
+		assert_int_equal(fs_create(fs, path, 8192, &a), 0);
+	}
+	unsigned pending = refs_pending_heads(fs->refs);
+	assert_true(pending > 0);
+	fixture_assert_fs_ok(fs, "heads pending");
+	refs_miscount_pending_for_test(fs->refs, 1);
+	g_autofree char *more = g_strdup_printf("corrupt refs: RF11 %u pending heads counted, %u queued or taken in",
+						pending + 1, pending);
+	fixture_assert_fs_corrupt(fs, more);
+	refs_miscount_pending_for_test(fs->refs, -2);
+	g_autofree char *fewer = g_strdup_printf("corrupt refs: RF11 %u pending heads counted, %u queued or taken in",
+						 pending - 1, pending);
+	fixture_assert_fs_corrupt(fs, fewer);
+	refs_miscount_pending_for_test(fs->refs, 1);
+	fixture_assert_fs_ok(fs, "the count put right");
+	fs_free(fs);
+	(void)state;
+}
+
 /* --- the walk memo (fs_namespace.c NS1-NS2) ------------------------------------------ */
 
 /* Makes the memo one level: PREFIX, leading to the inode at TARGET, marked checked as a directory. */
@@ -2097,6 +2126,7 @@ int main(void)
 		cmocka_unit_test(test_refs_check_fails_when_a_data_extent_counts_a_reference_too_many),
 		cmocka_unit_test(test_refs_check_fails_when_a_reachable_data_extent_is_freed),
 		cmocka_unit_test(test_refs_check_fails_when_the_pending_heads_leave_address_order),
+		cmocka_unit_test(test_refs_check_fails_when_the_pending_heads_are_miscounted),
 		cmocka_unit_test(test_namespace_check_fails_on_a_memo_that_leads_elsewhere),
 		cmocka_unit_test(test_namespace_check_fails_on_a_memo_marked_checked_that_holds_a_file),
 		cmocka_unit_test(test_a_walk_from_the_memos_levels_finds_what_a_walk_from_the_root_finds),
