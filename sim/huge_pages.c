@@ -28,9 +28,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#ifndef MADV_COLLAPSE
-#define MADV_COLLAPSE 25 /* Linux 6.1 */
-#endif
 
 #define TUNABLE "glibc.malloc.hugetlb=1"
 /* Set only between HP1's two starts: GLIBC_TUNABLES before ("" for none). */
@@ -41,7 +38,7 @@
 #define HP_HEAP_PAD (32 << 20)
 #define HP_MMAP_THRESHOLD (32 << 20)
 #define HP_TRIM_THRESHOLD (64 << 20)
-#define HP_FIRST_GROWTH (1 << 20)
+#define HP_BELOW_BOUNDARY ((uintptr_t)64 << 10) /* room for glibc's headers below it */
 #define HP_HUGE_PAGE ((uintptr_t)2 << 20) /* x86-64's PMD */
 
 static const char *state = "4KiB (no THP to ask for)";
@@ -105,39 +102,39 @@ static void restart_with_tunable(char **argv)
 	unsetenv(TUNABLES_BEFORE);
 }
 
-/* HP2: the heap goes on from a huge page's boundary. The kernel puts the 2 MiB range the
- * break is in on 4 KiB pages (the range is not all in the mapping when first touched), and those
- * were the model's first, busiest, MiBs: on this VM a 4 KiB fault costs ~27 us, a 2 MiB one
- * ~130 us (perf18mem, issue 20). glibc takes a break it did not set as another program's (a
- * "foreign sbrk"): its next growth starts a new top there. The gap is never touched. */
-static void go_on_from_a_huge_page(void)
-{
-	uintptr_t gap = -(uintptr_t)sbrk(0) & (HP_HUGE_PAGE - 1);
-	if (gap)
-		(void)sbrk((intptr_t)gap);
-}
-
-/* HP2: glibc's heap grows by HP_HEAP_PAD and more at a time from now on; it grows once
- * now, before the model touches it, and all of it is advised. */
+/* HP2: the heap goes on from just below a huge page's boundary A:
+ *
+ *   old top   gap (never touched)   A - 64 KiB                  A                          brk
+ *   |------|--------------------|-- glibc's headers, 4 KiB --|---- advised before any touch ----|
+ *
+ * The kernel puts a 2 MiB range on 4 KiB pages when one page of it is touched before it is
+ * advised (the page table is there then), and on this VM a 4 KiB fault costs ~27 us against
+ * ~130 us for a whole huge page (perf18mem, issue 20): the model's first MiBs, its busiest,
+ * were such a range. glibc takes a break it did not set as another program's (a "foreign
+ * sbrk") and starts its new top there; with the old top taken, one malloc makes it grow by
+ * HP_HEAP_PAD and more, writing its headers only below A. */
 static void follow_heap(void)
 {
 	if (!mallopt(M_TOP_PAD, HP_HEAP_PAD) || !mallopt(M_MMAP_THRESHOLD, HP_MMAP_THRESHOLD) ||
 	    !mallopt(M_TRIM_THRESHOLD, HP_TRIM_THRESHOLD))
 		return;
-	go_on_from_a_huge_page();
-	uintptr_t first = advised_end = (uintptr_t)sbrk(0);
+	/* The old top, taken all but a few bytes, serves no more: the next malloc grows the heap.
+	 * volatile: a compiler may drop a malloc() freed unused. */
+	size_t old_top = mallinfo2().keepcost;
+	void *volatile old = old_top > 256 ? malloc(old_top - 128) : NULL;
+	uintptr_t now = (uintptr_t)sbrk(0);
+	uintptr_t boundary = (now + HP_BELOW_BOUNDARY + HP_HUGE_PAGE - 1) & ~(HP_HUGE_PAGE - 1);
+	if (sbrk((intptr_t)(boundary - HP_BELOW_BOUNDARY - now)) == (void *)-1) {
+		free(old);
+		return;
+	}
+	void *volatile grow = malloc(HP_BELOW_BOUNDARY / 2); /* the growth; freed into the new top */
+	free(grow);
+	free(old);
+	advised_end = boundary;
 	following = true;
 	state = "huge (the heap advised as it grows)";
-	/* More than the young heap's top holds, so it grows; the new top's header lands 1 MiB in,
-	 * in the first huge page's range. Freed into the top, which stays (volatile: a compiler may
-	 * drop a malloc() that is freed unused). */
-	void *volatile grow = malloc(HP_FIRST_GROWTH);
-	free(grow);
 	huge_pages_follow();
-	/* glibc wrote its headers into that range before the advice, so the kernel gave it 4 KiB
-	 * pages, and would go on so: made one huge page now, before the model's busiest MiBs. */
-	if (!(first & (HP_HUGE_PAGE - 1)))
-		(void)madvise((void *)first, HP_HUGE_PAGE, MADV_COLLAPSE);
 }
 
 void huge_pages_start(char **argv)

@@ -18,10 +18,11 @@
  *      top (mallopt: what its dynamic thresholds reach in a long run), and
  *      huge_pages_follow() advises what the heap grew by since it last looked.
  *      What the model touched between a growth and the next look stays on
- *      4 KiB pages. The heap goes on from a 2 MiB boundary, and the range
- *      glibc's first growth wrote into before the advice is made one huge page
- *      (MADV_COLLAPSE): on this VM a 4 KiB fault costs ~27 us, a 2 MiB one
- *      ~130 us, and those are the model's first, busiest MiBs.
+ *      4 KiB pages. The advised heap starts on a 2 MiB boundary that glibc's
+ *      first growth writes nothing above before the advice: on this VM a
+ *      4 KiB fault costs ~27 us, a 2 MiB one ~130 us, and those are the
+ *      model's first, busiest MiBs. A sanitizer's allocator takes no advice
+ *      (mallopt() fails): its heap stays as it is.
  *
  * Neither where nor how outputs are computed changes; peak RSS may, by a huge
  * page's unused part. COWSIM_HUGEPAGES=0, a GLIBC_TUNABLES that names
