@@ -28,7 +28,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-
 #define TUNABLE "glibc.malloc.hugetlb=1"
 /* Set only between HP1's two starts: GLIBC_TUNABLES before ("" for none). */
 #define TUNABLES_BEFORE "COWSIM_GLIBC_TUNABLES_BEFORE"

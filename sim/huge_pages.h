@@ -36,7 +36,7 @@
  * huge pages) or becomes the second start. argv as main() got it. */
 void huge_pages_start(char **argv);
 /* HP2: advise what the heap grew by since the last call; a compare when it did
- * not grow or HP2 is off. A replay calls it every few hundred ops. */
+ * not grow or HP2 is off. A replay calls it every 64 ops (replay.c RP12). */
 void huge_pages_follow(void);
 /* What the heap runs on, a few words for the bench's provenance:
  * "huge (glibc.malloc.hugetlb=1)", "4KiB (COWSIM_HUGEPAGES=0)", ... */
