@@ -71,6 +71,7 @@ static void plot_usage(FILE *out)
 		"Curves that coincide are drawn nested (every colour shows) and named together.\n"
 		"Needs %s with python3-matplotlib.\n\n"
 		"Examples:\n"
+		"  cowsim run t.trace -m strictatime -o strict.csv && cowsim run t.trace -m noatime -o noatime.csv\n"
 		"  cowsim plot strict.csv noatime.csv --x mark --labels strictatime,noatime -o seed\n"
 		"  cowsim plot cmp/relatime-inline.csv cmp/noatime-inline.csv --keys mount,policy \\\n"
 		"      --labels relatime/inline,noatime/inline --panel-by mount --x mark -o cmp2\n"
