@@ -163,6 +163,10 @@ struct dir_cache_asked {
 };
 
 #define DIR_CACHE_BUCKETS 4096
+/* The tables' bytes at most (fs_dir_cache.c DC3): the seed's /usr/include
+ * (2 026 directories) fits; a constant, so that 10^7 files cost no more
+ * than 10^3. */
+#define DIR_CACHE_BYTES (4u << 20)
 struct dir_cache {
 	GArray *lineages;             /* struct name_lineage by id (0: none); NULL until the first */
 	struct dir_table **buckets;   /* DIR_CACHE_BUCKETS chains by (lineage, dir); NULL until the first */
@@ -194,7 +198,7 @@ struct fs {
 	struct delayed_items *delayed; /* directory indexes and inode updates not yet in the trees */
 	GHashTable *dirty_times;      /* lazytime vfs: (subvolume, inode) -> struct dirty_time * in dirty_time_queue */
 	GQueue dirty_time_queue;      /* the same, oldest first; owns them */
-	/* Lost atime updates (atime_policy.c, LA1): (subvolume, inode) -> the
+	/* Lost atime updates (atime_policy.c, keep_lost_atime()): (subvolume, inode) -> the
 	 * in-memory atime a read set although its update never reached the
 	 * disk; owns its struct dirty_time keys. NULL until the first. */
 	GHashTable *lost_atimes;
