@@ -402,6 +402,7 @@ static void test_item_sharing_check_fails_when_a_freed_leaf_keeps_its_overlay_wi
 	assert_null(item_sharing_error(f));
 	old->atimes = (struct atime_overlay *)old; /* never read through: the checker asks whether there is one */
 	g_autofree char *got = item_sharing_error(f);
+	assert_non_null(got);
 	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT
 						", BT8 freed, its item array given up, but holding an overlay", old->bytenr);
 	assert_string_equal(got, want);
@@ -1629,15 +1630,15 @@ static void test_dir_cache_check_fails_on_two_tables_of_one_directory(void **sta
 
 enum { LONG_NAMES = DIR_CACHE_BYTES / 2 / 280 + 64 }; /* 280 bytes an entry of 255: two tables overflow */
 
-/* A directory `dir` of LONG_NAMES files of 255-byte names. */
-static void make_dir_of_long_names(struct fs *fs, const char *dir)
+/* A directory `dir` of `files` files of 255-byte names. */
+static void make_dir_of_long_names(struct fs *fs, const char *dir, unsigned files)
 {
 	struct fs_attributes attributes = fixture_attributes(0755, INT64_MIN, INT64_MIN);
 	assert_int_equal(fs_mkdir(fs, dir, &attributes), 0);
 	char name[256];
 	memset(name, 'x', 255);
 	name[255] = 0;
-	for (unsigned i = 0; i < LONG_NAMES; i++) {
+	for (unsigned i = 0; i < files; i++) {
 		char digits[8];
 		g_snprintf(digits, sizeof(digits), "%05u", i);
 		memcpy(name, digits, 5);
@@ -1646,8 +1647,8 @@ static void make_dir_of_long_names(struct fs *fs, const char *dir)
 	}
 }
 
-/* The table a few reads in `dir` make, and the index of its chain. */
-static struct dir_table *table_of(struct fs *fs, const char *dir, unsigned *bucket)
+/* The table of `files` entries a few reads in `dir` make, and the index of its chain. */
+static struct dir_table *table_of(struct fs *fs, const char *dir, unsigned files, unsigned *bucket)
 {
 	char name[256];
 	memset(name, 'x', 255);
@@ -1662,7 +1663,7 @@ static struct dir_table *table_of(struct fs *fs, const char *dir, unsigned *buck
 	struct dir_cache *c = &fs->dir_cache;
 	struct dir_table *t = c->last.table;
 	assert_non_null(t);
-	assert_int_equal(t->count, LONG_NAMES);
+	assert_int_equal(t->count, files);
 	for (unsigned b = 0; b < DIR_CACHE_BUCKETS; b++)
 		for (struct dir_table *in = c->buckets[b]; in; in = in->next)
 			if (in == t)
@@ -1676,14 +1677,14 @@ static struct dir_table *table_of(struct fs *fs, const char *dir, unsigned *buck
 static void test_dir_cache_check_fails_when_its_tables_take_more_than_dir_cache_bytes(void **state)
 {
 	struct fs *fs = fixture_fs_new(16384, 8ull << 30);
-	make_dir_of_long_names(fs, "/a");
-	make_dir_of_long_names(fs, "/b");
+	make_dir_of_long_names(fs, "/a", LONG_NAMES);
+	make_dir_of_long_names(fs, "/b", LONG_NAMES);
 	unsigned bucket = 0, unused = 0;
-	struct dir_table *first = table_of(fs, "/a", &bucket);
+	struct dir_table *first = table_of(fs, "/a", LONG_NAMES, &bucket);
 	struct dir_table *twin = g_memdup2(first, first->bytes);
 	uint32_t bytes = first->bytes;
 	assert_true(bytes < DIR_CACHE_BYTES && 2 * bytes > DIR_CACHE_BYTES);
-	struct dir_table *second = table_of(fs, "/b", &unused);
+	struct dir_table *second = table_of(fs, "/b", LONG_NAMES, &unused);
 	struct dir_cache *c = &fs->dir_cache;
 	for (struct dir_table *t = c->newest; t; t = t->older)
 		assert_int_not_equal(t->dir, twin->dir); /* /a's went */
@@ -1708,6 +1709,24 @@ static void test_dir_cache_check_fails_when_its_tables_take_more_than_dir_cache_
 	c->bytes -= bytes;
 	g_free(twin);
 	fixture_assert_fs_ok(fs, "/a's table gone again");
+	fs_free(fs);
+	(void)state;
+}
+
+/* The one exception to DC3's bound: a directory whose table alone takes more than
+ * DIR_CACHE_BYTES empties the cache for it (make_room), and is held. */
+static void test_dir_cache_holds_one_table_larger_than_dir_cache_bytes_alone(void **state)
+{
+	struct fs *fs = fixture_fs_new(16384, 8ull << 30);
+	make_dir_of_long_names(fs, "/a", 8);
+	make_dir_of_long_names(fs, "/huge", 2 * LONG_NAMES);
+	unsigned bucket = 0;
+	table_of(fs, "/a", 8, &bucket);
+	assert_true(tables_held(fs) >= 1);
+	struct dir_table *huge = table_of(fs, "/huge", 2 * LONG_NAMES, &bucket);
+	assert_true(huge->bytes > DIR_CACHE_BYTES);
+	assert_int_equal(tables_held(fs), 1);
+	fixture_assert_fs_ok(fs, "one table over DIR_CACHE_BYTES, alone");
 	fs_free(fs);
 	(void)state;
 }
@@ -2319,6 +2338,7 @@ int main(void)
 		cmocka_unit_test(test_steps_among_more_directories_than_tables_find_what_the_tree_finds),
 		cmocka_unit_test(test_dir_cache_check_fails_on_two_tables_of_one_directory),
 		cmocka_unit_test(test_dir_cache_check_fails_when_its_tables_take_more_than_dir_cache_bytes),
+		cmocka_unit_test(test_dir_cache_holds_one_table_larger_than_dir_cache_bytes_alone),
 		cmocka_unit_test(test_a_table_shared_by_a_snapshot_and_its_source_finds_what_the_tree_finds),
 		cmocka_unit_test(test_dir_cache_check_fails_on_a_broken_lineage),
 		cmocka_unit_test(test_namespace_check_fails_on_an_entry_of_the_wrong_type),
