@@ -330,6 +330,10 @@ void fs_dirty_time_write_expired(struct fs *fs);
 void fs_dirty_time_write_inode(struct fs *fs, const struct inode_location *where);
 void fs_dirty_time_other_change(struct fs *fs, const struct inode_location *where, struct btree_item *inode);
 void fs_dirty_time_free(struct fs *fs);
+/* fs_settime's explicit atime, into `inode` (made writable for `where`). */
+void fs_atime_set(struct fs *fs, const struct inode_location *where, struct btree_item *inode, int64_t atime);
+/* fs_check(): lazytime's LZ1-LZ3, then the policy's own check (if any). */
+bool fs_atime_check(const struct fs *fs, GError **error);
 uint64_t fs_atime_tree_id(uint64_t subvolume_id);
 
 /* fs.c */

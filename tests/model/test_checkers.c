@@ -2203,6 +2203,62 @@ static void test_keyed_design_check_fails_on_a_whiteout_with_bytes(void **state)
 	fs_free(fs);
 }
 
+/* --- chk-designs: DK1 and DK2 hold by the key order (design_keyed.c) ----------- */
+
+/* Breaks DK1 the way no design function can: writes a key's snapshot id
+ * behind the btree module (as grow_first_item_behind_btree writes a size). */
+static void set_snapshot_behind_btree(struct tree_block *leaf, uint32_t slot, uint32_t snapshot)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+	leaf->items[slot].key.snapshot = snapshot;
+#pragma GCC diagnostic pop
+}
+
+/* DK1 has no checker of its own: two versions of a base key at one
+ * snapshot id are one key twice, which BT1 refuses. /snap/d/file-000 was
+ * created at id 1 (mkfs) and written at the snapshot's id 3. */
+static void test_keyed_design_two_versions_at_one_snapshot_id_fail_as_bt1(void **state)
+{
+	struct fs *fs = populated("keyed");
+	struct inode_location where;
+	assert_int_equal(fs_resolve(fs, "/snap/d/file-000", &where), 0);
+	struct btree *tree = where.subvolume->tree;
+	struct btree_key key = BTREE_VERSIONED_KEY(where.inode, BTRFS_INODE_ITEM_KEY, 0, KEYED_SNAPSHOT_ID);
+	struct btree_path path;
+	assert_true(btree_lookup(tree, &key, &path));
+	struct tree_block *leaf = path.nodes[0];
+	uint32_t slot = path.slots[0];
+	assert_true(slot > 0);
+	struct btree_key older = BTREE_VERSIONED_KEY(where.inode, BTRFS_INODE_ITEM_KEY, 0, 1);
+	assert_int_equal(btree_key_compare(btree_item_key(&leaf->items[slot - 1]), &older), 0);
+	set_snapshot_behind_btree(leaf, slot, 1); /* the snapshot's version now at id 1 too */
+	g_autofree char *want = g_strdup_printf("corrupt leaf: tree %" G_GUINT64_FORMAT " block %" G_GUINT64_FORMAT
+						", BT1 key (%" G_GUINT64_FORMAT " %u 0) at slot %u not above the previous",
+						tree->id, leaf->bytenr, where.inode, BTRFS_INODE_ITEM_KEY, slot);
+	fixture_assert_fs_corrupt(fs, want);
+	set_snapshot_behind_btree(leaf, slot, KEYED_SNAPSHOT_ID);
+	fixture_assert_fs_ok(fs, "the snapshot's version given back");
+	fs_free(fs);
+}
+
+/* DK2 is the key order's: every version of a base key sorts after every
+ * version of a smaller base key, whichever component differs. */
+static void test_keyed_versions_of_one_base_key_sort_together(void **state)
+{
+	const struct btree_key base = BTREE_VERSIONED_KEY(300, BTRFS_INODE_ITEM_KEY, 7, 0);
+	const struct btree_key above[] = {
+		BTREE_VERSIONED_KEY(300, BTRFS_INODE_ITEM_KEY, 8, 0),
+		BTREE_VERSIONED_KEY(300, BTRFS_INODE_REF_KEY, 0, 0),
+		BTREE_VERSIONED_KEY(301, 0, 0, 0),
+	};
+	struct btree_key last = base;
+	last.snapshot = UINT32_MAX;
+	for (unsigned i = 0; i < G_N_ELEMENTS(above); i++)
+		assert_true(btree_key_compare(&last, &above[i]) < 0);
+	assert_true(btree_key_compare(&base, &last) < 0);
+}
+
 /* --- perf15access: a kept path's stamp (btree.h BT18) ------------------------------ */
 
 /* BT18: a change to a tree's links that is not counted leaves the read
@@ -2375,6 +2431,8 @@ int main(void)
 		cmocka_unit_test(test_keyed_design_check_fails_on_a_version_no_live_subvolume_can_see),
 		cmocka_unit_test(test_keyed_design_check_fails_on_a_whiteout_that_hides_nothing),
 		cmocka_unit_test(test_keyed_design_check_fails_on_a_whiteout_with_bytes),
+		cmocka_unit_test(test_keyed_design_two_versions_at_one_snapshot_id_fail_as_bt1),
+		cmocka_unit_test(test_keyed_versions_of_one_base_key_sort_together),
 		cmocka_unit_test(test_derived_checkers_pass_mid_transaction_and_after_commits_in_both_designs),
 		cmocka_unit_test(test_fs_data_check_fails_when_the_delalloc_reservations_are_miscounted),
 		cmocka_unit_test(test_read_cursor_stamped_but_off_the_root_fails_bt18),
