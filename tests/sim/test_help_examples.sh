@@ -35,7 +35,8 @@ examples() {
 }
 can_trace=no
 strace -f -qq -o /dev/null true >/dev/null 2>&1 && can_trace=yes
-python3 -c 'import matplotlib' >/dev/null 2>&1 && have_mpl=yes || have_mpl=no
+# cowsim plots with Debian's /usr/bin/python3 (or $COWSIM_PYTHON), not the first python3 on PATH.
+"${COWSIM_PYTHON:-/usr/bin/python3}" -c 'import matplotlib' >/dev/null 2>&1 && have_mpl=yes || have_mpl=no
 needs() { # LINE: why it cannot run here, or nothing
   case "$1" in
     *jq*) command -v jq >/dev/null || { echo "no jq"; return; } ;;
