@@ -34,6 +34,7 @@
 #define COWSIM_SIM_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <glib.h>
 
 struct cli_doc {
@@ -89,5 +90,9 @@ char *cli_find_data(const char *name, const char *env);
 
 /* True for "-": standard input or output (CLI1). */
 bool cli_is_stdio(const char *path);
+
+/* "16384", "16K", "4G", "1.5M": bytes. False with *error naming `what`
+ * (the size syntax of every cowsim command and of btrfs-replay). */
+bool cli_parse_size(const char *what, const char *text, uint64_t *bytes, GError **error);
 
 #endif
