@@ -1,8 +1,9 @@
 /*
  * tests/model/test_checkers.c - the checkers of the derived trees
- * (model/derived_check.h), of the trees themselves (BT1-BT10), the
- * reference counts (RF1-RF3), the block store (BS1-BS3) and the designs' own
- * (DB2, DK4-DK6) pass on a healthy filesystem and fail, with the report
+ * (model/derived_check.h), of the trees themselves (BT1-BT18), the
+ * reference counts (RF1-RF11), the block store (BS1-BS3), the directory
+ * tables (DC), the writeback queue (WB1) and the designs' own (DB2, DK1,
+ * DK4-DK6) pass on a healthy filesystem and fail, with the report
  * "corrupt <type>: <id>, <reason>[, <value>]", when one invariant is broken
  * on purpose: an item deleted, a refcount bumped, a backref dropped.
  * (BS4: test_attribution.c; DB1, DB3, DK3: test_design.c.)
