@@ -19,6 +19,7 @@
 set -u
 cowsim=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 . "$(dirname "$0")/../tap.sh"
+. "$(dirname "$0")/../reliability/signal.sh"
 readme=$(dirname "$0")/../../README.md
 export COWSIM_PYTHON=/nonexistent # no figures: the folders' data files are what is checked
 
@@ -58,14 +59,8 @@ cp "$work/good.csv" "$work/keep.csv"
 "$cowsim" run "$work/big.trace" --every 50 --quiet --device-size 100G --check-every 1000 -o "$work/keep.csv" \
   2>"$work/err" &
 pid=$!
-for k in $(seq 500); do
-  tmp=$(ls "$work"/keep.csv.tmp-* 2>/dev/null | head -n 1)
-  [ -n "$tmp" ] && [ "$(wc -l <"$tmp")" -ge 2 ] && break
-  sleep 0.02
-done
-kill -INT $pid
-wait $pid
-status=$?
+await_rows "$work/keep.csv" 10 has_lines 2 # the first row is in the temporary file
+signal_and_time "$pid" INT
 check "SIGINT on a re-run exits 130" "[ $status = 130 ]" "status $status: $(cat "$work/err")"
 check "and the complete old CSV is still under its name, byte for byte" "cmp -s '$work/keep.csv' '$work/good.csv'"
 check "and the rows written so far are whole, in keep.csv.partial, named on stderr" \
