@@ -21,8 +21,10 @@
 #include "atime_policy.h"
 
 #include <errno.h>
+#include <inttypes.h>
 
 #include "blockstore.h"
+#include "derived_check.h"
 #include "model_error.h"
 
 static const struct atime_policy_ops *policy_of(const struct fs *fs)
@@ -133,6 +135,16 @@ void atime_write_inline(struct fs *fs, const struct inode_location *where, int64
 		write_inline_otherwise(fs, where, atime, near, inode);
 }
 
+/* An explicit atime (utimensat: fs_settime) in the inode item made writable
+ * for it: it is the inode's atime now, so no side-table item of an earlier
+ * update may override it (HY1; the side-table policy's item comes back at
+ * the next update). */
+void fs_atime_set(struct fs *fs, const struct inode_location *where, struct btree_item *inode, int64_t atime)
+{
+	btree_item_inode_for_write(inode)->atime = atime;
+	atime_side_table_forget(fs, where->subvolume, where->inode);
+}
+
 /* --- lazytime as the VFS defines it (FS_LAZYTIME_VFS) ----------------------
  *
  * On a lazytime mount with config.lazytime = FS_LAZYTIME_VFS an access the
@@ -146,10 +158,15 @@ void atime_write_inline(struct fs *fs, const struct inode_location *where, int64
  *   LW4. the clock reaches dirtied_ns + LINUX_DIRTYTIME_EXPIRE_NS (12 h after
  *       it was first kept; later accesses do not move dirtied_ns).
  * A commit alone (the commit interval, a snapshot) writes none of them:
- * model/atime.c gives the kernel's code for each rule. Invariants:
+ * model/atime.c gives the kernel's code for each rule. Invariants
+ * (dirty_times_check, from fs_check through fs_atime_check):
  *   LZ1. an entry is in dirty_times iff it is in the queue and !written;
+ *        the queue holds each entry once (a written one stays until the
+ *        queue pops it; a later access of its inode keeps a new one);
  *   LZ2. the queue is in dirtied_ns order (the clock never goes back);
- *   LZ3. the atime of an entry is the one current_atime() returns.
+ *   LZ3. the atime of an unwritten entry is the one current_atime() returns
+ *        (it looks in dirty_times first, so this much is LZ1's), and it is
+ *        the inode's latest access: dirtied_ns <= atime <= the clock.
  * An atime whose subvolume or inode is gone by write-out is forgotten. */
 
 static bool lazytime_vfs(const struct fs *fs)
@@ -269,6 +286,53 @@ void fs_dirty_time_other_change(struct fs *fs, const struct inode_location *wher
 	/* The change reserved for the inode item; the atime rides in it. */
 	policy_of(fs)->write(fs, where, d->atime, NULL, inode);
 	fs->counters.atime_updates++;
+}
+
+static bool entry_corrupt(GError **error, const struct dirty_time *d, const char *label, const char *why)
+{
+	return derived_corrupt(error, "lazytime entry", d->inode, "%s subvolume %" PRIu64 ", dirtied %" PRId64
+			       ", atime %" PRId64 ", %s: %s", label, d->subvolume_id, d->dirtied_ns, d->atime,
+			       d->written ? "written" : "unwritten", why);
+}
+
+/* LZ1-LZ3: one pass over the queue, then the table's size. */
+static bool dirty_times_check(const struct fs *fs, GError **error)
+{
+	g_autoptr(GHashTable) queued = g_hash_table_new(NULL, NULL);
+	guint unwritten = 0;
+	int64_t last = INT64_MIN;
+	for (const GList *l = fs->dirty_time_queue.head; l; l = l->next) {
+		const struct dirty_time *d = l->data;
+		if (!g_hash_table_add(queued, (gpointer)d))
+			return entry_corrupt(error, d, "LZ1", "queued twice");
+		if ((find_dirty_time(fs, d->subvolume_id, d->inode) == d) == d->written)
+			return entry_corrupt(error, d, "LZ1", d->written ? "still in dirty_times" : "not in dirty_times");
+		if (d->dirtied_ns < last)
+			return entry_corrupt(error, d, "LZ2", "queued after a later one");
+		last = d->dirtied_ns;
+		if (!d->written && (d->atime < d->dirtied_ns || d->atime > fs->clock_ns))
+			return entry_corrupt(error, d, "LZ3", "not an access between its dirtying and the clock");
+		unwritten += !d->written;
+	}
+	guint held = fs->dirty_times ? g_hash_table_size(fs->dirty_times) : 0;
+	if (held != unwritten)
+		return derived_corrupt(error, "lazytime table", held, "LZ1 the queue holds %u unwritten entries", unwritten);
+	return true;
+}
+
+bool fs_atime_check(const struct fs *fs, GError **error)
+{
+	return dirty_times_check(fs, error) && (!policy_of(fs)->check || policy_of(fs)->check(fs, error));
+}
+
+bool atime_inode_item_atime(const struct subvolume *sv, uint64_t inode, int64_t *atime)
+{
+	struct btree_path near = { 0 };
+	const struct btree_item *item = fs_inode_item_near(sv, inode, &near);
+	if (!item)
+		return false;
+	*atime = stored_atime(item, &near);
+	return true;
 }
 
 void fs_dirty_time_free(struct fs *fs)

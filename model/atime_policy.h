@@ -21,7 +21,8 @@
  *   hybrid          model/policy_hybrid.c       never                          inode item if private, else side tree
  *
  * A new policy is one file with one `const struct atime_policy_ops` and one
- * line in model/atime_policy_registry.c. It never asks which design runs:
+ * line in model/atime_policy_registry.c; its invariants, if it keeps state
+ * of its own, in its ops' check (fs_check() calls it). It never asks which design runs:
  * what it needs of a design it asks through design.h (item_write_is_private,
  * inline_atime_estimate, side_trees), and supports() refuses designs that
  * lack it, checked by fs_new().
@@ -79,6 +80,13 @@ struct atime_policy_ops {
 	 * inode of `sv` would copy or add right after a snapshot of it.
 	 * `wanted` says which inodes an access would update. */
 	uint64_t (*unshare_estimate)(struct fs *fs, const struct subvolume *sv, fs_atime_wanted_fn wanted);
+
+	/* --- checks ------------------------------------------------------------ */
+
+	/* The invariants of the policy's own state (its file's labels), for
+	 * fs_check() through fs_atime_check(): false with *error naming the
+	 * label. Never on a replay's path. NULL: the policy keeps none. */
+	bool (*check)(const struct fs *fs, GError **error);
 };
 
 /* The registry (model/atime_policy_registry.c), NULL-terminated, inline
@@ -90,6 +98,10 @@ extern const struct atime_policy_ops *const atime_policies[];
 /* Storage in the inode item: write (ops->write for inline policies). */
 void atime_write_inline(struct fs *fs, const struct inode_location *where, int64_t atime, struct btree_path *near,
 			struct btree_item *inode);
+/* The atime the inode item holds, its leaf's overlay included, whatever is
+ * kept apart from it: false when the subvolume has no such inode. For
+ * checks: a lookup from the tree's root. */
+bool atime_inode_item_atime(const struct subvolume *sv, uint64_t inode, int64_t *atime);
 /* The design's estimate for inline storage (private_only as design.h). */
 uint64_t atime_estimate_inline(struct fs *fs, const struct subvolume *sv, fs_atime_wanted_fn wanted);
 

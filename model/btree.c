@@ -180,9 +180,18 @@ static const struct btree_key *block_first_key(const struct tree_block *block)
  *
  * BT6 refs counts the blocks whose items point into the array, released or
  *    not; only an array with refs 1 is changed, and only by its leaf.
- * BT7 only a leaf has an overlay, and only while refs > 1 or until its next
- *    change (leaf_make_private) or the commit of a transaction that listed
- *    it (btree_commit_finish, BT12). The
+ * BT7 only a leaf has an overlay, over an item array: one is made only
+ *    while the array is shared (refs > 1) and lasts until the leaf's next
+ *    change (leaf_make_private folds it) or the commit of a transaction
+ *    that listed the leaf (btree_commit_finish, BT12). A leaf whose array
+ *    became its own while it was not listed (the leaf it shared it with
+ *    was freed: copied by a write to its own tree, a snapshot's, or
+ *    dropped with its tree) keeps it across commits until its next change
+ *    (the model's tests show such leaves after commits). That time limit
+ *    is the history's, not one state's: a private leaf with an overlay is
+ *    right as one a commit will fold and as one no commit listed. So
+ *    btree_check_overlay checks what a state shows: a leaf's, over an
+ *    array, of its form's shape. The
  *    slots never move, because moving items needs a private array. In the
  *    marked form (a new overlay's) it holds the one atime t written since
  *    it was made and a bitmap of the slots that have it, n bits for the n
@@ -201,7 +210,9 @@ static const struct btree_key *block_first_key(const struct tree_block *block)
  *    (btree_block_freed), so the copy that replaced it does not copy the
  *    array on its first change, and the old version waiting for the commit
  *    costs the simulator a tree_block, not a second array. Nothing reads a
- *    freed block's items: it is in no tree (BS2).
+ *    freed block's items: it is in no tree (BS2). A state shows it as: no
+ *    freed leaf shares an array, and none without one has an overlay
+ *    (btree_check_item_sharing).
  */
 struct leaf_items {
 	uint32_t refs;
@@ -1267,6 +1278,13 @@ bool btree_check_overlay(const struct tree_block *leaf, GError **error)
 		return true;
 	const char *broken = NULL;
 	uint32_t bad = 0, inodes = 0;
+	if (!leaf->items) {
+		/* An overlay is made over an array it shares, and goes with it
+		 * (leaf_items_unref): with none it overrides nothing. */
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt leaf: block %" PRIu64 ", BT7 an overlay over no item array", leaf->bytenr);
+		return false;
+	}
 	for (uint32_t i = 0; i < leaf->nritems; i++)
 		inodes += leaf->items[i].key.type == BTRFS_INODE_ITEM_KEY;
 	if ((leaf->flags & TREE_BLOCK_OVERLAY_HERE) &&
@@ -1435,6 +1453,12 @@ bool btree_check_item_sharing(GHashTable *live, const GPtrArray *unreleased, GEr
 		count_array_user(users, unreleased->pdata[i]);
 	for (guint i = 0; i < unreleased->len; i++) {
 		const struct tree_block *freed = unreleased->pdata[i];
+		if (!freed->level && !freed->items && btree_leaf_has_overlay(freed)) {
+			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+				    "corrupt leaf: block %" G_GUINT64_FORMAT ", BT8 freed, its item array given up, "
+				    "but holding an overlay", freed->bytenr);
+			return false;
+		}
 		if (freed->level || !freed->items ||
 		    GPOINTER_TO_UINT(g_hash_table_lookup(users, leaf_items_of(freed))) < 2)
 			continue;

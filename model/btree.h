@@ -21,7 +21,12 @@
  *  BT2 a parent's key for a child equals the child's first key;
  *  BT3 all leaves are at the same depth; a node at level L points at level L-1;
  *  BT4 leaf bytes never exceed nodesize - 101; node slots never exceed
- *     (nodesize - 101) / 33; only a root may be empty or hold one child;
+ *     (nodesize - 101) / 33; only a root leaf may be empty, and a node holds
+ *     at least one child. A node below the root may hold just one: a
+ *     delete's descent merges a node under a quarter full only into a
+ *     sibling that can take it all (balance_node, docs/model.md
+ *     simplification 5), where btrfs's balance_level pulls pointers from
+ *     the left so that no node but the root keeps one;
  *  BT5 a block's generation is at most its parent's (COW writes child first).
  *  BT18 tree->links counts the changes to the tree's links: its root pointer,
  *     and any node's child pointers or count. A path whose `links` equals

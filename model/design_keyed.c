@@ -20,9 +20,13 @@
  *
  * Every subvolume's snapshot id is at least 1; id 0 is no snapshot's.
  *
- * Invariants (checked by the fs tests): DK1 at most one version of a base key
- * per snapshot id; DK2 the keys of one base key are adjacent in the tree (the
- * snapshot id sorts last), so a version lookup is one short range scan;
+ * Invariants: DK1 at most one version of a base key per snapshot id; DK2 the
+ * keys of one base key are adjacent in the tree, so a version lookup is one
+ * short range scan. Both hold by the key order, with no checker of their
+ * own: the snapshot id is the last component btree_key_compare() compares,
+ * so the versions of one base key sort together (DK2), and two versions at
+ * one id are one key twice, which btree_check refuses as BT1 (DK1);
+ * tests/model/test_checkers.c breaks DK1 and pins DK2's order.
  * (keyed_check) DK3 every live subvolume has its own snapshot id, at least 1
  * and known to the snapshot tree, and its items in the one shared tree;
  * DK4 the snapshot tree: id 1 its root, every other id's parent older and its

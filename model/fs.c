@@ -647,7 +647,7 @@ bool fs_check(struct fs *fs, GError **error)
 	return derived_check(fs, live, error) && fs->design->check(fs, error) && read_cursor_check(fs, error) &&
 	       fs_namespace_check(fs, error) &&
 	       fs_dir_cache_check(fs, error) &&
-	       delayed_items_check(fs, error) && fs_data_check(fs, error);
+	       delayed_items_check(fs, error) && fs_data_check(fs, error) && fs_atime_check(fs, error);
 }
 
 void fs_dump(const struct fs *fs, FILE *out)

@@ -55,7 +55,9 @@
  *     file_type, and count says how many;
  *  DC3 no two tables hold one (lineage, dir); each is in its key's chain
  *     and once in the list; bytes is what they take, at most
- *     DIR_CACHE_BYTES but for the one just filled;
+ *     DIR_CACHE_BYTES unless one table is listed: make_room() empties the
+ *     cache for a table larger than the rest's room, and that one alone
+ *     may take more (a directory of up to DIR_CACHE_MAX long names);
  *  DC4 the lineages: a parent is older (a smaller id) and frozen, depth is
  *     the parent's + 1 (at most LINEAGE_DEPTH; 0 without one), changed
  *     holds changed_count directories; a lineage not frozen is held by one
@@ -88,9 +90,6 @@ enum {
 	DIR_CACHE_AFTER = 2,          /* steps in a row out of a directory before its table is made */
 	DIR_CACHE_MAX = 1u << 15,     /* entries at most (a power of two): a larger directory keeps its lookups */
 	DIR_CACHE_MIN_SLOTS = 8,
-	/* the seed's /usr/include (2 026 directories) fits; a constant, so
-	 * that 10^7 files cost no more than 10^3 */
-	DIR_CACHE_BYTES = 4u << 20,
 	DIR_CACHE_PREFETCH_BYTES = 2048, /* of a table turned to: all of most (the seed's average 0.6 KiB) */
 	DIR_CACHE_FILL_KEEP = 64u << 10, /* a fill's scratch larger than this is freed, not kept */
 	CACHE_LINE = 64,
@@ -642,6 +641,9 @@ static bool tables_check(const struct fs *fs, GError **error)
 	if (bytes != c->bytes || chained != listed || (c->newest && c->newest->newer))
 		return corrupt(error, "DC3 %u tables of %zu bytes listed, %u chained, %zu bytes counted", listed, bytes,
 			       chained, c->bytes);
+	if (listed > 1 && bytes > DIR_CACHE_BYTES)
+		return corrupt(error, "DC3 %u tables of %zu bytes, over DIR_CACHE_BYTES (%u)", listed, bytes,
+			       DIR_CACHE_BYTES);
 	return true;
 }
 

@@ -163,6 +163,10 @@ struct dir_cache_asked {
 };
 
 #define DIR_CACHE_BUCKETS 4096
+/* The tables' bytes at most (fs_dir_cache.c DC3): the seed's /usr/include
+ * (2 026 directories) fits; a constant, so that 10^7 files cost no more
+ * than 10^3. */
+#define DIR_CACHE_BYTES (4u << 20)
 struct dir_cache {
 	GArray *lineages;             /* struct name_lineage by id (0: none); NULL until the first */
 	struct dir_table **buckets;   /* DIR_CACHE_BUCKETS chains by (lineage, dir); NULL until the first */
@@ -194,7 +198,7 @@ struct fs {
 	struct delayed_items *delayed; /* directory indexes and inode updates not yet in the trees */
 	GHashTable *dirty_times;      /* lazytime vfs: (subvolume, inode) -> struct dirty_time * in dirty_time_queue */
 	GQueue dirty_time_queue;      /* the same, oldest first; owns them */
-	/* Lost atime updates (atime_policy.c, LA1): (subvolume, inode) -> the
+	/* Lost atime updates (atime_policy.c, keep_lost_atime()): (subvolume, inode) -> the
 	 * in-memory atime a read set although its update never reached the
 	 * disk; owns its struct dirty_time keys. NULL until the first. */
 	GHashTable *lost_atimes;
@@ -326,6 +330,10 @@ void fs_dirty_time_write_expired(struct fs *fs);
 void fs_dirty_time_write_inode(struct fs *fs, const struct inode_location *where);
 void fs_dirty_time_other_change(struct fs *fs, const struct inode_location *where, struct btree_item *inode);
 void fs_dirty_time_free(struct fs *fs);
+/* fs_settime's explicit atime, into `inode` (made writable for `where`). */
+void fs_atime_set(struct fs *fs, const struct inode_location *where, struct btree_item *inode, int64_t atime);
+/* fs_check(): lazytime's LZ1-LZ3, then the policy's own check (if any). */
+bool fs_atime_check(const struct fs *fs, GError **error);
 uint64_t fs_atime_tree_id(uint64_t subvolume_id);
 
 /* fs.c */

@@ -1218,7 +1218,7 @@ int fs_settime(struct fs *fs, const char *path, int64_t atime, int64_t mtime)
 		return ret;
 	struct btree_item *inode = fs_inode_item_for_write(fs, &where);
 	if (atime != INT64_MIN)
-		btree_item_inode_for_write(inode)->atime = atime;
+		fs_atime_set(fs, &where, inode, atime);
 	if (mtime != INT64_MIN)
 		btree_item_inode_for_write(inode)->mtime = mtime;
 	btree_item_inode_for_write(inode)->ctime = fs->clock_ns;

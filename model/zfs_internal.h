@@ -146,6 +146,9 @@ bool zfs_objset_is_dirty(const struct zfs_objset *os);
 typedef void (*zfs_block_visit_fn)(const struct zfs_block *block, const struct zfs_object *object,
 				   uint64_t blkid, void *opaque);
 void zfs_objset_visit(const struct zfs_objset *os, zfs_block_visit_fn visit, void *opaque);
+/* ZO1 and ZO2's per-objset part (zfs_objset.c); false with the reason in
+ * `why`. */
+bool zfs_objset_check(const struct zfs_objset *os, GString *why);
 
 /* zfs_sync.c: the txg sync of one objset; kills go through `kill`. What
  * the txg writes beyond each object's own blocks is charged to `cause`. */

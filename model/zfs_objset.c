@@ -13,12 +13,19 @@
  * and dirty dnodes (struct zfs_dirty_object), and zfs_sync.c writes them
  * when the txg syncs.
  *
- * Invariants (zfs_pool_check):
+ * Invariants (zfs_objset_check, from zfs_pool_check):
  *  ZO1 an object's level-l array holds blkids below ceil(nblocks / 1024^l)
- *      (at levels under nlevels), and nothing above;
+ *      (at levels under nlevels), and nothing above; except an object with
+ *      a truncate pending in the open txg (free_from), whose blocks past
+ *      its new end stay until the txg syncs and kills them (objects freed
+ *      in the open txg are not checked: their dirty record went with them);
  *  ZO2 an object struct shared by several objsets (shares > 1) is never
- *      changed: zfs_objset_object_for_write() copies it first.
+ *      changed: zfs_objset_object_for_write() copies it first, so no
+ *      objset records a change (a dirty record) to a shared struct, and
+ *      shares counts the objsets' slots holding it (objects, freed and the
+ *      meta-dnode; zfs_pool_check counts them across the pool).
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include "zfs_internal.h"
@@ -232,4 +239,64 @@ void zfs_objset_visit(const struct zfs_objset *os, zfs_block_visit_fn visit, voi
 			visit_object(os->objects->pdata[i], visit, opaque);
 	for (guint i = 0; i < os->freed->len; i++)
 		visit_object(os->freed->pdata[i], visit, opaque);
+}
+
+/* ZO1 for one object: each level's array against the blocks in use; the
+ * ceiling at level l is the ceiling of level l-1's over 1024. */
+static bool object_levels_ok(const struct zfs_object *o, GString *why)
+{
+	uint64_t bound = o->nblocks;
+
+	for (unsigned l = 0; l < ZFS_MAX_LEVELS; l++) {
+		uint64_t allowed = l < o->nlevels ? bound : 0;
+
+		if (o->levels[l]->len > allowed) {
+			g_string_printf(why, "ZO1 object %" PRIu64 " level %u holds %u blkids, %" PRIu64
+					" blocks in %u levels allow %" PRIu64, o->number, l, o->levels[l]->len,
+					o->nblocks, o->nlevels, allowed);
+			return false;
+		}
+		bound = (bound + (1u << ZFS_INDIRECT_SHIFT) - 1) >> ZFS_INDIRECT_SHIFT;
+	}
+	return true;
+}
+
+static bool truncate_pending(const struct zfs_objset *os, uint64_t number)
+{
+	const struct zfs_dirty_object *d = g_hash_table_lookup(os->dirty, GSIZE_TO_POINTER(number));
+
+	return d && d->free_from != UINT64_MAX;
+}
+
+/* ZO2's own part: a change recorded in the open txg is to the objset's own
+ * struct. (The shares count needs every objset: zfs_pool_check.) */
+static bool dirty_objects_private(const struct zfs_objset *os, GString *why)
+{
+	GHashTableIter it;
+	gpointer key;
+
+	g_hash_table_iter_init(&it, os->dirty);
+	while (g_hash_table_iter_next(&it, &key, NULL)) {
+		const struct zfs_object *o = zfs_objset_object(os, GPOINTER_TO_SIZE(key));
+
+		if (o && o->shares > 1) {
+			g_string_printf(why, "ZO2 object %" PRIu64 " changed in the open txg while %u objsets share it",
+					o->number, o->shares);
+			return false;
+		}
+	}
+	return true;
+}
+
+bool zfs_objset_check(const struct zfs_objset *os, GString *why)
+{
+	if (!truncate_pending(os, 0) && !object_levels_ok(os->meta_dnode, why))
+		return false;
+	for (guint i = 0; i < os->objects->len; i++) {
+		const struct zfs_object *o = os->objects->pdata[i];
+
+		if (o && !truncate_pending(os, i) && !object_levels_ok(o, why))
+			return false;
+	}
+	return dirty_objects_private(os, why);
 }

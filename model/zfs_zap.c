@@ -15,9 +15,11 @@
  * What each change dirties: micro, block 0; fat, the entry's leaf and the
  * header (zap_num_entries lives there), both leaves at a split.
  *
- * Invariants (checked through zfs_pool_check's block counts):
- *  ZZ1 micro: entries <= datablksz / 64 - 1; fat: each leaf's chunks equal
- *      the sum of its entries' and every name hashes into its leaf's prefix.
+ * Invariant (zfs_zap_check, from zfs_pool_check for every live object that
+ * is a ZAP):
+ *  ZZ1 the count of entries is the names the ZAP holds; micro: entries <=
+ *      datablksz / 64 - 1; fat: each leaf's chunks equal the sum of its
+ *      entries' and every name hashes into its leaf's prefix.
  */
 #include "zfs_internal.h"
 
@@ -228,6 +230,7 @@ bool zfs_zap_apply_remove(struct zfs_objset *os, struct zfs_object *o, uint32_t 
 bool zfs_zap_check(const struct zfs_object *o, GString *why)
 {
 	const struct zfs_zap *z = o->zap;
+	uint64_t names = 0;
 
 	if (!z->fat) {
 		if (z->micro->len > micro_capacity(o) || z->micro->len != z->entries) {
@@ -240,6 +243,8 @@ bool zfs_zap_check(const struct zfs_object *o, GString *why)
 	for (guint i = 0; i < z->leaves->len; i++) {
 		const struct zfs_zap_leaf *l = z->leaves->pdata[i];
 		uint32_t chunks = 0;
+
+		names += l->entries->len;
 
 		for (guint k = 0; k < l->entries->len; k++) {
 			struct zfs_zap_entry e = g_array_index(l->entries, struct zfs_zap_entry, k);
@@ -256,6 +261,11 @@ bool zfs_zap_check(const struct zfs_object *o, GString *why)
 					l->chunks, chunks);
 			return false;
 		}
+	}
+	if (names != z->entries) {
+		g_string_printf(why, "fat ZAP counts %" G_GUINT64_FORMAT " entries, its leaves hold %" G_GUINT64_FORMAT,
+				z->entries, names);
+		return false;
 	}
 	return true;
 }

@@ -26,9 +26,14 @@ How it works
                chunks and the metadata chunks times their copies), panels and
                styles as curves; the first ENOSPC and first lost or dropped
                atime update marked from the enospc_events, atime_lost and
-               atime_dropped columns when the CSV has them.
+               atime_dropped columns when the CSV has them, each marker named
+               in the panel's legend (PY8).
       sweep    sweep.csv: amplification against the first parameter, a line
-               per value of the other parameters (colour, then dash).
+               per value of the other parameters (colour, then dash, and a
+               hollow marker of its own; coinciding lines nested, PY5).
+
+    Panels share one y scale and name their own range (PY6); runs that lost
+    atime updates are flagged in curves, ratio, bars and sweep (PY7).
 
     Units come from `cowsim columns --json` (the COWSIM_BIN program, else
     `cowsim` on PATH): bytes are drawn in MiB, counts as they are; a column
@@ -50,7 +55,20 @@ Invariants
         pictures, never a truncated one.
     PY5  Every curve is distinguishable: no two curves of a figure share
         both colour and line style unless they coincide, and coinciding
-        curves are named together in the legend.
+        curves are named together in the legend (sweep lines too: each
+        line has its own marker, nested lines where they coincide).
+    PY6  Panels that show the same quantity share one y scale (curves,
+        ratio, free, stack), and each panel names its own range above it,
+        so a 0.5 MiB step never looks like a 230 MiB one.
+    PY7  A run that lost atime updates to ENOSPC (atime_lost, atime_dropped,
+        failed_reads) is flagged wherever it is drawn: a red halo on its
+        curve, a hatched bar, a ringed sweep point, each with a legend entry
+        "N atime updates lost (ENOSPC)", so it never just looks cheaper.
+    PY8  Event labels never overprint: the free figure's first-ENOSPC and
+        first-lost-atime markers are named in the panel's legend, one entry
+        per marker, not by labels at the marker.
+    PY9  Byte parameters on a sweep's x axis are ticked in KiB/MiB/GiB at
+        the swept values, and the axis names its unit.
 
 Debian's /usr/bin/python3 with python3-matplotlib; stdlib only otherwise.
 """
@@ -75,6 +93,10 @@ COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9",
            "#000000", "#F0E442", "#7F3C8D", "#11A579", "#3969AC", "#E73F74"]
 DASHES = ["-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3))]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+# PY7: the columns that count atime updates ENOSPC kept off the disk, and how they are drawn.
+LOST_COLUMNS = ("atime_lost", "atime_dropped", "failed_reads")
+LOST_COLOUR = "#E8000B"
+LOST_TEXT = "atime updates lost (ENOSPC)"
 
 
 class InputError(Exception):
@@ -191,10 +213,13 @@ def x_column(x):
     return {"mark": "label", "op_index": "op_index", "elapsed_s": "elapsed_s"}.get(x, "time_s")
 
 
-def read_series(path, x, y):
-    """[(x, y)] for the rows where y is set; x a label for --x mark."""
+def read_series(path, x, y, lost=None):
+    """[(x, y)] for the rows where y is set; x a label for --x mark.  With
+    a list `lost`, appends the rows' lost atime updates (PY7) to it, one
+    count per point (0 when the CSV has no such column)."""
     header, rows = read_table(path)
     need(path, header, x_column(x), y)
+    lost_cols = [c for c in LOST_COLUMNS if c in header]
     t0 = None
     points = []
     for line, row in rows:
@@ -204,16 +229,24 @@ def read_series(path, x, y):
         if xv is None or row[y] == "":
             continue  # PY3
         points.append((xv, number(path, line, y, row[y])))
+        if lost is not None:
+            lost.append(lost_count(path, line, row, lost_cols))
     return points
+
+
+def lost_count(path, line, row, columns):
+    """The atime updates a row says ENOSPC kept off the disk (PY7)."""
+    return sum(number(path, line, c, row[c]) for c in columns if row[c] != "")
 
 
 # ---- curves: keys, colours, dashes ----------------------------------------------------
 
 class Curve:
-    def __init__(self, label, keys, points):
+    def __init__(self, label, keys, points, lost=None):
         self.label = label
         self.keys = keys            # {key: value}
         self.points = points
+        self.lost = lost or [0] * len(points)   # lost atime updates so far, per point (PY7)
 
 
 def split_label(label, keys):
@@ -283,7 +316,7 @@ def panel_grid(n):
     return rows, cols
 
 
-def figure(n_panels, width=5.0, height=3.8, sharey=False):
+def figure(n_panels, width=5.0, height=3.8, sharey=True):
     import matplotlib.pyplot as plt
     rows, cols = panel_grid(n_panels)
     fig, axes = plt.subplots(rows, cols, figsize=(max(8.0, width * cols), height * rows + 0.9),
@@ -320,7 +353,9 @@ def x_title(x):
 def draw_curves(ax, groups, style, positions, x):
     """One panel.  A group of coinciding curves is drawn as nested lines: the
     first widest, each next one narrower on top, so every colour of the group
-    shows along the shared line (PY5); the group is named at its end."""
+    shows along the shared line (PY5).  Returns the groups' names and ends,
+    annotated by name_groups once every panel is drawn (the shared y scale
+    is known only then)."""
     named = []
     for group in groups:
         first = group[0]
@@ -333,11 +368,42 @@ def draw_curves(ax, groups, style, positions, x):
                     marker=style.marker(c) if x == "mark" and i == n - 1 else None, markersize=4)
         if n > 1 and xs:
             named.append((" = ".join(style.name(c) for c in group), xs[-1], ys[-1]))
+    return named
+
+
+def name_groups(ax, named):
+    """Names each group of coinciding curves at its end, above the line in
+    the lower half of the panel and below it in the upper half."""
     low, high = ax.get_ylim()
     for text, xv, yv in named:
         above = yv < (low + high) / 2
         ax.annotate(text, (xv, yv), xytext=(-4, 6 if above else -8), textcoords="offset points",
                     ha="right", va="bottom" if above else "top", fontsize=7, color="0.15")
+
+
+def draw_lost(ax, curve, style, positions):
+    """PY7: a red halo along the part of the curve after its first lost atime
+    update, and the legend handle naming the count."""
+    from matplotlib.lines import Line2D
+    pts = [(p, n) for p, n in zip(curve.points, curve.lost) if n > 0]
+    if not pts:
+        return None
+    xs = [positions[p[0]] if positions is not None else p[0] for p, _ in pts]
+    halo = dict(color=LOST_COLOUR, alpha=0.3, linewidth=9, marker="o", markersize=12,
+                solid_capstyle="round")
+    ax.plot(xs, [p[1] for p, _ in pts], zorder=1, **halo)
+    return Line2D([], [], label=f"{max(n for _, n in pts):g} {LOST_TEXT}: {style.name(curve)}", **halo)
+
+
+def range_note(ax, values, unit):
+    """PY6: the panel's own range above it (the y scale is shared)."""
+    if not values:
+        return
+    low, high = min(values), max(values)
+    shown = f"{low:.4g} {unit}" if low == high else f"{low:.4g} to {high:.4g} {unit}"
+    ax.annotate(f"this panel: {shown.strip()} (y scale shared)", xy=(0.5, 1.0), xycoords="axes fraction",
+                xytext=(0, 3), textcoords="offset points", ha="center", va="bottom", fontsize=7,
+                color="0.3")
 
 
 def legend(fig, style, curves):
@@ -356,8 +422,9 @@ def legend(fig, style, curves):
     return (len(handles) + ncol - 1) // ncol
 
 
-def plot_curves(args, curves, measured, style, ylabel):
-    import matplotlib.pyplot as plt
+def plot_curves(args, curves, measured, style, ylabel, unit="", decorate=None):
+    """The panels of curves; decorate(ax, panel) may draw more and return
+    legend handles for the panel's legend."""
     fig, axes = figure(len(style.panels))
     positions = None
     if args.x == "mark":
@@ -365,23 +432,32 @@ def plot_curves(args, curves, measured, style, ylabel):
         for c in curves + measured:
             for p in c.points:
                 positions.setdefault(p[0], len(positions))
-    for ax, panel in zip(axes, style.panels):
+    named = []
+    for column, (ax, panel) in enumerate(zip(axes, style.panels)):
         mine = [c for c in curves if panel is None or c.keys[style.panel_by] == panel]
-        draw_curves(ax, coinciding(mine), style, positions, args.x)
+        named.append(draw_curves(ax, coinciding(mine), style, positions, args.x))
+        handles = [h for h in (draw_lost(ax, c, style, positions) for c in mine) if h is not None]
+        if decorate:
+            handles += decorate(ax, panel)
         for i, m in enumerate(measured):
             xs = [positions[p[0]] if positions is not None else p[0] for p in m.points]
-            ax.plot(xs, [p[1] for p in m.points], linestyle="none", marker=["x", "+", "D"][i % 3],
-                    markersize=8, color="black", label=m.label)
-        if measured:
-            ax.legend(fontsize=8)
+            handles += ax.plot(xs, [p[1] for p in m.points], linestyle="none", marker=["x", "+", "D"][i % 3],
+                               markersize=8, color="black", label=m.label)
+        if handles:
+            ax.legend(handles=handles, fontsize=8)
         if panel is not None:
-            ax.set_title(f"{style.panel_by} {panel}", fontsize=10)
+            ax.set_title(f"{style.panel_by} {panel}", fontsize=10, pad=14 if len(axes) > 1 else 6)
+        if len(axes) > 1:
+            range_note(ax, [p[1] for c in mine for p in c.points], unit)
         if positions is not None:
             mark_axis(ax, positions)
         else:
             ax.set_xlabel(x_title(args.x))
-        ax.set_ylabel(ylabel)
+        if column % panel_grid(len(axes))[1] == 0:
+            ax.set_ylabel(ylabel)
         ax.grid(True, linewidth=0.3)
+    for ax, names in zip(axes, named):
+        name_groups(ax, names)
     return finish(fig, args, legend(fig, style, curves))
 
 
@@ -403,9 +479,10 @@ def load_curves(args, y):
     curves = []
     for i, path in enumerate(args.csv):
         label = label_of(args, i, path)
-        points = read_series(path, args.x, y)
+        lost = []
+        points = read_series(path, args.x, y, lost)
         points = [(xv, scaled(y, v)) for xv, v in points]
-        curves.append(Curve(label, split_label(label, args.keys), points))
+        curves.append(Curve(label, split_label(label, args.keys), points, lost))
     return curves
 
 
@@ -428,7 +505,8 @@ def kind_curves(args):
                 c.points = [(xv, v / first) for xv, v in c.points]
         ylabel = f"{args.y} / first value"
     style = Styling(curves, args.keys, args.colour_by, args.style_by, args.panel_by)
-    return plot_curves(args, curves, measured, style, ylabel)
+    return plot_curves(args, curves, measured, style, ylabel,
+                       "MiB" if is_bytes(args.y) and not args.ratio else "")
 
 
 def baseline_of(curve, curves, baseline):
@@ -452,8 +530,8 @@ def kind_ratio(args):
         if base is c:
             continue
         ref = dict(base.points)
-        pts = [(xv, v / ref[xv]) for xv, v in c.points if ref.get(xv)]
-        shown.append(Curve(c.label, c.keys, pts))
+        kept = [(xv, v / ref[xv], n) for (xv, v), n in zip(c.points, c.lost) if ref.get(xv)]
+        shown.append(Curve(c.label, c.keys, [(xv, r) for xv, r, _ in kept], [n for _, _, n in kept]))
     if not shown:
         raise InputError(f"--baseline {baseline}: every curve is a baseline, nothing to divide")
     style = Styling(shown, args.keys, args.colour_by, args.style_by, args.panel_by)
@@ -484,7 +562,8 @@ def kind_bars(args):
             raise InputError(f"{path}: '{k}' is not a parameter column ({','.join(params)})")
     colours = ordered(r[colour_by] for _, r in rows)
     groups = ordered(r[group_by] for _, r in rows)
-    final, growth = {}, {}
+    final, growth, lost = {}, {}, {}
+    lost_cols = [c for c in LOST_COLUMNS if c in rows[0][1]] if rows else []
     for line, r in rows:
         key = (r[group_by], r[colour_by])
         if r["metadata_final"] == "" or r["metadata_base"] == "":
@@ -492,6 +571,7 @@ def kind_bars(args):
         f = number(path, line, "metadata_final", r["metadata_final"]) / MIB
         b = number(path, line, "metadata_base", r["metadata_base"]) / MIB
         final[key], growth[key] = f, f - b
+        lost[key] = lost_count(path, line, r, lost_cols)
     if not final:
         raise InputError(f"{path}: no line with metadata_final and metadata_base")
     base_marks = ordered(r["base_mark"] for _, r in rows if r.get("base_mark"))
@@ -501,21 +581,24 @@ def kind_bars(args):
                               (axes[1], growth, "growth since " + (", ".join(base_marks) or "the base")
                                + " (MiB)")):
         for ci, cv in enumerate(colours):
-            xs, ys = [], []
-            for gi, gv in enumerate(groups):
-                if (gv, cv) in values:
-                    xs.append(gi - 0.4 + width * (ci + 0.5))
-                    ys.append(values[(gv, cv)])
-            bars = ax.bar(xs, ys, width * 0.92, color=COLOURS[ci % len(COLOURS)], label=cv)
-            ax.bar_label(bars, fmt="%.1f", fontsize=6, rotation=90, padding=2)
+            keys = [(gv, cv) for gv in groups if (gv, cv) in values]
+            xs = [groups.index(k[0]) - 0.4 + width * (ci + 0.5) for k in keys]
+            bars = ax.bar(xs, [values[k] for k in keys], width * 0.92, color=COLOURS[ci % len(COLOURS)],
+                          label=cv, hatch=["////" if lost[k] else None for k in keys],
+                          edgecolor=[LOST_COLOUR if lost[k] else COLOURS[ci % len(COLOURS)] for k in keys])
+            ax.bar_label(bars, labels=[f"{values[k]:.1f}" + (f" ({lost[k]:g} lost)" if lost[k] else "")
+                                       for k in keys], fontsize=6, rotation=90, padding=2)
         ax.set_xticks(range(len(groups)))
         ax.set_xticklabels(groups)
         ax.set_xlabel(group_by)
         ax.set_title(title, fontsize=10)
-        ax.margins(y=0.18)
+        ax.margins(y=0.35 if any(lost.values()) else 0.18)
         ax.grid(True, axis="y", linewidth=0.3)
     from matplotlib.patches import Patch
     handles = [Patch(color=COLOURS[i % len(COLOURS)], label=f"{colour_by}: {v}") for i, v in enumerate(colours)]
+    if any(lost.values()):  # PY7
+        handles.append(Patch(facecolor="white", edgecolor=LOST_COLOUR, hatch="////",
+                             label=f"hatched: {LOST_TEXT}, the count on the bar"))
     ncol = min(len(handles), 4)
     fig.legend(handles=handles, loc="lower center", ncol=ncol, fontsize=8, frameon=False)
     return finish(fig, args, (len(handles) + ncol - 1) // ncol)
@@ -554,12 +637,15 @@ def kind_stack(args):
             xs = [positions[v] for v in xs]
         ax.stackplot(xs, layers, colors=[COLOURS[all_cols.index(c) % len(COLOURS)] for c in cols],
                      linewidth=0.3, edgecolor="white")
-        ax.set_title(label, fontsize=9)
+        ax.set_title(label, fontsize=9, pad=14 if len(tables) > 1 else 6)
+        if len(tables) > 1:
+            range_note(ax, [sum(layer) for layer in zip(*layers)], "MiB" if all(is_bytes(c) for c in cols) else "")
         if positions is not None:
             mark_axis(ax, positions)
         else:
             ax.set_xlabel(x_title(args.x))
-        ax.set_ylabel("MiB" if all(is_bytes(c) for c in cols) else "value")
+        if len(tables) == 1 or axes.index(ax) % panel_grid(len(tables))[1] == 0:
+            ax.set_ylabel("MiB" if all(is_bytes(c) for c in cols) else "value")
         ax.grid(True, linewidth=0.3)
     from matplotlib.patches import Patch
     handles = [Patch(color=COLOURS[i % len(COLOURS)], label=c[len(args.stack):] or c)
@@ -622,18 +708,23 @@ def kind_free(args):
     style = Styling(curves, args.keys, args.colour_by, args.style_by, args.panel_by)
     shown_x = args.x
     args.x = "op_index" if args.x == "mark" else args.x
-    fig = plot_curves(args, curves, [], style, "unallocated device space (MiB)")
+
+    def events_of(ax, panel):
+        handles = []
+        for curve, events in pairs:
+            if panel is not None and curve.keys[style.panel_by] != panel:
+                continue
+            ys = dict(curve.points)
+            for order, (what, marker, at) in enumerate(events):
+                # the first event biggest and under the next, so two at one point both show (PY8)
+                handles += ax.plot([at], [ys[at]], marker=marker, color=style.colour(curve),
+                                   markersize=13 - 4 * min(order, 1), markeredgecolor="black",
+                                   linestyle="none", zorder=4 + order,
+                                   label=f"{what}: {style.name(curve)} at {x_title(args.x)} {at:.6g}")
+        return handles
+
+    fig = plot_curves(args, curves, [], style, "unallocated device space (MiB)", "MiB", events_of)
     args.x = shown_x
-    axes = [ax for ax in fig.axes if ax.get_visible()]
-    for curve, events in pairs:
-        panel = curve.keys[style.panel_by] if style.panel_by else None
-        ax = axes[style.panels.index(panel)]
-        ys = dict(curve.points)
-        for what, marker, at in events:
-            ax.plot([at], [ys[at]], marker=marker, color=style.colour(curve), markersize=10,
-                    markeredgecolor="black", linestyle="none")
-            ax.annotate(f"{what}: {style.name(curve)}", (at, ys[at]), xytext=(6, 8),
-                        textcoords="offset points", fontsize=7, color="0.15")
     return fig
 
 
@@ -661,39 +752,117 @@ def kind_sweep(args):
     x, others = params[0], params[1:]
     numeric = all(_is_number(r[x]) for _, r in rows)
     cats = {v: i for i, v in enumerate(ordered(r[x] for _, r in rows))}
+    lost_cols = [c for c in LOST_COLUMNS if c in rows[0][1]] if rows else []
     lines = {}
     for line, r in rows:
         key = tuple(r[p] for p in others)
         pts = lines.setdefault(key, [])
         if r["amplification"] != "":
             xv = float(r[x]) if numeric else cats[r[x]]
-            pts.append((xv, number(path, line, "amplification", r["amplification"])))
-    colour_key = others[-1] if others else None
-    dash_keys = others[:-1]
+            pts.append((xv, number(path, line, "amplification", r["amplification"]),
+                        lost_count(path, line, r, lost_cols)))
     colour_values = ordered(k[-1] for k in lines) if others else []
-    dash_values = ordered(k[:-1] for k in lines) if dash_keys else []
+    dash_values = ordered(k[:-1] for k in lines) if others[:-1] else []
     fig, ax = plt.subplots(figsize=(8, 5), dpi=100)
-    for key, pts in lines.items():
+    names = {key: ", ".join(f"{p}={v}" for p, v in zip(others, key)) or "amplification" for key in lines}
+    for pts in lines.values():
         pts.sort()
-        colour = COLOURS[colour_values.index(key[-1]) % len(COLOURS)] if others else COLOURS[0]
-        dash = DASHES[dash_values.index(key[:-1]) % len(DASHES)] if dash_keys else "-"
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], color=colour, linestyle=dash, marker="o",
-                markersize=4, linewidth=1.8, label=", ".join(f"{p}={v}" for p, v in zip(others, key))
-                or "amplification")
-    xs = [float(r[x]) for _, r in rows] if numeric else []
-    if numeric and xs and min(xs) > 0 and max(xs) >= 16 * min(xs):
-        ax.set_xscale("log", base=2)
-    if not numeric:
-        mark_axis(ax, cats)
-    ax.set_xlabel(x)
+    line_handles = draw_sweep_lines(ax, lines, names, colour_values, dash_values, others)
+    lost_handles = ring_lost(ax, lines, names, x, numeric, cats)
+    sweep_x_axis(ax, x, numeric, cats, [float(r[x]) for _, r in rows] if numeric else [])
     bases = ordered(r["base_mark"] for _, r in rows if r.get("base_mark"))
     ax.set_ylabel("amplification (final metadata / metadata at " + (", ".join(bases) or "-") + ")")
     ax.set_title(sweep_title(args, params, rows), fontsize=10)
     ax.grid(True, linewidth=0.3)
-    if others:
-        ax.legend(fontsize=8)
+    if others or lost_handles:
+        ax.legend(handles=(line_handles if others else []) + lost_handles, fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def draw_sweep_lines(ax, lines, names, colour_values, dash_values, others):
+    """A line per key, each with its own colour, dash and hollow marker (PY5);
+    lines with the same points drawn nested (the first widest, its markers
+    biggest) and named together with "curves coincide"."""
+    groups = []
+    for key, pts in lines.items():
+        for g in groups:
+            if [p[:2] for p in lines[g[0]]] == [p[:2] for p in pts]:
+                g.append(key)
+                break
+        else:
+            groups.append([key])
+    index = {key: i for i, key in enumerate(lines)}
+    handles, named = {}, []
+    for group in groups:
+        n = len(group)
+        for i, key in enumerate(group):
+            pts = lines[key]
+            colour = COLOURS[colour_values.index(key[-1]) % len(COLOURS)] if others else COLOURS[0]
+            dash = DASHES[dash_values.index(key[:-1]) % len(DASHES)] if dash_values else "-"
+            handles[key], = ax.plot([p[0] for p in pts], [p[1] for p in pts], color=colour,
+                    linestyle=dash if i == n - 1 else "-", linewidth=1.8 + 3.0 * (n - 1 - i),
+                    marker=MARKERS[index[key] % len(MARKERS)], markersize=7 + 4 * (n - 1 - i),
+                    markerfacecolor="none", markeredgewidth=1.5,  # hollow: a point two lines share shows both
+                    solid_capstyle="butt", label=names[key])
+        if n > 1 and lines[group[0]]:
+            last = lines[group[0]][-1]
+            named.append((" = ".join(names[k] for k in group) + " (curves coincide)", last[0], last[1]))
+    name_groups(ax, named)
+    return [handles[key] for key in lines]  # the legend in input order
+
+
+def ring_lost(ax, lines, names, x, numeric, cats):
+    """PY7: a red ring around each point whose run lost atime updates, and
+    a legend entry per point (the first four, then how many more)."""
+    from matplotlib.lines import Line2D
+    ring = dict(marker="o", markersize=16, markerfacecolor="none", markeredgecolor=LOST_COLOUR,
+                markeredgewidth=2, linestyle="none")
+    shown = {v: k for k, v in cats.items()}
+    handles = []
+    for key, pts in lines.items():
+        for xv, yv, n in pts:
+            if n:
+                ax.plot([xv], [yv], zorder=5, **ring)
+                at = human_bytes(xv) if numeric and is_bytes(x.replace("-", "_")) else \
+                    (f"{xv:g}" if numeric else shown[xv])
+                handles.append(Line2D([], [], label=f"{n:g} {LOST_TEXT}: {names[key]}, {x}={at}", **ring))
+    if len(handles) > 4:
+        handles = handles[:4] + [Line2D([], [], label=f"... and {len(handles) - 4} more ringed points", **ring)]
+    return handles
+
+
+def human_bytes(v):
+    """4096 -> "4 KiB", 115343360 -> "110 MiB" (PY9)."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if abs(v) >= size:
+            return f"{v / size:.4g} {unit}"
+    return f"{v:g} B"
+
+
+def sweep_x_axis(ax, x, numeric, cats, xs):
+    """Categories as marks; numbers ticked at the swept values when they
+    are few, bytes in KiB/MiB/GiB (PY9), a log2 scale over a 16x span, and
+    never an offset such as "1e9" away from the ticks."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+    if not numeric:
+        mark_axis(ax, cats)
+        ax.set_xlabel(x)
+        return
+    column = x.replace("-", "_")
+    if xs and min(xs) > 0 and max(xs) >= 16 * min(xs):
+        ax.set_xscale("log", base=2)
+    values = sorted(set(xs))
+    if len(values) <= 12:
+        ax.xaxis.set_major_locator(FixedLocator(values))
+        ax.xaxis.set_minor_locator(NullLocator())
+    if is_bytes(column):
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: human_bytes(v)))
+        ax.set_xlabel(f"{x} (bytes)")
+    else:
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        unit = UNITS.get(column)  # a parameter that is no column (snapshots) is a count
+        ax.set_xlabel(x if unit in (None, "count", "text") else f"{x} ({unit})")
 
 
 def _is_number(text):
@@ -816,21 +985,27 @@ def parse_args(argv):
     return args
 
 
-def main(argv):
-    args = parse_args(argv)
+def draw(args):
+    """The figure of parsed arguments, not yet saved (tests/results/test_plot.py
+    imports this to measure a figure's axes and texts); InputError on bad input."""
     import matplotlib
     matplotlib.use("Agg")
     matplotlib.rcParams["svg.hashsalt"] = "cowsim"  # PY1
-    import matplotlib.pyplot as plt
     UNITS.update(load_units())
+    outdir = os.path.dirname(args.output) or "."
+    if not os.path.isdir(outdir):
+        raise InputError(f"{args.output}: no such directory '{outdir}'")
+    return {"curves": kind_curves, "ratio": kind_ratio, "bars": kind_bars, "stack": kind_stack,
+            "free": kind_free, "sweep": kind_sweep}[args.kind](args)
+
+
+def main(argv):
+    args = parse_args(argv)
     try:
-        outdir = os.path.dirname(args.output) or "."
-        if not os.path.isdir(outdir):
-            raise InputError(f"{args.output}: no such directory '{outdir}'")
-        fig = {"curves": kind_curves, "ratio": kind_ratio, "bars": kind_bars, "stack": kind_stack,
-               "free": kind_free, "sweep": kind_sweep}[args.kind](args)
+        fig = draw(args)
     except InputError as e:
         fail(str(e))
+    import matplotlib.pyplot as plt
     command = command_line(argv, args.output)
     try:
         save_whole(fig, args.output + ".png", "png", {"Software": None, "Comment": command})

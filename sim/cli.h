@@ -34,6 +34,7 @@
 #define COWSIM_SIM_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <glib.h>
 
 struct cli_doc {
@@ -102,5 +103,9 @@ int cli_output_error_status(const GError *error);
  * message "cowsim COMMAND: cannot create 'PATH': REASON" printed; checked
  * before the work, so an unusable path costs nothing. */
 bool cli_output_creatable(const char *command, const char *path);
+
+/* "16384", "16K", "4G", "1.5M": bytes. False with *error naming `what`
+ * (the size syntax of every cowsim command and of btrfs-replay). */
+bool cli_parse_size(const char *what, const char *text, uint64_t *bytes, GError **error);
 
 #endif

@@ -107,14 +107,11 @@ static bool parse_options(const struct tracegen_scenario *scenario, struct trace
 	};
 	g_autofree GOptionEntry *entries = tracegen_option_entries(scenario, params);
 	g_autofree char *command = g_strdup_printf("gen %s", scenario->name);
-	g_autofree char *examples = g_strdup_printf("  cowsim gen %s -o t.trace\n"
-						    "  cowsim gen %s | cowsim run - -o out.csv",
-						    scenario->name, scenario->name);
 	const struct cli_doc doc = {
 		.command = command,
 		.summary = scenario->summary,
 		.notes = scenario->description,
-		.examples = examples,
+		.examples = scenario->examples,
 		.exits = GEN_EXITS,
 	};
 	params->command = regenerating_command(argc, argv);

@@ -14,6 +14,8 @@
  * The command's own exit status is reported, not returned: grep exits 1 when
  * nothing matched, and that is still a recording.
  *
+ * -o FILE is opened before the command runs (and discarded if it fails).
+ *
  * Exit status (sim/commands.h): 0 recorded; 2 bad arguments, an unreadable
  * DIR, a malformed log line with --strict, or a trace that cannot be
  * written; 77 strace is missing or cannot trace here (no ptrace).
@@ -60,7 +62,12 @@ static const struct cli_doc record_doc = {
 	.summary = "Runs COMMAND under strace and writes the cowsim trace of its file-system calls\n"
 		   "under DIR (docs/recording.md). The command's own exit status is reported on\n"
 		   "stderr, not returned: grep exits 1 when nothing matched, and that is a recording.",
-	.examples = "  cowsim record --root /tmp/tree -o grep.trace -- grep -R needle /tmp/tree\n"
+	.notes = "Without --prelude the trace holds only what COMMAND did: it starts with no\n"
+		 "tree, so 'cowsim run' cannot replay it on its own (it stops at the first path\n"
+		 "with \"No such file or directory\"). Give --prelude to start the trace with\n"
+		 "the copy of DIR as it was before COMMAND ran.",
+	.examples = "  cowsim record --root /tmp/tree --prelude -o grep.trace -- grep -R needle /tmp/tree\n"
+		    "  cowsim run grep.trace -m relatime -o grep.csv\n"
 		    "  cowsim record --root . --prelude -- make | cowsim run - -o make.csv",
 	.exits = "  0  recorded\n"
 		 "  2  bad arguments, an unreadable DIR, a malformed log line with --strict, or a\n"
@@ -147,23 +154,31 @@ static bool write_trace(const struct record_args *a, const struct strace_options
 	return ok;
 }
 
-/* The trace goes to -o FILE whole or not at all (results/output_file.h), or to stdout. */
-static int convert(const struct record_args *a, const struct strace_options *opt, const char *log)
+/* The trace goes to OUT (-o FILE, opened before the command ran) whole or
+ * not at all (results/output_file.h), or to stdout when OUT is NULL. */
+static int convert(const struct record_args *a, const struct strace_options *opt, const char *log,
+		   struct output_file *out)
 {
 	g_autoptr(GError) error = NULL;
-	struct output_file out = { 0 };
-	const char *outputs[] = { a->out }, *inputs[] = { log };
-	bool ok = output_file_refuse_aliases(outputs, 1, inputs, 1, &error) &&
-		  (!a->out || output_file_open(&out, a->out, &error));
-	if (ok) {
-		ok = write_trace(a, opt, log, a->out ? out.stream : stdout, &error);
-		if (a->out)
-			ok = ok ? output_file_commit(&out, &error) : (output_file_discard(&out), false);
-	}
+	bool ok = write_trace(a, opt, log, out ? out->stream : stdout, &error);
+	if (out)
+		ok = ok ? output_file_commit(out, &error) : (output_file_discard(out), false);
 	if (ok)
 		return EXIT_OK;
 	fprintf(stderr, "cowsim record: %s\n", error->message);
 	return EXIT_BAD_INPUT;
+}
+
+/* -o FILE is opened before the command runs: a long build is not run only to
+ * find the output unwritable.  False with the message printed. */
+static bool open_output(const struct record_args *a, const char *log, struct output_file *out)
+{
+	g_autoptr(GError) error = NULL;
+	const char *outputs[] = { a->out }, *inputs[] = { log };
+	if (output_file_refuse_aliases(outputs, 1, inputs, 1, &error) && output_file_open(out, a->out, &error))
+		return true;
+	fprintf(stderr, "cowsim record: %s\n", error->message);
+	return false;
 }
 
 static int record(const struct record_args *a)
@@ -195,6 +210,12 @@ static int record(const struct record_args *a)
 		}
 		close(fd);
 	}
+	struct output_file out = { 0 };
+	if (a->out && !open_output(a, log, &out)) {
+		if (!a->log)
+			g_unlink(log);
+		return EXIT_BAD_INPUT;
+	}
 	int status = 0, ret = run_strace(a, strace, log, &status);
 	if (ret == EXIT_OK && !log_has_execve(log)) {
 		fprintf(stderr, "cowsim record: strace could not trace the command here (is ptrace allowed?)\n");
@@ -208,7 +229,9 @@ static int record(const struct record_args *a)
 					      .umask = (uint32_t)mask };
 		fprintf(stderr, "cowsim record: %s exited with status %d\n", a->command[0],
 			WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-		ret = convert(a, &opt, log);
+		ret = convert(a, &opt, log, a->out ? &out : NULL);
+	} else if (a->out) {
+		output_file_discard(&out);
 	}
 	if (!a->log)
 		g_unlink(log);

@@ -137,6 +137,21 @@ static GPtrArray *csv_record(const char **p, const char *path, unsigned *line, G
 	return g_steal_pointer(&fields);
 }
 
+/* A row has exactly the header's fields: a short or long row is a malformed
+ * CSV (exit 2), named by file, line and the first field that is off. */
+static bool csv_row_fits(const CsvTable *t, const GPtrArray *row, const char *path, unsigned line, GError **error)
+{
+	if (row->len == t->header->len)
+		return true;
+	if (row->len < t->header->len)
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s:%u: field %u (%s): missing: %u fields, the header has %u",
+			    path, line, row->len + 1, (const char *)t->header->pdata[row->len], row->len, t->header->len);
+	else
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s:%u: field %u: no such column: %u fields, the header has %u",
+			    path, line, t->header->len + 1, row->len, t->header->len);
+	return false;
+}
+
 static CsvTable *csv_read(const char *path, const char *name, GError **error)
 {
 	g_autofree char *text = NULL;
@@ -154,11 +169,13 @@ static CsvTable *csv_read(const char *path, const char *name, GError **error)
 	if (!(t->header = csv_record(&p, path, &line, error)))
 		return NULL;
 	while (*p) {
-		line++;
+		unsigned first = ++line;
 		GPtrArray *row = csv_record(&p, path, &line, error);
 		if (!row)
 			return NULL;
 		g_ptr_array_add(t->rows, row);
+		if (!csv_row_fits(t, row, path, first, error))
+			return NULL;
 	}
 	return g_steal_pointer(&t);
 }

@@ -143,7 +143,7 @@ static const struct cli_doc run_doc = {
 		    "  cowsim run t.trace --nodesize 16K -m relatime -o out.csv\n"
 		    "  cowsim run t.trace -m strictatime --find-min-device\n"
 		    "  cowsim gen synthetic --files 1000 | cowsim run - -o - --quiet | head\n"
-		    "  cowsim run t.trace --json | jq '.marks[] | {label, metadata_used}'",
+		    "  cowsim run t.trace --json | jq '.marks[] | {\"label\": .label, metadata_used}'",
 	.exits = "  0  done\n"
 		 "  1  a model invariant broke (a bug in cowsim), or the disk filled under an output\n"
 		 "  2  bad arguments, a malformed trace, the modeled device full (ENOSPC) or an\n"

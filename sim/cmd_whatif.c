@@ -67,7 +67,8 @@ static const struct cli_doc whatif_doc = {
 		 "the set's datasets reach, as 'zfs destroy -nv fs@a,fs@b' counts them.",
 	.examples = "  cowsim gen seed-experiment --files 2000 --snapshots 5 -o t.trace\n"
 		    "  cowsim whatif delete t.trace --after after_grep /snap1 /snap2 -m strictatime\n"
-		    "  cowsim whatif delete rotation.trace --after day_12 /snapshots/2012-12-03",
+		    "  cowsim gen backup-rotation --files 2000 --days 14 -o rotation.trace\n"
+		    "  cowsim whatif delete rotation.trace --after day_12 /snapshots/2012-06-05 /snapshots/2012-06-06",
 	.exits = "  0  answered\n"
 		 "  1  a model invariant broke (a bug in cowsim)\n"
 		 "  2  bad arguments, a malformed trace, no such mark, or a SNAP the model would not\n"

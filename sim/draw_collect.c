@@ -55,7 +55,7 @@ static enum fs_walk_answer collect_block(const struct fs_walk_block *b, void *op
 	if (b->depth == 0) {
 		unsigned kind = tree_kind(b);
 		if (!(c->mask & kind))
-			return FS_WALK_SKIP_CHILDREN;   /* DC1: none of its blocks */
+			return FS_WALK_SKIP_CHILDREN;   /* DCL1: none of its blocks */
 		drawing_begin_tree(c->drawing, tree_title(b, kind), b->tree_id, b->bytenr, kind);
 	}
 	struct drawing_visit v = { .bytenr = b->bytenr, .owner = b->owner, .generation = b->generation,

@@ -4,7 +4,7 @@
  * sees a model type.
  *
  * Invariant
- *   DC1 The drawing holds the trees of the selected kinds, in walk order,
+ *   DCL1 The drawing holds the trees of the selected kinds, in walk order,
  *       and every block fs_walk visits in them (DW1 then holds as for any
  *       collector); the trees of other kinds are not descended.
  */

@@ -15,39 +15,9 @@
 #define OPTIONS_ERROR (options_error_quark())
 static G_DEFINE_QUARK(cowsim-options-error-quark, options_error)
 
-/* A size is decimal digits with an optional fraction ("1.5G"), then an
- * optional K, M, G or T (powers of 1024), i or iB, B: "16K", "1.5GiB".
- * Hex, exponents, signs, "inf" and a value that is not a whole number of
- * bytes ("16384.5") are refused, so no typo passes for a size. */
 bool options_parse_size(const char *what, const char *text, uint64_t *bytes, GError **error)
 {
-	const char *end = text;
-	unsigned digits = 0, dots = 0;
-	for (; g_ascii_isdigit(*end) || (*end == '.' && !dots); end++)
-		*end == '.' ? dots++ : digits++;
-	double value = digits ? g_ascii_strtod(text, NULL) : 0;
-	double scale = 1;
-	switch (g_ascii_toupper(*end)) {
-	case 'K': scale = 1024.0; end++; break;
-	case 'M': scale = 1024.0 * 1024; end++; break;
-	case 'G': scale = 1024.0 * 1024 * 1024; end++; break;
-	case 'T': scale = 1024.0 * 1024 * 1024 * 1024; end++; break;
-	default: break;
-	}
-	if (*end == 'i' || *end == 'B')
-		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
-	double result = value * scale;
-	if (!digits || *end || !isfinite(result) || result >= 18446744073709551616.0) {
-		g_set_error(error, OPTIONS_ERROR, 0, "%s '%s': not a size (decimal bytes, or a number with K, M, G or T)",
-			    what, text);
-		return false;
-	}
-	if (result != floor(result)) {
-		g_set_error(error, OPTIONS_ERROR, 0, "%s '%s': not a whole number of bytes", what, text);
-		return false;
-	}
-	*bytes = (uint64_t)result;
-	return true;
+	return cli_parse_size(what, text, bytes, error);
 }
 
 /* The --policy and --design help, listed from the model's registries so that

@@ -394,8 +394,13 @@ static enum replay_status after_op(struct run_state *st, struct trace_pipe *pipe
 	if (two_paths)
 		return fail(error, REPLAY_BAD_INPUT, "%s:%" PRIu64 ": %s %s -> %s: %s", trace_pipe_name(pipe),
 			    op->line, trace_op_kind_name(op->kind), path, path2, op_error_text(op, ret));
-	return fail(error, REPLAY_BAD_INPUT, "%s:%" PRIu64 ": %s %s: %s", trace_pipe_name(pipe), op->line,
-		    trace_op_kind_name(op->kind), op->path ? path : path2, op_error_text(op, ret));
+	/* The error path only: it reads the trace's first lines again. */
+	const char *hint = ret == -ENOENT && trace_recorded_without_prelude(trace_pipe_name(pipe))
+				   ? " (this trace was recorded without --prelude, so it starts with no tree: record it "
+				     "again with --prelude)"
+				   : "";
+	return fail(error, REPLAY_BAD_INPUT, "%s:%" PRIu64 ": %s %s: %s%s", trace_pipe_name(pipe), op->line,
+		    trace_op_kind_name(op->kind), op->path ? path : path2, op_error_text(op, ret), hint);
 }
 
 /* The snapshot-time warning (issue 4): what one full read of the source

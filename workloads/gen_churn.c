@@ -17,7 +17,7 @@
  * among the files live then (copied or created, not yet deleted), so a file
  * created in the morning may be appended to in the afternoon.  Every draw
  * comes from one stream of the seed, in op order: the same options give the
- * same bytes (G1).
+ * same bytes (TG1, tracegen.h).
  *
  * Invariants: CH1 no op names a file the trace already unlinked; CH2 an
  * overwrite stays within the file's size as the generator knows it (appends

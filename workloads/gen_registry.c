@@ -12,6 +12,7 @@
  */
 #include "tracegen.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <string.h>
@@ -209,14 +210,25 @@ static bool check_choice(const char *option, const char *value, const char *cons
 	return args_fail(error, "--%s: unknown value '%s'", option, value);
 }
 
+/* --files is in range wherever a scenario takes it: a negative count used to
+ * become 2^64 - N files (tracegen_load_tree's cast) and grow without bound. */
 static bool check_tree_source(const struct tracegen_scenario *s, const struct tracegen_params *p, GError **error)
 {
-	if (!(s->options & BIT(OPT_FROM_DIR)))
+	if (!(s->options & BIT(OPT_FILES)))
+		return true;
+	bool synthetic_only = !(s->options & BIT(OPT_FROM_DIR));
+	if (synthetic_only && p->files == 0)
+		return args_fail(error, "%s needs a tree: --files N (1..%d)", s->name, TRACEGEN_FILES_MAX);
+	if (p->files < 0 || p->files > TRACEGEN_FILES_MAX)
+		return args_fail(error, "--files %" G_GINT64_FORMAT ": must be within 1..%d (a synthetic tree holds "
+				 "about 300 bytes of memory per file)", p->files, TRACEGEN_FILES_MAX);
+	if (synthetic_only)
 		return true;
 	if (p->from_dir && p->files)
 		return args_fail(error, "--from-dir and --files are exclusive");
 	if (!p->from_dir && p->files <= 0)
-		return args_fail(error, "%s needs a tree: --from-dir DIR or --files N (N > 0)", s->name);
+		return args_fail(error, "%s needs a tree: --from-dir DIR or --files N (1..%d)", s->name,
+				 TRACEGEN_FILES_MAX);
 	return true;
 }
 
@@ -232,17 +244,53 @@ static bool check_prefix(const struct tracegen_params *p, GError **error)
 	return true;
 }
 
+/* The range of every count option: past these a trace is a typo, or a tree
+ * or an array that would not fit in memory. */
+struct count_range {
+	const char *option;
+	double value, min, max;
+};
+
+static bool check_ranges(const struct count_range *ranges, size_t n, GError **error)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(ranges[i].value >= ranges[i].min && ranges[i].value <= ranges[i].max))
+			return args_fail(error, "--%s %.17g: must be within %.17g..%.17g", ranges[i].option,
+					 ranges[i].value, ranges[i].min, ranges[i].max);
+	return true;
+}
+
+/* -1 is "not given" (each scenario's own default), in range by definition. */
+static double given(double value)
+{
+	return value == -1 ? 0 : value;
+}
+
 static bool check_counts(const struct tracegen_params *p, GError **error)
 {
-	if (p->snapshots < 0 || p->greps < 0 || p->days < 0 || p->keep < 1 || p->run_days < 0 ||
-	    p->mailboxes < 1 || p->mails_per_day < 0 || p->check_interval < 1 || p->cold_days < 0 ||
-	    p->new_per_day < 0 || p->max_file_size < 0)
-		return args_fail(error, "counts must be >= 0 (--keep, --mailboxes, --check-interval >= 1)");
-	if (p->read_fraction != -1 && !(p->read_fraction >= 0 && p->read_fraction <= 1))
-		return args_fail(error, "--read-fraction must be within [0, 1]");
-	if ((p->appends != -1 && p->appends < 0) || (p->overwrites != -1 && p->overwrites < 0) ||
-	    (p->creates != -1 && p->creates < 0) || (p->deletes != -1 && p->deletes < 0) || p->write_size < 0)
-		return args_fail(error, "--appends, --overwrites, --creates, --deletes, --write-size must be >= 0");
+	const struct count_range ranges[] = {
+		{ "snapshots", p->snapshots, 0, 100000 },
+		{ "greps", p->greps, 0, 1000 },
+		{ "days", p->days, 0, 100000 },
+		{ "keep", p->keep, 1, 1000000 },
+		{ "run-days", p->run_days, 0, 100000 },
+		{ "mailboxes", p->mailboxes, 1, 100000 },
+		{ "mails-per-day", p->mails_per_day, 0, 1000000 },
+		{ "check-interval", p->check_interval, 1, 86400 },
+		{ "cold-days", p->cold_days, 0, 100000 },
+		{ "new-per-day", p->new_per_day, 0, 10000000 },
+		{ "max-file-size", (double)p->max_file_size, 0, 1125899906842624.0 /* 1 PiB */ },
+		{ "write-size", (double)p->write_size, 0, 1099511627776.0 /* 1 TiB */ },
+		{ "files-per-dir", p->files_per_dir, 1, 1000000 },
+		{ "depth-mean", p->depth_mean, 0, 100 },
+		{ "read-fraction", given(p->read_fraction), 0, 1 },
+		{ "appends", given(p->appends), 0, 1e9 },
+		{ "overwrites", given(p->overwrites), 0, 1e9 },
+		{ "creates", given(p->creates), 0, 1e9 },
+		{ "deletes", given(p->deletes), 0, 1e9 },
+	};
+	if (!check_ranges(ranges, G_N_ELEMENTS(ranges), error))
+		return false;
 	if (p->remaining && p->remaining[0])
 		return args_fail(error, "unexpected argument '%s'", p->remaining[0]);
 	return true;
@@ -312,6 +360,22 @@ static bool parse_start(const struct tracegen_params *params, int64_t *start_ns,
 	return reason ? args_fail(error, "--start '%s': %s", params->start, reason) : true;
 }
 
+/* A synthetic tree is built whole in memory before its copy is written, so
+ * --max-ops would bite only after the memory is spent: refuse up front a tree
+ * whose copy alone (a create per file, a mkdir per directory) passes it. */
+bool tracegen_check_tree_budget(const struct tracegen_params *params, uint64_t max_ops, GError **error)
+{
+	if (params->from_dir || params->files <= 0 || !max_ops || !(params->files_per_dir >= 1.0))
+		return true;
+	uint64_t files = (uint64_t)params->files;
+	uint64_t ops = files + (uint64_t)ceil((double)files / params->files_per_dir);
+	if (ops <= max_ops)
+		return true;
+	return args_fail(error, "a synthetic tree of %" G_GUINT64_FORMAT " files: its copy alone writes at least %"
+			 G_GUINT64_FORMAT " ops (a create per file, a mkdir per directory), past --max-ops %"
+			 G_GUINT64_FORMAT ": give fewer files or a larger --max-ops", files, ops, max_ops);
+}
+
 struct fstree *tracegen_load_tree(const struct tracegen_params *params, GError **error)
 {
 	if (params->from_dir)
@@ -351,34 +415,46 @@ const struct tracegen_scenario tracegen_scenarios[] = {
 	  "with the sizes, modes, owners and times of lstat), then sync.  Entries are copied in inode\n"
 	  "order, as GNU cp -a does (--order to change).",
 	  BIT(OPT_REMAINING) | BIT(OPT_FROM_DIR) | BIT(OPT_PREFIX) | BIT(OPT_ORDER) | BIT(OPT_START),
-	  tracegen_run_from_dir },
+	  tracegen_run_from_dir,
+	  "  cowsim gen from-dir /usr/include -o t.trace\n"
+	  "  cowsim gen from-dir /usr/include --order name | cowsim run - -o out.csv" },
 	{ "synthetic", "copy a synthetic tree drawn from Agrawal et al. (FAST 2007)",
 	  "cowsim gen synthetic --files N [--seed S]: a tree of N files whose sizes, directory fan-out\n"
 	  "and depth follow the distributions of \"A Five-Year Study of File-System Metadata\"\n"
 	  "(docs/trace-format.md cites the figures), copied to /tree, then sync.",
-	  TREE_OPTIONS & ~(BIT(OPT_FROM_DIR) | BIT(OPT_ORDER)), tracegen_run_synthetic },
+	  TREE_OPTIONS & ~(BIT(OPT_FROM_DIR) | BIT(OPT_ORDER)), tracegen_run_synthetic,
+	  "  cowsim gen synthetic --files 1000 -o t.trace\n"
+	  "  cowsim gen synthetic --files 1000 --seed 7 | cowsim run - -o out.csv" },
 	{ "seed-experiment", "the LWN experiment: copy, N snapshots, grep -R twice",
 	  "Copy the tree to /tree, sync, mark after_copy; snapshot / to /snap1../snapN (--readonly:\n"
 	  "ro), sync, mark after_snapshots; grep -R over the whole mount (--grep all: /tree, then\n"
 	  "/snap1/tree../snapN/tree) or /tree only (--grep trunk), sync, mark after_grep; again,\n"
 	  "mark after_grep2 (--greps N passes).  Mirrors shared/calibration/btrfs-seed-experiment.sh.",
 	  TREE_OPTIONS | SNAPSHOT_OPTIONS | BIT(OPT_GREP) | BIT(OPT_GREPS) | BIT(OPT_NO_FOLLOW),
-	  tracegen_run_seed_experiment },
+	  tracegen_run_seed_experiment,
+	  "  cowsim gen seed-experiment --from-dir /usr/include --snapshots 10 -o t.trace\n"
+	  "  cowsim gen seed-experiment --files 1000 --snapshots 2 --grep trunk | cowsim run - -o out.csv" },
 	{ "find", "copy, optional snapshots, then find (lstat + readdir only)",
 	  "Copy the tree, [snapshots], then `find` over the tree (--scope trunk) or the mount\n"
 	  "(--scope all): readdir each directory, lstat each entry; sync, mark after_find.",
-	  TREE_OPTIONS | SNAPSHOT_OPTIONS | BIT(OPT_SCOPE), tracegen_run_find },
+	  TREE_OPTIONS | SNAPSHOT_OPTIONS | BIT(OPT_SCOPE), tracegen_run_find,
+	  "  cowsim gen find --from-dir /usr/include --snapshots 2 --scope all -o find.trace\n"
+	  "  cowsim gen find --files 1000 | cowsim run - -m noatime -o out.csv" },
 	{ "tar", "copy, optional snapshots, then tar c of everything",
 	  "Copy the tree, [snapshots], then `tar c` of the tree or the mount: lstat each entry,\n"
 	  "read each file once (later hard-link names are stored as links), readlink each symlink;\n"
 	  "sync, mark after_tar.",
-	  TREE_OPTIONS | SNAPSHOT_OPTIONS | BIT(OPT_SCOPE), tracegen_run_tar },
+	  TREE_OPTIONS | SNAPSHOT_OPTIONS | BIT(OPT_SCOPE), tracegen_run_tar,
+	  "  cowsim gen tar --from-dir /usr/include -o tar.trace\n"
+	  "  cowsim gen tar --files 1000 --snapshots 2 --scope all | cowsim run - -o out.csv" },
 	{ "backup-rotation", "daily snapshots of / kept K days, daily reads",
 	  "Copy the tree, mkdir /snapshots; then each day: at 09:00 read a fraction of the files\n"
 	  "(--read-fraction, default 0.05), at 23:00 snapshot / to /snapshots/YYYY-MM-DD (--readonly:\n"
 	  "ro), delete-snapshot the oldest beyond --keep, sync, mark day_N.  --days D days.",
 	  TREE_OPTIONS | BIT(OPT_READONLY) | BIT(OPT_DAYS) | BIT(OPT_KEEP) | BIT(OPT_READ_FRACTION),
-	  tracegen_run_backup_rotation },
+	  tracegen_run_backup_rotation,
+	  "  cowsim gen backup-rotation --from-dir /usr/include --readonly -o rotation.trace\n"
+	  "  cowsim gen backup-rotation --files 1000 --days 14 --keep 5 | cowsim run - -o out.csv" },
 	{ "mutt", "mail delivery appends to mbox files; mutt checks atime vs mtime",
 	  "Mailboxes PREFIX/Mail/inbox, box02..: each day deliveries append (write + fsync) at\n"
 	  "random times; from 09:00 to 18:00 mutt stats every mailbox each --check-interval seconds\n"
@@ -386,7 +462,9 @@ const struct tracegen_scenario tracegen_scenarios[] = {
 	  "reads the whole mbox, and one time in five leaves mail unread, resetting atime to\n"
 	  "mtime - 1 s with utime (settime), as mutt's mbox_reset_atime does.  sync, mark day_N.",
 	  BIT(OPT_SEED) | BIT(OPT_PREFIX) | BIT(OPT_START) | SNAPSHOT_OPTIONS | BIT(OPT_MAILBOXES) |
-	  BIT(OPT_DAYS) | BIT(OPT_MAILS_PER_DAY) | BIT(OPT_CHECK_INTERVAL), tracegen_run_mutt },
+	  BIT(OPT_DAYS) | BIT(OPT_MAILS_PER_DAY) | BIT(OPT_CHECK_INTERVAL), tracegen_run_mutt,
+	  "  cowsim gen mutt --mailboxes 5 --days 3 -o mutt.trace\n"
+	  "  cowsim gen mutt | cowsim run - -m relatime -o out.csv" },
 	{ "tmpwatch", "daily tmpwatch of /tree/tmp: unlink files not accessed for D days",
 	  "The tree is copied to PREFIX/tmp (default /tree/tmp).  Each day: at 03:00 tmpwatch reads\n"
 	  "every directory, lstats every file and unlinks those whose atime is more than --days D\n"
@@ -397,7 +475,9 @@ const struct tracegen_scenario tracegen_scenarios[] = {
 	  "strictatime or relatime mount records, to within a day).  Under noatime the simulated\n"
 	  "atimes would differ: the trace still deletes what an atime-keeping system would.",
 	  TREE_OPTIONS | SNAPSHOT_OPTIONS | BIT(OPT_DAYS) | BIT(OPT_RUN_DAYS) | BIT(OPT_NEW_PER_DAY) |
-	  BIT(OPT_READ_FRACTION), tracegen_run_tmpwatch },
+	  BIT(OPT_READ_FRACTION), tracegen_run_tmpwatch,
+	  "  cowsim gen tmpwatch --files 1000 --run-days 20 -o tmpwatch.trace\n"
+	  "  cowsim gen tmpwatch --from-dir /usr/include --days 5 | cowsim run - -m noatime -o out.csv" },
 	{ "churn", "a tree that lives: daily appends, overwrites, creates and deletes",
 	  "Copy the tree, [snapshots]; then each day, at times drawn between 00:00 and 22:00: appends\n"
 	  "to live files (--appends per day), in-place overwrites of a range of a live file\n"
@@ -406,14 +486,18 @@ const struct tracegen_scenario tracegen_scenarios[] = {
 	  "median --write-size.  At 23:00 sync, mark day_N.  --days D days (default 30).  The same\n"
 	  "options and --seed give the same trace, byte for byte.",
 	  TREE_OPTIONS | SNAPSHOT_OPTIONS | BIT(OPT_DAYS) | BIT(OPT_APPENDS) | BIT(OPT_OVERWRITES) |
-	  BIT(OPT_CREATES) | BIT(OPT_DELETES) | BIT(OPT_WRITE_SIZE) | BIT(OPT_SIZE_DIST), tracegen_run_churn },
+	  BIT(OPT_CREATES) | BIT(OPT_DELETES) | BIT(OPT_WRITE_SIZE) | BIT(OPT_SIZE_DIST), tracegen_run_churn,
+	  "  cowsim gen churn --files 1000 --days 10 -o churn.trace\n"
+	  "  cowsim gen churn --from-dir /usr/include --snapshots 1 --size-dist pareto | cowsim run - -o out.csv" },
 	{ "hsm-scan", "stat every file to find cold ones by atime, then read a fraction of them",
 	  "Copy the tree, [snapshots]; an HSM scan lstats every file (readdir + stat walk), sync,\n"
 	  "mark after_scan; then reads --read-fraction (default 0.1) of the files whose copied atime is\n"
 	  "older than --cold-days (default 90) before the start, as a migration to slow storage\n"
 	  "would; sync, mark after_migrate.",
 	  TREE_OPTIONS | SNAPSHOT_OPTIONS | BIT(OPT_SCOPE) | BIT(OPT_COLD_DAYS) | BIT(OPT_READ_FRACTION),
-	  tracegen_run_hsm_scan },
+	  tracegen_run_hsm_scan,
+	  "  cowsim gen hsm-scan --from-dir /usr/include --cold-days 365 -o hsm.trace\n"
+	  "  cowsim gen hsm-scan --files 1000 --read-fraction 0.5 | cowsim run - -o out.csv" },
 	{ "from-strace", "convert an strace log of a real program into a trace (docs/recording.md)",
 	  "cowsim gen from-strace LOG --root DIR: the file-system calls LOG shows on paths under DIR\n"
 	  "(DIR is /tree, or --prefix, in the trace), with the log's times as clock steps, then sync\n"
@@ -424,23 +508,29 @@ const struct tracegen_scenario tracegen_scenarios[] = {
 	  "A line that is not understood is reported with its line number and skipped (--strict:\n"
 	  "exit 2).",
 	  BIT(OPT_REMAINING) | BIT(OPT_ROOT) | BIT(OPT_STRICT) | BIT(OPT_PRELUDE) | BIT(OPT_PREFIX) | BIT(OPT_START),
-	  tracegen_run_from_strace },
+	  tracegen_run_from_strace,
+	  "  strace -f -ttt -qq -e trace=%file,%desc,%process -o grep.log grep -R -l define /usr/include\n"
+	  "  cowsim gen from-strace grep.log --root /usr/include --prelude -o grep.trace\n"
+	  "  cowsim run grep.trace -o grep.csv" },
 	{ "merge", "merge traces by clock onto one timeline, marks kept distinct",
 	  "cowsim gen merge A.trace B.trace...: the ops of every input in the order of their clocks\n"
 	  "(each input's clock ops move only its own clock; ties go to the input named first), with\n"
 	  "the merged clock moved forward before each op, never back.  A mark LABEL of input A.trace\n"
 	  "becomes A:LABEL (A-N when two inputs share a name).  The inputs' paths are kept as they\n"
 	  "are: give each generator its own --prefix when they must not meet.",
-	  BIT(OPT_REMAINING), tracegen_run_merge },
+	  BIT(OPT_REMAINING), tracegen_run_merge,
+	  "  cowsim gen mutt --prefix /mail -o mail.trace\n"
+	  "  cowsim gen churn --files 1000 --prefix /work -o work.trace\n"
+	  "  cowsim gen merge mail.trace work.trace -o merged.trace" },
 	{ "scenario", "jobs of a scenario file on one timeline (docs/scenarios.md)",
 	  "cowsim gen scenario FILE: the jobs FILE describes (snapshots with retention, read-all,\n"
 	  "rsync-style backup, find, tar, mutt, tmpwatch, hsm-scan, churn, marks), each on its\n"
 	  "schedule (daily 02:00, every 5m, weekly, monthly, once), on one simulated timeline and\n"
 	  "one shared tree ([tree]: from-dir or synthetic).  The format is GKeyFile (INI); see\n"
 	  "docs/scenarios.md and workloads/scenarios/.  A bad value is reported as\n"
-	  "FILE:LINE: [group] key: reason (exit 2).  Examples:\n"
+	  "FILE:LINE: [group] key: reason (exit 2).  The examples' files are in cowsim's source folder.",
+	  BIT(OPT_REMAINING) | BIT(OPT_SET) | BIT(OPT_SCENARIO_SEED), tracegen_run_scenario,
 	  "  cowsim gen scenario workloads/scenarios/home-mail-backup.ini -o home.trace\n"
-	  "  cowsim gen scenario build-server.ini --set tree.files=2000 --set scenario.days=3",
-	  BIT(OPT_REMAINING) | BIT(OPT_SET) | BIT(OPT_SCENARIO_SEED), tracegen_run_scenario },
+	  "  cowsim gen scenario workloads/scenarios/build-server.ini --set tree.files=2000 --set scenario.days=3 -o build.trace" },
 	{ NULL },
 };

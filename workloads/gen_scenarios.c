@@ -39,7 +39,8 @@ bool tracegen_session_begin(struct tracegen_session *s, const struct tracegen_pa
 	s->error = error;
 	s->prefix = prefix;
 	s->snapshot_dirs = g_ptr_array_new_with_free_func(g_free);
-	s->tree = tracegen_load_tree(params, error);
+	s->tree = tracegen_check_tree_budget(params, trace_writer_max_ops(w), error) ? tracegen_load_tree(params, error)
+										      : NULL;
 	if (!s->tree || !tracegen_start_time(params, s->tree, &start, error))
 		return false;
 	s->start_ns = start;

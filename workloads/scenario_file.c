@@ -474,7 +474,7 @@ static bool read_tree(const struct reader *r, struct scenario_spec *spec)
 			    "%s: no [tree] group (files = N or from-dir = DIR)", r->path);
 		return false;
 	}
-	if (!check_keys(r, g, tree_keys, NULL) || !get_int(r, g, "files", 1, G_MAXINT32, &t->files) ||
+	if (!check_keys(r, g, tree_keys, NULL) || !get_int(r, g, "files", 1, TRACEGEN_FILES_MAX, &t->files) ||
 	    !get_path(r, g, "from-dir", true, &t->from_dir) || !get_path(r, g, "prefix", true, &t->prefix) ||
 	    !get_choice(r, g, "order", orders, &t->order) ||
 	    !get_double(r, g, "files-per-dir", 1, 1e6, &t->files_per_dir) ||

@@ -1223,33 +1223,49 @@ int trace_reader_next(struct trace_reader *r, struct trace_op *op, GError **erro
 
 /* --- the generator's command ------------------------------------------------ */
 
-char *trace_gen_command(const char *path, GError **error)
+/* The first comment before PATH's first op that starts with PREFIX (a copy,
+ * without its line end), or NULL. NULL and *error when PATH cannot be read. */
+static char *header_comment(const char *path, const char *prefix, GError **error)
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: %s", path, g_strerror(errno));
 		return NULL;
 	}
-	char *line = NULL, *command = NULL;
+	char *line = NULL, *comment = NULL;
 	size_t size = 0;
 	ssize_t got;
-	while (!command && (got = getline(&line, &size, f)) >= 0) {
+	while (!comment && (got = getline(&line, &size, f)) >= 0) {
 		while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
 			line[--got] = '\0';
 		if (*line && *line != '#' && strcmp(line, TRACE_HEADER))
 			break; /* the first op: the generator's comment comes before it */
-		const char *tag = g_str_has_prefix(line, "# cowsim gen ") ? strstr(line, TRACE_GEN_COMMAND_TAG) : NULL;
-		if (tag)
-			command = g_strdup(tag + strlen(TRACE_GEN_COMMAND_TAG));
+		if (g_str_has_prefix(line, prefix))
+			comment = g_strdup(line);
 	}
 	bool failed = ferror(f);
 	int saved = errno;
 	free(line);
 	fclose(f);
 	if (failed) {
-		g_free(command);
+		g_free(comment);
 		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: %s", path, g_strerror(saved));
 		return NULL;
 	}
-	return command;
+	return comment;
+}
+
+char *trace_gen_command(const char *path, GError **error)
+{
+	g_autofree char *comment = header_comment(path, "# cowsim gen ", error);
+	const char *tag = comment ? strstr(comment, TRACE_GEN_COMMAND_TAG) : NULL;
+	return tag ? g_strdup(tag + strlen(TRACE_GEN_COMMAND_TAG)) : NULL;
+}
+
+bool trace_recorded_without_prelude(const char *path)
+{
+	g_autofree char *comment = header_comment(path, "# cowsim ", NULL);
+	return comment &&
+	       (g_str_has_prefix(comment, "# cowsim record ") || g_str_has_prefix(comment, "# cowsim gen from-strace")) &&
+	       !strstr(comment, " --prelude");
 }

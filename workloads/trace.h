@@ -163,6 +163,9 @@ bool trace_op_check(const struct trace_op *op, GError **error);
  * when there is none (a trace written by hand, or before cowsim recorded
  * it). NULL and *error when PATH cannot be read. */
 char *trace_gen_command(const char *path, GError **error);
+/* True when PATH was written by `cowsim record` or `gen from-strace` without
+ * --prelude: it starts with no tree, so its first path is missing on replay. */
+bool trace_recorded_without_prelude(const char *path);
 
 /* --- reader --------------------------------------------------------------- */
 
@@ -237,6 +240,8 @@ bool trace_writer_clock_set(struct trace_writer *writer, int64_t ns_since_epoch,
  * one. A generator that would write without end (grep -R over nested
  * symlinks) stops with a clear error instead of filling a disk. */
 void trace_writer_set_limits(struct trace_writer *writer, uint64_t max_ops, uint64_t max_bytes);
+/* The max_ops of trace_writer_set_limits (0: no bound). */
+uint64_t trace_writer_max_ops(const struct trace_writer *writer);
 
 /* Ops written so far (comments and the header excluded). */
 uint64_t trace_writer_op_count(const struct trace_writer *writer);

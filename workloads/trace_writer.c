@@ -67,6 +67,11 @@ void trace_writer_set_limits(struct trace_writer *writer, uint64_t max_ops, uint
 	writer->max_bytes = max_bytes;
 }
 
+uint64_t trace_writer_max_ops(const struct trace_writer *writer)
+{
+	return writer->max_ops;
+}
+
 /* Write w->line plus a newline, within the writer's bounds. */
 static bool emit_line(struct trace_writer *w, GError **error)
 {

@@ -50,6 +50,11 @@ enum fstree_order {
 
 struct fstree *fstree_from_dir(const char *path, enum fstree_order order, GError **error);
 
+/* The most files --files (or a scenario's tree.files) may ask for: a synthetic
+ * tree is built whole in memory, about 300 bytes a file (10^6 files: 287 MB
+ * RSS measured), so this is about 6 GB, twice the 10^7 of `cowsim bench`. */
+#define TRACEGEN_FILES_MAX 20000000
+
 /* Parameters of the synthetic tree (gen_synthetic.c explains each and cites its source). */
 struct fstree_synthetic_params {
 	uint64_t files;
@@ -119,6 +124,7 @@ struct tracegen_scenario {
 	const char *description;              /* for `cowsim gen NAME --help` */
 	uint64_t options;                     /* TRACEGEN_OPT_* bits (gen_registry.c) */
 	bool (*run)(const struct tracegen_params *params, struct trace_writer *writer, GError **error);
+	const char *examples;                 /* for `cowsim gen NAME --help`: lines that run as printed */
 };
 
 /* All scenarios, NULL-terminated by name. */
@@ -164,6 +170,9 @@ bool tracegen_clock_advance_to(struct tracegen_clock *clock, struct trace_writer
 
 /* The tree the params name: --from-dir or --files (synthetic), or an error. */
 struct fstree *tracegen_load_tree(const struct tracegen_params *params, GError **error);
+/* False (TRACEGEN_ERROR_ARGS) when PARAMS' synthetic tree is so large that its
+ * copy alone passes MAX_OPS (0: no bound): checked before the tree is built. */
+bool tracegen_check_tree_budget(const struct tracegen_params *params, uint64_t max_ops, GError **error);
 /* The start time: --start, else just after the tree's newest timestamp
  * (whole day, UTC), else 1338422400 (2012-05-31, the LWN article's date). */
 bool tracegen_start_time(const struct tracegen_params *params, const struct fstree *tree, int64_t *start_ns,

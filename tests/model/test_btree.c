@@ -294,6 +294,40 @@ static void test_btree_delete_of_a_missing_key_returns_false_and_changes_nothing
 	tree_fixture_free(f);
 }
 
+/* BT4: a node below the root may keep one child. Appends fill the level-1
+ * nodes (121 pointers at 4 KiB); deleting the keys of the second one takes
+ * its leaves away one by one, and with full siblings on both sides it cannot
+ * merge (balance_node: only into a sibling that can take it all) until its
+ * last leaf goes: on the way it holds one child, and the tree is sound. */
+static void test_btree_a_node_below_the_root_keeps_one_child_while_its_siblings_are_full(void **state)
+{
+	struct tree_fixture *f = tree_fixture_new(4096);
+	for (uint64_t i = 0; i < 20000; i++)
+		insert(f, i, 0, 60);
+	tree_fixture_commit(f);
+	struct tree_block *root = f->tree.root;
+	assert_int_equal(root->level, 2);
+	assert_true(root->nritems >= 3);
+	uint32_t capacity = btree_node_capacity(4096);
+	assert_int_equal(root->children[0].block->nritems, capacity);
+	assert_int_equal(root->children[2].block->nritems, capacity);
+	uint64_t first = root->children[1].key.objectid, end = root->children[2].key.objectid;
+	bool one_child = false;
+	for (uint64_t i = first; i < end; i++) {
+		struct btree_key key = fixture_key(i, 0);
+		assert_true(btree_delete_item(&f->tree, &f->txn, &key));
+		const struct tree_block *node = f->tree.root->children[1].block;
+		if (node->nritems == 1) {
+			one_child = true;
+			tree_fixture_assert_ok(f, "a node below the root with one child");
+		}
+	}
+	assert_true(one_child);
+	tree_fixture_assert_ok(f, "the node's keys deleted");
+	tree_fixture_free(f);
+	(void)state;
+}
+
 /* --- lookups ---------------------------------------------------------------- */
 
 static void test_btree_lookup_le_finds_the_predecessor_across_leaves(void **state)
@@ -1447,6 +1481,7 @@ int main(void)
 		cmocka_unit_test(test_btree_node_capacity_is_nodesize_minus_header_over_33),
 		cmocka_unit_test(test_btree_delete_everything_in_random_order_collapses_to_one_empty_leaf),
 		cmocka_unit_test(test_btree_delete_of_a_missing_key_returns_false_and_changes_nothing),
+		cmocka_unit_test(test_btree_a_node_below_the_root_keeps_one_child_while_its_siblings_are_full),
 		cmocka_unit_test(test_btree_lookup_le_finds_the_predecessor_across_leaves),
 		cmocka_unit_test(test_btree_lookup_le_below_the_first_key_is_null),
 		cmocka_unit_test(test_btree_change_to_a_block_of_the_running_transaction_is_in_place),

@@ -340,6 +340,77 @@ static void test_item_sharing_check_fails_when_a_freed_leaf_still_shares_its_arr
 	tree_fixture_free(f);
 }
 
+/* --- chk-btree: what a state shows of BT7's and BT8's overlays (btree.c) ------------------ */
+
+static void test_btree_check_fails_on_an_overlay_over_no_item_array(void **state)
+{
+	/* An overlay is made over an array the leaf shares and goes with it
+	 * (BT7): an empty tree's root leaf, which has no array, has none. The
+	 * checker only asks whether there is one: never read through. */
+	struct tree_fixture *f = tree_fixture_new(4096);
+	struct tree_block *root = f->tree.root;
+	assert_null(root->items);
+	g_autoptr(GError) error = NULL;
+	assert_true(btree_check(&f->tree, f->nodesize, &error));
+	root->atimes = (struct atime_overlay *)root;
+	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT ", BT7 an overlay over no item array",
+						root->bytenr);
+	assert_tree_corrupt(f, want);
+	root->atimes = NULL;
+	tree_fixture_free(f);
+	(void)state;
+}
+
+/* btree_check_item_sharing over the fixture's trees and its freed blocks: its report, or NULL. */
+static char *item_sharing_error(const struct tree_fixture *f)
+{
+	g_autoptr(GHashTable) live = g_hash_table_new(NULL, NULL);
+	btree_collect_blocks(f->tree.root, live);
+	for (unsigned i = 0; i < f->nextra; i++)
+		btree_collect_blocks(f->extra[i]->root, live);
+	g_autoptr(GError) error = NULL;
+	if (btree_check_item_sharing(live, blockstore_unreleased_blocks(f->store), &error))
+		return NULL;
+	print_message("# %s\n", error->message);
+	return g_strdup(error->message);
+}
+
+static void test_item_sharing_check_fails_when_a_freed_leaf_keeps_its_overlay_without_its_array(void **state)
+{
+	/* An atime write to a snapshotted leaf gives the copy an overlay over
+	 * the array it shares with the snapshot's leaf. Written again in the
+	 * next transaction, the copy is copied (the overlay with it) and
+	 * freed: it gives its array and its overlay up (BT8). */
+	struct tree_fixture *f = committed_tree_of_inodes(false);
+	tree_fixture_clone_root(f, 256);
+	tree_fixture_commit(f);
+	struct btree_key key = BTRFS_KEY(100, BTRFS_INODE_ITEM_KEY, 0);
+	struct btree_path path;
+	assert_true(btree_lookup(&f->tree, &key, &path));
+	btree_path_write_inode_atime(&f->tree, &f->txn, &path, 7);
+	tree_fixture_commit(f);
+	assert_true(btree_lookup(&f->tree, &key, &path));
+	struct tree_block *old = path.nodes[0];
+	assert_true(btree_leaf_has_overlay(old));
+	btree_path_write_inode_atime(&f->tree, &f->txn, &path, 8);
+	assert_true(btree_lookup(&f->tree, &key, &path));
+	assert_ptr_not_equal(path.nodes[0], old);
+	assert_true(old->flags & TREE_BLOCK_FREED);
+	assert_null(old->items);
+	assert_false(btree_leaf_has_overlay(old));
+	tree_fixture_assert_ok(f, "the copy's copy");
+	assert_null(item_sharing_error(f));
+	old->atimes = (struct atime_overlay *)old; /* never read through: the checker asks whether there is one */
+	g_autofree char *got = item_sharing_error(f);
+	assert_non_null(got);
+	g_autofree char *want = g_strdup_printf("corrupt leaf: block %" G_GUINT64_FORMAT
+						", BT8 freed, its item array given up, but holding an overlay", old->bytenr);
+	assert_string_equal(got, want);
+	old->atimes = NULL;
+	tree_fixture_free(f);
+	(void)state;
+}
+
 /* --- payloads in the leaf's heap (btree.c BT10) ------------------------------------- */
 
 /* 400 inode items and their refs in 4 KiB leaves, committed: each leaf's
@@ -1555,6 +1626,111 @@ static void test_dir_cache_check_fails_on_two_tables_of_one_directory(void **sta
 	(void)state;
 }
 
+/* --- chk-btree: the directory cache's bytes (fs_dir_cache.c DC3) ----------------------------- */
+
+enum { LONG_NAMES = DIR_CACHE_BYTES / 2 / 280 + 64 }; /* 280 bytes an entry of 255: two tables overflow */
+
+/* A directory `dir` of `files` files of 255-byte names. */
+static void make_dir_of_long_names(struct fs *fs, const char *dir, unsigned files)
+{
+	struct fs_attributes attributes = fixture_attributes(0755, INT64_MIN, INT64_MIN);
+	assert_int_equal(fs_mkdir(fs, dir, &attributes), 0);
+	char name[256];
+	memset(name, 'x', 255);
+	name[255] = 0;
+	for (unsigned i = 0; i < files; i++) {
+		char digits[8];
+		g_snprintf(digits, sizeof(digits), "%05u", i);
+		memcpy(name, digits, 5);
+		g_autofree char *path = g_strdup_printf("%s/%s", dir, name);
+		assert_int_equal(fs_create(fs, path, 0, &attributes), 0);
+	}
+}
+
+/* The table of `files` entries a few reads in `dir` make, and the index of its chain. */
+static struct dir_table *table_of(struct fs *fs, const char *dir, unsigned files, unsigned *bucket)
+{
+	char name[256];
+	memset(name, 'x', 255);
+	name[255] = 0;
+	for (unsigned i = 0; i < 4; i++) {
+		char digits[8];
+		g_snprintf(digits, sizeof(digits), "%05u", i);
+		memcpy(name, digits, 5);
+		g_autofree char *path = g_strdup_printf("%s/%s", dir, name);
+		assert_int_equal(fs_read(fs, path, NULL), 0);
+	}
+	struct dir_cache *c = &fs->dir_cache;
+	struct dir_table *t = c->last.table;
+	assert_non_null(t);
+	assert_int_equal(t->count, files);
+	for (unsigned b = 0; b < DIR_CACHE_BUCKETS; b++)
+		for (struct dir_table *in = c->buckets[b]; in; in = in->next)
+			if (in == t)
+				*bucket = b;
+	return t;
+}
+
+/* Two directories each of more than half DIR_CACHE_BYTES of names: the second's table pushes
+ * the first's out (make_room). The first's put back, as a fill that made no room would leave
+ * it, is a cache over its bytes (DC3). */
+static void test_dir_cache_check_fails_when_its_tables_take_more_than_dir_cache_bytes(void **state)
+{
+	struct fs *fs = fixture_fs_new(16384, 8ull << 30);
+	make_dir_of_long_names(fs, "/a", LONG_NAMES);
+	make_dir_of_long_names(fs, "/b", LONG_NAMES);
+	unsigned bucket = 0, unused = 0;
+	struct dir_table *first = table_of(fs, "/a", LONG_NAMES, &bucket);
+	struct dir_table *twin = g_memdup2(first, first->bytes);
+	uint32_t bytes = first->bytes;
+	assert_true(bytes < DIR_CACHE_BYTES && 2 * bytes > DIR_CACHE_BYTES);
+	struct dir_table *second = table_of(fs, "/b", LONG_NAMES, &unused);
+	struct dir_cache *c = &fs->dir_cache;
+	for (struct dir_table *t = c->newest; t; t = t->older)
+		assert_int_not_equal(t->dir, twin->dir); /* /a's went */
+	assert_true(c->bytes >= second->bytes && c->bytes <= DIR_CACHE_BYTES);
+	fixture_assert_fs_ok(fs, "/b's table");
+	unsigned held = tables_held(fs);
+	twin->next = c->buckets[bucket];
+	c->buckets[bucket] = twin;
+	twin->newer = NULL;
+	twin->older = c->newest;
+	twin->next_turn = 0;
+	twin->asked = false;
+	c->newest->newer = twin;
+	c->newest = twin;
+	c->bytes += bytes;
+	g_autofree char *over = g_strdup_printf("corrupt directory cache: DC3 %u tables of %zu bytes, over "
+						"DIR_CACHE_BYTES (%u)", held + 1, c->bytes, DIR_CACHE_BYTES);
+	fixture_assert_fs_corrupt(fs, over);
+	c->buckets[bucket] = twin->next;
+	c->newest = twin->older;
+	c->newest->newer = NULL;
+	c->bytes -= bytes;
+	g_free(twin);
+	fixture_assert_fs_ok(fs, "/a's table gone again");
+	fs_free(fs);
+	(void)state;
+}
+
+/* The one exception to DC3's bound: a directory whose table alone takes more than
+ * DIR_CACHE_BYTES empties the cache for it (make_room), and is held. */
+static void test_dir_cache_holds_one_table_larger_than_dir_cache_bytes_alone(void **state)
+{
+	struct fs *fs = fixture_fs_new(16384, 8ull << 30);
+	make_dir_of_long_names(fs, "/a", 8);
+	make_dir_of_long_names(fs, "/huge", 2 * LONG_NAMES);
+	unsigned bucket = 0;
+	table_of(fs, "/a", 8, &bucket);
+	assert_true(tables_held(fs) >= 1);
+	struct dir_table *huge = table_of(fs, "/huge", 2 * LONG_NAMES, &bucket);
+	assert_true(huge->bytes > DIR_CACHE_BYTES);
+	assert_int_equal(tables_held(fs), 1);
+	fixture_assert_fs_ok(fs, "one table over DIR_CACHE_BYTES, alone");
+	fs_free(fs);
+	(void)state;
+}
+
 /* A lineage whose parent is not frozen, one not frozen held by two subvolumes, and one that
  * forgot a directory it changed: its holder then asks its parent's table, which no longer
  * holds its names (DC4, found through DC2). */
@@ -2027,6 +2203,62 @@ static void test_keyed_design_check_fails_on_a_whiteout_with_bytes(void **state)
 	fs_free(fs);
 }
 
+/* --- chk-designs: DK1 and DK2 hold by the key order (design_keyed.c) ----------- */
+
+/* Breaks DK1 the way no design function can: writes a key's snapshot id
+ * behind the btree module (as grow_first_item_behind_btree writes a size). */
+static void set_snapshot_behind_btree(struct tree_block *leaf, uint32_t slot, uint32_t snapshot)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+	leaf->items[slot].key.snapshot = snapshot;
+#pragma GCC diagnostic pop
+}
+
+/* DK1 has no checker of its own: two versions of a base key at one
+ * snapshot id are one key twice, which BT1 refuses. /snap/d/file-000 was
+ * created at id 1 (mkfs) and written at the snapshot's id 3. */
+static void test_keyed_design_two_versions_at_one_snapshot_id_fail_as_bt1(void **state)
+{
+	struct fs *fs = populated("keyed");
+	struct inode_location where;
+	assert_int_equal(fs_resolve(fs, "/snap/d/file-000", &where), 0);
+	struct btree *tree = where.subvolume->tree;
+	struct btree_key key = BTREE_VERSIONED_KEY(where.inode, BTRFS_INODE_ITEM_KEY, 0, KEYED_SNAPSHOT_ID);
+	struct btree_path path;
+	assert_true(btree_lookup(tree, &key, &path));
+	struct tree_block *leaf = path.nodes[0];
+	uint32_t slot = path.slots[0];
+	assert_true(slot > 0);
+	struct btree_key older = BTREE_VERSIONED_KEY(where.inode, BTRFS_INODE_ITEM_KEY, 0, 1);
+	assert_int_equal(btree_key_compare(btree_item_key(&leaf->items[slot - 1]), &older), 0);
+	set_snapshot_behind_btree(leaf, slot, 1); /* the snapshot's version now at id 1 too */
+	g_autofree char *want = g_strdup_printf("corrupt leaf: tree %" G_GUINT64_FORMAT " block %" G_GUINT64_FORMAT
+						", BT1 key (%" G_GUINT64_FORMAT " %u 0) at slot %u not above the previous",
+						tree->id, leaf->bytenr, where.inode, BTRFS_INODE_ITEM_KEY, slot);
+	fixture_assert_fs_corrupt(fs, want);
+	set_snapshot_behind_btree(leaf, slot, KEYED_SNAPSHOT_ID);
+	fixture_assert_fs_ok(fs, "the snapshot's version given back");
+	fs_free(fs);
+}
+
+/* DK2 is the key order's: every version of a base key sorts after every
+ * version of a smaller base key, whichever component differs. */
+static void test_keyed_versions_of_one_base_key_sort_together(void **state)
+{
+	const struct btree_key base = BTREE_VERSIONED_KEY(300, BTRFS_INODE_ITEM_KEY, 7, 0);
+	const struct btree_key above[] = {
+		BTREE_VERSIONED_KEY(300, BTRFS_INODE_ITEM_KEY, 8, 0),
+		BTREE_VERSIONED_KEY(300, BTRFS_INODE_REF_KEY, 0, 0),
+		BTREE_VERSIONED_KEY(301, 0, 0, 0),
+	};
+	struct btree_key last = base;
+	last.snapshot = UINT32_MAX;
+	for (unsigned i = 0; i < G_N_ELEMENTS(above); i++)
+		assert_true(btree_key_compare(&last, &above[i]) < 0);
+	assert_true(btree_key_compare(&base, &last) < 0);
+}
+
 /* --- perf15access: a kept path's stamp (btree.h BT18) ------------------------------ */
 
 /* BT18: a change to a tree's links that is not counted leaves the read
@@ -2079,7 +2311,9 @@ static void test_derived_checkers_pass_mid_transaction_and_after_commits_in_both
 }
 
 /* WB1: what the writeback queue holds for its metadata is the sum over its
- * writes, each as calc_inode_reservations() gives it. */
+ * writes, each as calc_inode_reservations() gives it: the sum miscounted,
+ * and (chk-btree) one write's reservation unlike its length's with the sum
+ * kept, each fails with its own half of WB1. */
 static void test_fs_data_check_fails_when_the_delalloc_reservations_are_miscounted(void **state)
 {
 	(void)state;
@@ -2090,10 +2324,24 @@ static void test_fs_data_check_fails_when_the_delalloc_reservations_are_miscount
 	assert_int_equal(fs_create(fs, "/b", 1 << 20, &attributes), 0);
 	assert_int_equal(fs->pending_writes->len, 2);
 	/* a small file: one extent and one csum leaf at 16 nodes, the inode's 8 */
-	assert_int_equal(g_array_index(fs->pending_writes, struct pending_write, 0).reserved, 40 * 16384);
+	struct pending_write *small = &g_array_index(fs->pending_writes, struct pending_write, 0);
+	assert_int_equal(small->reserved, 40 * 16384);
 	fixture_assert_fs_ok(fs, "two writes queued");
+	uint64_t reserved = fs->delalloc_reserved;
 	fs_data_miscount_for_test(fs, 16384);
-	fixture_assert_fs_corrupt(fs, "corrupt writeback queue");
+	g_autofree char *sum = g_strdup_printf("corrupt writeback queue: delalloc_reserved %" G_GUINT64_FORMAT
+					       ", WB1 the pending writes sum to %" G_GUINT64_FORMAT,
+					       reserved + 16384, reserved);
+	fixture_assert_fs_corrupt(fs, sum);
+	fs_data_miscount_for_test(fs, -16384);
+	fixture_assert_fs_ok(fs, "the sum put back");
+	small->reserved += 16384; /* and the sum with it: only the write is wrong */
+	fs_data_miscount_for_test(fs, 16384);
+	g_autofree char *one = g_strdup_printf("corrupt writeback queue: inode %" G_GUINT64_FORMAT
+					       ", WB1 reserved %u bytes, %u expected for a write of 1024",
+					       small->inode, 41 * 16384, 40 * 16384);
+	fixture_assert_fs_corrupt(fs, one);
+	small->reserved -= 16384;
 	fs_data_miscount_for_test(fs, -16384);
 	assert_int_equal(fs_sync(fs), 0);
 	assert_int_equal(fs->delalloc_reserved, 0);
@@ -2115,6 +2363,8 @@ int main(void)
 		cmocka_unit_test(test_item_sharing_check_fails_on_an_atime_overlay_on_a_node),
 		cmocka_unit_test(test_item_sharing_check_fails_when_a_leaf_lets_go_of_a_shared_array_uncounted),
 		cmocka_unit_test(test_item_sharing_check_fails_when_a_freed_leaf_still_shares_its_array),
+		cmocka_unit_test(test_btree_check_fails_on_an_overlay_over_no_item_array),
+		cmocka_unit_test(test_item_sharing_check_fails_when_a_freed_leaf_keeps_its_overlay_without_its_array),
 		cmocka_unit_test(test_payload_check_fails_when_two_items_point_at_one_payload),
 		cmocka_unit_test(test_payload_check_fails_when_an_item_points_into_another_leafs_heap),
 		cmocka_unit_test(test_payload_check_fails_when_the_heaps_live_bytes_are_not_the_payloads),
@@ -2143,6 +2393,8 @@ int main(void)
 		cmocka_unit_test(test_dir_cache_check_fails_on_a_broken_block),
 		cmocka_unit_test(test_steps_among_more_directories_than_tables_find_what_the_tree_finds),
 		cmocka_unit_test(test_dir_cache_check_fails_on_two_tables_of_one_directory),
+		cmocka_unit_test(test_dir_cache_check_fails_when_its_tables_take_more_than_dir_cache_bytes),
+		cmocka_unit_test(test_dir_cache_holds_one_table_larger_than_dir_cache_bytes_alone),
 		cmocka_unit_test(test_a_table_shared_by_a_snapshot_and_its_source_finds_what_the_tree_finds),
 		cmocka_unit_test(test_dir_cache_check_fails_on_a_broken_lineage),
 		cmocka_unit_test(test_namespace_check_fails_on_an_entry_of_the_wrong_type),
@@ -2179,6 +2431,8 @@ int main(void)
 		cmocka_unit_test(test_keyed_design_check_fails_on_a_version_no_live_subvolume_can_see),
 		cmocka_unit_test(test_keyed_design_check_fails_on_a_whiteout_that_hides_nothing),
 		cmocka_unit_test(test_keyed_design_check_fails_on_a_whiteout_with_bytes),
+		cmocka_unit_test(test_keyed_design_two_versions_at_one_snapshot_id_fail_as_bt1),
+		cmocka_unit_test(test_keyed_versions_of_one_base_key_sort_together),
 		cmocka_unit_test(test_derived_checkers_pass_mid_transaction_and_after_commits_in_both_designs),
 		cmocka_unit_test(test_fs_data_check_fails_when_the_delalloc_reservations_are_miscounted),
 		cmocka_unit_test(test_read_cursor_stamped_but_off_the_root_fails_bt18),

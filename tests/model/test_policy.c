@@ -476,6 +476,111 @@ static void test_hybrid_sweep_after_a_snapshot_unshares_less_than_inline(void **
 	assert_true(grown[1] < grown[0] / 2);
 }
 
+/* --- chk-designs: the lazytime table and queue (LZ1-LZ3) and HY1 broken on
+ * purpose: fs_check (fs_atime_check) passes, fails naming the label, passes
+ * again once the break is undone ------------------------------------------ */
+
+/* Two files read a second apart under lazytime vfs: two entries queued. */
+static struct fs *two_atimes_in_memory(struct dirty_time **first, struct dirty_time **second)
+{
+	struct fs *fs = snapshotted_fs(FS_LAZYTIME_VFS, true, "inline");
+	assert_int_equal(fs_read(fs, "/d0/file-with-a-longer-name-0", NULL), 0);
+	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + SECOND_NS), 0);
+	assert_int_equal(fs_read(fs, "/d0/file-with-a-longer-name-1", NULL), 0);
+	assert_int_equal(g_queue_get_length(&fs->dirty_time_queue), 2);
+	*first = g_queue_peek_head(&fs->dirty_time_queue);
+	*second = g_queue_peek_tail(&fs->dirty_time_queue);
+	assert_true((*first)->dirtied_ns < (*second)->dirtied_ns);
+	fixture_assert_fs_ok(fs, "two atimes kept in memory");
+	return fs;
+}
+
+/* A break of two_atimes_in_memory()'s entries that undoes itself when done
+ * again. */
+typedef void (*lazy_flip_fn)(struct fs *fs, struct dirty_time *first, struct dirty_time *second);
+
+/* fs_check fails naming `label` at entry `named` (0: the first queued) once
+ * `flip` broke it, and passes once `flip` undid it. */
+static void assert_flip_breaks(lazy_flip_fn flip, const char *label, unsigned named)
+{
+	struct dirty_time *entry[2];
+	struct fs *fs = two_atimes_in_memory(&entry[0], &entry[1]);
+	flip(fs, entry[0], entry[1]);
+	g_autofree char *want = g_strdup_printf("corrupt lazytime entry: %" G_GUINT64_FORMAT ", %s subvolume %" G_GUINT64_FORMAT,
+						entry[named]->inode, label, entry[named]->subvolume_id);
+	fixture_assert_fs_corrupt(fs, want);
+	flip(fs, entry[0], entry[1]);
+	fixture_assert_fs_ok(fs, "the break undone");
+	fs_free(fs);
+}
+
+/* As a write-out that forgot to take the entry out of dirty_times. */
+static void flip_written(struct fs *fs, struct dirty_time *first, struct dirty_time *second)
+{
+	(void)fs, (void)second;
+	first->written = !first->written;
+}
+
+/* The 12-hour write-out would stop at the newer one and leave the older. */
+static void flip_queue_order(struct fs *fs, struct dirty_time *first, struct dirty_time *second)
+{
+	GList *head = fs->dirty_time_queue.head;
+	head->data = head->data == first ? second : first;
+	head->next->data = head->data == first ? second : first;
+}
+
+/* No access set a time after the clock: stat would show the future. The
+ * second entry's atime is its one access's, its dirtied_ns. */
+static void flip_future_atime(struct fs *fs, struct dirty_time *first, struct dirty_time *second)
+{
+	(void)first;
+	second->atime = second->atime == second->dirtied_ns ? fs_clock(fs) + 1 : second->dirtied_ns;
+}
+
+static void test_lazytime_check_fails_when_a_written_entry_stays_in_the_table(void **state)
+{
+	(void)state;
+	assert_flip_breaks(flip_written, "LZ1", 0);
+}
+
+static void test_lazytime_check_fails_when_the_queue_is_out_of_dirtying_order(void **state)
+{
+	(void)state;
+	assert_flip_breaks(flip_queue_order, "LZ2", 0);
+}
+
+static void test_lazytime_check_fails_on_an_atime_after_the_clock(void **state)
+{
+	(void)state;
+	assert_flip_breaks(flip_future_atime, "LZ3", 1);
+}
+
+static void test_hybrid_check_fails_when_an_inline_write_leaves_an_older_side_item(void **state)
+{
+	(void)state;
+	struct fs *fs = populated_fs("hybrid", ATIME_STRICT);
+	assert_int_equal(fs_snapshot(fs, "/", "/snap", false), 0);
+	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + SECOND_NS), 0);
+	assert_int_equal(fs_read(fs, HYBRID_FILE, NULL), 0);
+	uint64_t ino = inode_of(fs, HYBRID_FILE);
+	int64_t side;
+	assert_true(atime_side_table_read(top_of(fs), ino, &side));
+	fixture_assert_fs_ok(fs, "an atime in the side table");
+	/* hybrid_write's inline write without its forget (HY1's rule). */
+	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + SECOND_NS), 0);
+	struct inode_location where = { top_of(fs), ino };
+	assert_int_equal(fs_reserve(fs, COWSIM_RESERVE_ATIME), 0);
+	atime_write_inline(fs, &where, fs_clock(fs), NULL, NULL);
+	fs_release(fs);
+	g_autofree char *want = g_strdup_printf("corrupt side-table item: %" G_GUINT64_FORMAT ", HY1 atime %" G_GINT64_FORMAT
+						" older than its inode item's %" G_GINT64_FORMAT " in subvolume %" G_GUINT64_FORMAT,
+						ino, side, fs_clock(fs), top_of(fs)->id);
+	fixture_assert_fs_corrupt(fs, want);
+	atime_side_table_forget(fs, top_of(fs), ino);
+	fixture_assert_fs_ok(fs, "the side item forgotten");
+	fs_free(fs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +602,10 @@ int main(void)
 		cmocka_unit_test(test_hybrid_puts_the_atime_in_the_side_table_when_the_update_would_unshare_a_leaf),
 		cmocka_unit_test(test_hybrid_inline_write_removes_the_inodes_side_table_item),
 		cmocka_unit_test(test_hybrid_sweep_after_a_snapshot_unshares_less_than_inline),
+		cmocka_unit_test(test_lazytime_check_fails_when_a_written_entry_stays_in_the_table),
+		cmocka_unit_test(test_lazytime_check_fails_when_the_queue_is_out_of_dirtying_order),
+		cmocka_unit_test(test_lazytime_check_fails_on_an_atime_after_the_clock),
+		cmocka_unit_test(test_hybrid_check_fails_when_an_inline_write_leaves_an_older_side_item),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -564,6 +564,190 @@ static void random_step(struct zfs_pool *pool, GRand *rng, GArray *filesystems, 
 	}
 }
 
+/* ---- ZO1, ZO2, ZZ1, Z5 broken on purpose (each test breaks one, and the
+ * pool passes before and after) ---- */
+
+enum { A_FILE = 300 };
+
+/* A filesystem with a file of three recordsize blocks, a snapshot of it and
+ * the root directory touched since: a deadlist, shared object structs. */
+static struct zfs_pool *pool_with_snapshot(uint64_t *fs, uint64_t *snap)
+{
+	struct zfs_pool *pool = new_pool();
+
+	*fs = new_filesystem(pool);
+	assert_int_equal(zfs_object_claim(pool, *fs, A_FILE, ZFS_OBJECT_FILE), 0);
+	assert_int_equal(zfs_object_write(pool, *fs, A_FILE, 0, 3 * (uint64_t)ZFS_RECORDSIZE), 0);
+	zfs_pool_sync(pool);
+	assert_int_equal(zfs_snapshot_create(pool, *fs, "tank/fs@1", snap), 0);
+	assert_int_equal(zfs_object_touch(pool, *fs, ROOT_DIR), 0);
+	zfs_pool_sync(pool);
+	pool_ok(pool, "before breaking it");
+	return pool;
+}
+
+static void test_check_fails_when_a_level_holds_a_blkid_past_the_object_end(void **state)
+{
+	uint64_t fs, snap;
+	g_autoptr(ZfsPool) pool = pool_with_snapshot(&fs, &snap);
+	struct zfs_object *file = zfs_objset_object_for_write(ds_of(pool, fs)->os, A_FILE);
+
+	(void)state;
+	pool_ok(pool, "the file's struct copied"); /* a copy is no change */
+	assert_int_equal(file->levels[0]->len, 3);
+	file->nblocks = 2;         /* as a truncate that forgot its free_from */
+	assert_check_fails(pool, "corrupt objset: 1, ZO1 object 300 level 0 holds 3 blkids");
+	zfs_objset_dirty(ds_of(pool, fs)->os, A_FILE)->free_from = 2;
+	pool_ok(pool, "the truncate pending"); /* ZO1's exception */
+}
+
+static void test_check_fails_when_a_shared_object_is_changed(void **state)
+{
+	uint64_t fs, snap;
+	g_autoptr(ZfsPool) pool = pool_with_snapshot(&fs, &snap);
+	struct zfs_objset *os = ds_of(pool, fs)->os;
+
+	(void)state;
+	assert_int_equal(zfs_objset_object(os, A_FILE)->shares, 2);
+	/* A change recorded without zfs_objset_object_for_write(): the
+	 * snapshot's struct would be written at the next txg. */
+	zfs_objset_dirty_block(os, A_FILE, 0);
+	assert_check_fails(pool, "corrupt objset: 1, ZO2 object 300 changed in the open txg while 2 objsets share it");
+	g_hash_table_remove(os->dirty, GSIZE_TO_POINTER(A_FILE));
+	pool_ok(pool, "the change forgotten");
+}
+
+static void test_check_fails_when_shares_miscounts_the_objsets_holding_an_object(void **state)
+{
+	uint64_t fs, snap;
+	g_autoptr(ZfsPool) pool = pool_with_snapshot(&fs, &snap);
+	struct zfs_object *file = zfs_objset_object(ds_of(pool, snap)->os, A_FILE);
+
+	(void)state;
+	file->shares--;            /* the filesystem would think the struct its own */
+	assert_check_fails(pool, "corrupt object: 300, ZO2 shares 1, held by 2 objsets");
+	file->shares++;
+	pool_ok(pool, "shares given back");
+}
+
+static struct zfs_zap *root_zap(struct zfs_pool *pool, uint64_t fs)
+{
+	return zfs_objset_object(ds_of(pool, fs)->os, ROOT_DIR)->zap;
+}
+
+static void test_check_fails_when_a_micro_zap_holds_more_than_its_block(void **state)
+{
+	g_autoptr(ZfsPool) pool = new_pool();
+	uint64_t fs = new_filesystem(pool);
+	struct zfs_zap *zap = root_zap(pool, fs);
+	struct zfs_zap_entry e = { 7, 3 };
+
+	(void)state;
+	for (uint32_t i = 0; i < ZFS_MINBLOCKSIZE / ZFS_MZAP_ENT_LEN - 1; i++)
+		assert_int_equal(zfs_zap_add(pool, fs, ROOT_DIR, i, 8), 0);
+	zfs_pool_sync(pool);
+	pool_ok(pool, "a full 512-byte micro-ZAP");
+	g_array_append_val(zap->micro, e); /* an eighth name without growing the block */
+	zap->entries++;
+	assert_check_fails(pool, "corrupt zap: 256, ZZ1 micro-ZAP holds 8 entries in 512 bytes");
+}
+
+static void test_check_fails_when_a_micro_zap_miscounts_its_entries(void **state)
+{
+	g_autoptr(ZfsPool) pool = new_pool();
+	uint64_t fs = new_filesystem(pool);
+
+	(void)state;
+	assert_int_equal(zfs_zap_add(pool, fs, ROOT_DIR, 1, 8), 0);
+	root_zap(pool, fs)->entries++;
+	assert_check_fails(pool, "corrupt zap: 256, ZZ1 micro-ZAP holds 1 entries in 512 bytes (count 2)");
+	root_zap(pool, fs)->entries--;
+	pool_ok(pool, "the count given back");
+}
+
+/* A fat ZAP of one leaf (prefix length 0) holding hashes 0x00000001 and
+ * 0x80000001. */
+static struct zfs_pool *pool_with_fat_zap(uint64_t *fs)
+{
+	struct zfs_pool *pool = new_pool();
+
+	*fs = new_filesystem(pool);
+	assert_int_equal(zfs_zap_add(pool, *fs, ROOT_DIR, 0x00000001u, ZFS_MZAP_NAME_LEN), 0);
+	assert_int_equal(zfs_zap_add(pool, *fs, ROOT_DIR, 0x80000001u, 8), 0);
+	zfs_pool_sync(pool);
+	assert_true(root_zap(pool, *fs)->fat);
+	assert_int_equal(root_zap(pool, *fs)->leaves->len, 1);
+	pool_ok(pool, "a fat ZAP");
+	return pool;
+}
+
+/* A break of pool_with_fat_zap()'s ZAP that undoes itself when done again. */
+typedef void (*zap_flip_fn)(struct zfs_zap *zap);
+
+/* The check fails with `expect` once `flip` broke the ZAP, and passes once
+ * `flip` undid it. */
+static void assert_zap_flip_breaks(zap_flip_fn flip, const char *expect)
+{
+	uint64_t fs;
+	g_autoptr(ZfsPool) pool = pool_with_fat_zap(&fs);
+
+	flip(root_zap(pool, fs));
+	assert_check_fails(pool, expect);
+	flip(root_zap(pool, fs));
+	pool_ok(pool, "the break undone");
+}
+
+static void flip_leaf_chunks(struct zfs_zap *zap)
+{
+	((struct zfs_zap_leaf *)zap->leaves->pdata[0])->chunks ^= 1;
+}
+
+/* Prefix length 1: the leaf of hashes 0..., which 0x80000001 is not. */
+static void flip_leaf_prefix(struct zfs_zap *zap)
+{
+	((struct zfs_zap_leaf *)zap->leaves->pdata[0])->prefix_len ^= 1;
+}
+
+static void flip_entries(struct zfs_zap *zap)
+{
+	zap->entries ^= 1;
+}
+
+static void test_check_fails_when_a_fat_zap_leaf_miscounts_its_chunks(void **state)
+{
+	(void)state;
+	assert_zap_flip_breaks(flip_leaf_chunks, "corrupt zap: 256, ZZ1 leaf 1 counts");
+}
+
+static void test_check_fails_when_a_name_is_outside_its_leafs_prefix(void **state)
+{
+	(void)state;
+	assert_zap_flip_breaks(flip_leaf_prefix, "corrupt zap: 256, ZZ1 leaf 1 holds hash 80000001 outside its prefix");
+}
+
+static void test_check_fails_when_a_fat_zap_miscounts_its_entries(void **state)
+{
+	(void)state;
+	assert_zap_flip_breaks(flip_entries, "corrupt zap: 256, ZZ1 fat ZAP counts 3 entries, its leaves hold 2");
+}
+
+static void test_check_fails_when_a_destroy_estimate_is_not_what_only_the_snapshot_holds(void **state)
+{
+	uint64_t fs, snap;
+	g_autoptr(ZfsPool) pool = pool_with_snapshot(&fs, &snap);
+	struct zfs_dataset *s = ds_of(pool, snap);
+
+	(void)state;
+	/* The filesystem's deadlist (the old path above the root directory) is
+	 * the snapshot's alone; with its previous snapshot's txg moved to its
+	 * own, the estimate (born after prev_snap_txg) counts none of it. */
+	assert_int_equal(s->prev_snap_txg, 0);
+	s->prev_snap_txg = s->creation_txg;
+	assert_check_fails(pool, "corrupt snapshot: 2, Z5 destroy would reclaim 0 by the deadlists");
+	s->prev_snap_txg = 0;
+	pool_ok(pool, "prev_snap_txg given back");
+}
+
 static void test_random_sequences_keep_every_invariant(void **state)
 {
 	(void)state;
@@ -624,6 +808,15 @@ int main(void)
 		cmocka_unit_test(test_an_atime_txg_after_a_snapshot_charges_its_dnode_blocks_to_atime),
 		cmocka_unit_test(test_a_txg_of_mixed_changes_charges_each_object_its_own_label),
 		cmocka_unit_test(test_check_fails_when_a_freed_block_is_still_reached),
+		cmocka_unit_test(test_check_fails_when_a_level_holds_a_blkid_past_the_object_end),
+		cmocka_unit_test(test_check_fails_when_a_shared_object_is_changed),
+		cmocka_unit_test(test_check_fails_when_shares_miscounts_the_objsets_holding_an_object),
+		cmocka_unit_test(test_check_fails_when_a_micro_zap_holds_more_than_its_block),
+		cmocka_unit_test(test_check_fails_when_a_micro_zap_miscounts_its_entries),
+		cmocka_unit_test(test_check_fails_when_a_fat_zap_leaf_miscounts_its_chunks),
+		cmocka_unit_test(test_check_fails_when_a_name_is_outside_its_leafs_prefix),
+		cmocka_unit_test(test_check_fails_when_a_fat_zap_miscounts_its_entries),
+		cmocka_unit_test(test_check_fails_when_a_destroy_estimate_is_not_what_only_the_snapshot_holds),
 		cmocka_unit_test(test_random_sequences_keep_every_invariant),
 	};
 

@@ -289,6 +289,149 @@ def test_sweep_title_fills_the_template(tmp):
     assert b"{snapshots} -->" not in text and b"snapshots 0,2,4 -->" in text
 
 
+# ---- figures that do not mislead (PY6-PY9) ---------------------------------------------
+
+def figure_of(tmp, *args):
+    """plot.py's figure for ARGS (-o out in TMP), drawn but not saved, so a
+    test can measure its axes and where its texts landed."""
+    import importlib.util
+    os.environ["MPLCONFIGDIR"] = os.path.join(tmp, "mpl")
+    os.environ["COWSIM_BIN"] = COWSIM or "/nonexistent/cowsim"
+    spec = importlib.util.spec_from_file_location("cowsim_plot", PLOT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    here = os.getcwd()
+    os.chdir(tmp)
+    try:
+        fig = module.draw(module.parse_args([*args, "-o", "out"]))
+        fig.canvas.draw()
+    finally:
+        os.chdir(here)
+    return fig
+
+
+def panels(fig):
+    return [ax for ax in fig.axes if ax.get_visible()]
+
+
+def texts_of(fig):
+    """Every visible, non-empty text inside the panels: annotations and legends."""
+    found = []
+    for ax in panels(fig):
+        found += [t for t in ax.texts if t.get_visible() and t.get_text()]
+        if ax.get_legend():
+            found += [t for t in ax.get_legend().get_texts() if t.get_text()]
+    return found
+
+
+def overlapping(texts, renderer):
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
+    return [(a, b) for i, (a, ba) in enumerate(boxes) for b, bb in boxes[i + 1:] if ba.overlaps(bb)]
+
+
+def test_panels_of_one_quantity_share_one_y_scale_and_name_their_range(tmp):
+    files = [four_marks(tmp, f"{m}-inline.csv", g) for m, g in (("relatime", 200), ("noatime", 0))]
+    args = [*files, "--labels", "relatime/inline,noatime/inline", "--keys", "mount,policy",
+            "--panel-by", "mount", "--x", "mark"]
+    for kind in ("curves", "stack"):
+        fig = figure_of(tmp, *args, "--kind", kind)
+        limits = {ax.get_ylim() for ax in panels(fig)}
+        assert len(panels(fig)) == 2 and len(limits) == 1, (kind, limits)
+    r = run(tmp, *args, "-o", "out")
+    assert r.returncode == 0, r.stderr
+    text = svg(tmp, "out")
+    assert b"<!-- mount noatime -->" in text and text.count(b"(y scale shared) -->") == 2, text[-3000:]
+    if COWSIM:
+        assert b"<!-- this panel: 10 MiB (y scale shared) -->" in text
+        assert b"<!-- this panel: 10 to 210 MiB (y scale shared) -->" in text
+
+
+def enospc_csv(tmp, name):
+    """A run whose first ENOSPC and first lost atime update are on the same row."""
+    mib = 1 << 20
+    lines = ["op_index,time_s,label,metadata_used,metadata_raw,metadata_total,data_total,"
+             "enospc_events,atime_lost"]
+    for i in range(5):
+        lines.append(f"{i},{i},,{(10 + i) * mib},{2 * (10 + i) * mib},{64 * mib},{8 * mib},"
+                     f"{max(0, i - 1)},{max(0, 3 * (i - 1))}")
+    return write(tmp, name, "\n".join(lines) + "\n")
+
+
+def test_free_event_labels_never_overprint(tmp):
+    a = enospc_csv(tmp, "a.csv")
+    fig = figure_of(tmp, a, "--kind", "free", "--device-size", str(512 << 20))
+    texts = texts_of(fig)
+    events = [t.get_text() for t in texts if t.get_text().startswith("first ")]
+    assert len(events) == 2, events
+    clashes = overlapping(texts, fig.canvas.get_renderer())
+    assert not clashes, clashes
+    assert events == ["first ENOSPC: a at trace op 2", "first lost atime: a at trace op 2"], events
+
+
+def test_lost_atime_updates_are_flagged_on_curves_bars_and_sweeps(tmp):
+    a = enospc_csv(tmp, "a.csv")
+    r = run(tmp, a, "-o", "curves")
+    assert r.returncode == 0, r.stderr
+    assert b"<!-- 9 atime updates lost (ENOSPC): a -->" in svg(tmp, "curves")
+    table = "mount,policy,status,base_mark,metadata_base,metadata_final,amplification,atime_lost\n" \
+            "relatime,inline,done,after_copy,1048576,8388608,8.0,8503\n" \
+            "relatime,side-table,done,after_copy,1048576,2097152,2.0,0\n" \
+            "noatime,inline,done,after_copy,1048576,1048576,1.0,0\n" \
+            "noatime,side-table,done,after_copy,1048576,1048576,1.0,0\n"
+    write(tmp, "compare.csv", table)
+    r = run(tmp, "compare.csv", "--kind", "bars", "-o", "bars")
+    assert r.returncode == 0, r.stderr
+    text = svg(tmp, "bars")
+    assert b"<!-- 8.0 (8503 lost) -->" in text and b"<!-- 2.0 -->" in text
+    assert b"hatched: atime updates lost (ENOSPC), the count on the bar" in text
+    r = run(tmp, "compare.csv", "--kind", "sweep", "-o", "sweep")
+    assert r.returncode == 0, r.stderr
+    assert b"<!-- 8503 atime updates lost (ENOSPC): policy=inline, mount=relatime -->" in svg(tmp, "sweep")
+    write(tmp, "clean.csv", table.replace(",8503\n", ",0\n"))
+    for kind in ("bars", "sweep"):
+        r = run(tmp, "clean.csv", "--kind", kind, "-o", "clean-" + kind)
+        assert r.returncode == 0 and b"atime updates lost" not in svg(tmp, "clean-" + kind), kind
+
+
+def sweep_table(tmp, name, param, values, amplification):
+    lines = [f"{param},policy,status,base_mark,metadata_base,metadata_final,amplification"]
+    for v in values:
+        for policy in ("inline", "threshold:5%", "side-table"):
+            lines.append(f"{v},{policy},done,after_copy,1,1,{amplification(v, policy)}")
+    return write(tmp, name, "\n".join(lines) + "\n")
+
+
+def test_sweep_byte_axes_are_ticked_in_kib_mib_with_no_offset(tmp):
+    if not COWSIM:
+        return
+    nodes = sweep_table(tmp, "nodes.csv", "nodesize", (4096, 16384, 65536), lambda v, p: v / 4096)
+    r = run(tmp, nodes, "--kind", "sweep", "-o", "nodes")
+    assert r.returncode == 0, r.stderr
+    text = svg(tmp, "nodes")
+    assert b"<!-- 4 KiB -->" in text and b"<!-- 64 KiB -->" in text and b"<!-- nodesize (bytes) -->" in text
+    assert b"2^{" not in text
+    sizes = (600 << 20, 900 << 20, 1200 << 20)
+    dev = sweep_table(tmp, "dev.csv", "device-size", sizes, lambda v, p: v / (600 << 20))
+    fig = figure_of(tmp, dev, "--kind", "sweep")
+    ax = panels(fig)[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["600 MiB", "900 MiB", "1.172 GiB"]
+    assert ax.xaxis.get_offset_text().get_text() == ""
+
+
+def test_coinciding_sweep_lines_are_nested_and_named(tmp):
+    table = sweep_table(tmp, "s.csv", "snapshots", (0, 2, 4),
+                        lambda v, p: 1.0 if p == "side-table" else 1.0 + v)
+    r = run(tmp, table, "--kind", "sweep", "-o", "out")
+    assert r.returncode == 0, r.stderr
+    assert b"<!-- policy=inline = policy=threshold:5% (curves coincide) -->" in svg(tmp, "out")
+    fig = figure_of(tmp, table, "--kind", "sweep")
+    lines = {line.get_label(): line for line in panels(fig)[0].lines}
+    inline, threshold = lines["policy=inline"], lines["policy=threshold:5%"]
+    assert inline.get_linewidth() > threshold.get_linewidth()
+    assert inline.get_marker() != threshold.get_marker() != lines["policy=side-table"].get_marker()
+    assert inline.get_markersize() > threshold.get_markersize()
+
+
 def main():
     tests = [(n, f) for n, f in globals().items() if n.startswith("test_") and callable(f)]
     print(f"1..{len(tests)}")

@@ -1,11 +1,12 @@
 /*
  * tools/btrfs-replay/main.c - replay a cowsim trace on a real, loop-mounted btrfs.
  *
- *   btrfs-replay TRACE [--nodesize B] [--mount OPTS] [--size 4G] [--csv FILE]
+ *   btrfs-replay TRACE [--nodesize 16K] [--mount OPTS] [--size 4G] [--csv FILE]
  *                      [--keep-image] [--keep-going]
  *
  * How it works
- *   1. options; the trace is read once to check it (unless it is "-"), so a
+ *   1. options (sizes as cowsim reads them, cli_parse_size; mount options
+ *      checked by name, so a typo is status 2, not 77); the trace is read once to check it (unless it is "-"), so a
  *      bad trace fails with status 2 before anything is created;
  *   2. needs root, mkfs.btrfs, btrfs and mount(8), else status 77 (skip);
  *   3. mkdtemp /tmp/btrfs-replay-XXXXXX, a sparse image of --size,
@@ -46,7 +47,8 @@ volatile sig_atomic_t replay_stop_signal;
 enum { EXIT_DONE = 0, EXIT_FAILED = 1, EXIT_BAD_INPUT = 2, EXIT_SKIP = 77 };
 
 struct options {
-	int nodesize;
+	int nodesize;   /* bytes, from nodesize_text */
+	char *nodesize_text;
 	char *mount_opts;
 	char *size_text;
 	char *csv;
@@ -87,28 +89,41 @@ static void install_signals(void)
 
 /* ---- options ----------------------------------------------------------- */
 
-/* "4G", "512M", "1073741824" -> bytes (K, M, G, T: powers of 1024). */
-static bool parse_size(const char *s, uint64_t *out)
+/* The option names mount(8) (filesystem-independent) and btrfs(5) take, so
+ * that a typo in -m is bad input (exit 2) and not "cannot mount here" (77).
+ * "loop" is not one: btrfs-replay adds it. */
+static const char *const mount_option_names[] = {
+	"async", "atime", "noatime", "defaults", "dev", "nodev", "diratime", "nodiratime", "dirsync", "exec",
+	"noexec", "iversion", "noiversion", "mand", "nomand", "relatime", "norelatime", "strictatime",
+	"nostrictatime", "lazytime", "nolazytime", "suid", "nosuid", "silent", "loud", "ro", "rw", "sync",
+	"context", "fscontext", "defcontext", "rootcontext",
+	"acl", "noacl", "autodefrag", "noautodefrag", "barrier", "nobarrier", "check_int", "check_int_data",
+	"check_int_print_mask", "clear_cache", "commit", "compress", "compress-force", "datacow", "nodatacow",
+	"datasum", "nodatasum", "degraded", "device", "discard", "nodiscard", "enospc_debug", "noenospc_debug",
+	"fatal_errors", "flushoncommit", "noflushoncommit", "fragment", "nologreplay", "max_inline",
+	"metadata_ratio", "norecovery", "recovery", "rescan_uuid_tree", "rescue", "skip_balance", "space_cache",
+	"nospace_cache", "ssd", "ssd_spread", "nossd", "nossd_spread", "subvol", "subvolid", "thread_pool",
+	"treelog", "notreelog", "usebackuproot", "user_subvol_rm_allowed", "inode_cache", "noinode_cache",
+	NULL,
+};
+
+/* False with the message printed when a word of OPTS (comma-separated,
+ * NAME or NAME=VALUE) is not a mount option. */
+static bool check_mount_options(const char *opts)
 {
-	char *end = NULL;
-	errno = 0;
-	guint64 v = g_ascii_strtoull(s, &end, 10);
-	if (errno || end == s)
-		return false;
-	int shift = 0;
-	switch (g_ascii_toupper(*end)) {
-	case '\0': break;
-	case 'K': shift = 10; end++; break;
-	case 'M': shift = 20; end++; break;
-	case 'G': shift = 30; end++; break;
-	case 'T': shift = 40; end++; break;
-	default: return false;
+	g_auto(GStrv) words = g_strsplit(opts, ",", -1);
+	for (char **w = words; *w; w++) {
+		size_t name_len = strcspn(*w, "=");
+		bool known = false;
+		for (const char *const *n = mount_option_names; *n && !known; n++)
+			known = strlen(*n) == name_len && !strncmp(*n, *w, name_len);
+		if (!known) {
+			g_printerr("btrfs-replay: -m %s: unknown mount option '%.*s' (e.g. relatime, noatime, "
+				   "strictatime, lazytime, compress=zstd; see mount(8) and btrfs(5))\n",
+				   opts, (int)name_len, *w);
+			return false;
+		}
 	}
-	if (*end == 'i' || *end == 'B')
-		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
-	if (*end != '\0' || (shift && v > (G_MAXUINT64 >> shift)))
-		return false;
-	*out = v << shift;
 	return true;
 }
 
@@ -121,7 +136,7 @@ static const struct cli_doc replay_doc = {
 		   "mark with the columns of 'cowsim run' (docs/columns.md).",
 	.notes = "The trace's clock only sets time_s: the kernel clock cannot be moved. Needs\n"
 		 "root and loop devices.",
-	.examples = "  btrfs-replay t.trace --nodesize 16384 -m relatime -o btrfs.csv\n"
+	.examples = "  btrfs-replay t.trace --nodesize 16K -m relatime -o btrfs.csv\n"
 		    "  btrfs-replay t.trace -m noatime --keep-image",
 	.exits = "  0  done\n"
 		 "  1  the replay failed (an op the kernel refused, a measurement that failed)\n"
@@ -130,11 +145,37 @@ static const struct cli_doc replay_doc = {
 	.model_options = true,
 };
 
+/* Checks and converts what parse_options read; false with the message printed. */
+static bool check_options(struct options *o)
+{
+	if (!o->rest || !o->rest[0] || o->rest[1]) {
+		g_printerr("btrfs-replay: give exactly one TRACE (see --help)\n");
+		return false;
+	}
+	g_autoptr(GError) error = NULL;
+	uint64_t nodesize = 0;
+	if (!cli_parse_size("--nodesize", o->nodesize_text ? o->nodesize_text : "16K", &nodesize, &error) ||
+	    !cli_parse_size("--size", o->size_text ? o->size_text : "4G", &o->size, &error)) {
+		g_printerr("btrfs-replay: %s\n", error->message);
+		return false;
+	}
+	if (nodesize < 4096 || nodesize > 65536 || (nodesize & (nodesize - 1))) {
+		g_printerr("btrfs-replay: --nodesize %s: must be a power of two from 4K to 64K\n", o->nodesize_text);
+		return false;
+	}
+	o->nodesize = (int)nodesize;
+	if (o->size < (128u << 20)) {
+		g_printerr("btrfs-replay: --size %s: must be at least 128M\n", o->size_text);
+		return false;
+	}
+	return !o->mount_opts || check_mount_options(o->mount_opts);
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	GOptionEntry entries[] = {
-		{ "nodesize", 'n', 0, G_OPTION_ARG_INT, &o->nodesize,
-		  "tree block size for mkfs.btrfs -n (default 16384)", "B" },
+		{ "nodesize", 'n', 0, G_OPTION_ARG_STRING, &o->nodesize_text,
+		  "tree block size for mkfs.btrfs -n, e.g. 16K or 16384 (default 16K)", "SIZE" },
 		{ "mount", 'm', 0, G_OPTION_ARG_STRING, &o->mount_opts,
 		  "mount options after loop, e.g. relatime or noatime (default: the kernel's)", "OPTS" },
 		{ "size", 's', 0, G_OPTION_ARG_STRING, &o->size_text,
@@ -151,23 +192,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 	};
 	g_autoptr(GOptionContext) ctx = cli_context_new(&replay_doc);
 	g_option_context_add_main_entries(ctx, entries, NULL);
-	o->nodesize = 16384;
-	if (!cli_parse(ctx, &replay_doc, &argc, &argv))
+	if (!cli_parse(ctx, &replay_doc, &argc, &argv) || !check_options(o))
 		return EXIT_BAD_INPUT;
-	if (!o->rest || !o->rest[0] || o->rest[1]) {
-		g_printerr("btrfs-replay: give exactly one TRACE (see --help)\n");
-		return EXIT_BAD_INPUT;
-	}
 	o->trace = o->rest[0];
-	if (o->nodesize < 4096 || o->nodesize > 65536 || (o->nodesize & (o->nodesize - 1))) {
-		g_printerr("btrfs-replay: --nodesize %d: must be a power of two from 4096 to 65536\n",
-			   o->nodesize);
-		return EXIT_BAD_INPUT;
-	}
-	if (!parse_size(o->size_text ? o->size_text : "4G", &o->size) || o->size < (128u << 20)) {
-		g_printerr("btrfs-replay: --size %s: not a size of at least 128M\n", o->size_text);
-		return EXIT_BAD_INPUT;
-	}
 	if (!o->csv)
 		o->csv = g_strdup("-");
 	return EXIT_DONE;
@@ -535,6 +562,7 @@ int main(int argc, char **argv)
 		status = replay_main(&o);
 	g_free(o.mount_opts);
 	g_free(o.size_text);
+	g_free(o.nodesize_text);
 	g_free(o.csv);
 	g_strfreev(o.rest);
 	return status;
