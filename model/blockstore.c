@@ -15,7 +15,8 @@
  *
  * Invariants (blockstore_check):
  *  BS1 metadata_used == live_blocks * nodesize == sum of tree_bytes;
- *  BS2 an address is in at most one of: live, pinned, free;
+ *  BS2 an address is in at most one of: live, pinned, free (a reachable block
+ *     freed is refs.h RF3's);
  *  BS3 every chunk's used is within its length; raw allocated <= device size;
  *  BS4 cause_bytes[c] == nodesize * live blocks whose cause is c, so the
  *     causes sum to metadata_used.
@@ -692,17 +693,30 @@ unsigned blockstore_chunk_count(const struct blockstore *store, bool data)
 	return count;
 }
 
+/* BS2: true, with the error, when one of `addresses` is a key of `by_address`
+ * (`what` says which two sets share it). */
 static bool address_listed(GArray *addresses, GHashTable *by_address, const char *what, GError **error)
 {
 	for (unsigned i = 0; i < addresses->len; i++) {
 		uint64_t bytenr = g_array_index(addresses, uint64_t, i);
 		if (g_hash_table_contains(by_address, &g_array_index(addresses, uint64_t, i))) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", BS2 reachable but %s", bytenr, what);
+				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", BS2 %s", bytenr, what);
 			return true;
 		}
 	}
 	return false;
+}
+
+/* BS2 for the addresses no live block has: none both pinned and free (the
+ * commit moves the pinned ones to the free list; one on both would be
+ * handed out while the committed tree may still point at it). */
+static bool pinned_listed_free(const struct blockstore *store, GError **error)
+{
+	g_autoptr(GHashTable) pinned = g_hash_table_new(g_int64_hash, g_int64_equal);
+	for (unsigned i = 0; i < store->pinned_slots->len; i++)
+		g_hash_table_add(pinned, &g_array_index(store->pinned_slots, uint64_t, i));
+	return address_listed(store->free_slots, pinned, "pinned and on the free list", error);
 }
 
 bool blockstore_check(const struct blockstore *store, GHashTable *live, GError **error)
@@ -714,11 +728,6 @@ bool blockstore_check(const struct blockstore *store, GHashTable *live, GError *
 	g_hash_table_iter_init(&iter, live);
 	while (g_hash_table_iter_next(&iter, &key, NULL)) {
 		struct tree_block *block = key;
-		if (block->flags & TREE_BLOCK_FREED) {
-			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
-				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", BS2 reachable but freed", block->bytenr);
-			return false;
-		}
 		if (!g_hash_table_insert(by_address, &block->bytenr, block)) {
 			g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
 				    "corrupt blockstore: block %" G_GUINT64_FORMAT ", BS2 address used twice", block->bytenr);
@@ -756,8 +765,9 @@ bool blockstore_check(const struct blockstore *store, GHashTable *live, GError *
 			return false;
 		}
 	}
-	if (address_listed(store->free_slots, by_address, "on the free list", error) ||
-	    address_listed(store->pinned_slots, by_address, "pinned", error))
+	if (address_listed(store->free_slots, by_address, "reachable but on the free list", error) ||
+	    address_listed(store->pinned_slots, by_address, "reachable but pinned", error) ||
+	    pinned_listed_free(store, error))
 		return false;
 	uint64_t chunk_bytes[2] = { 0 }, hole_raw = 0;
 	for (unsigned i = 0; i < store->chunks->len; i++) {
@@ -771,6 +781,12 @@ bool blockstore_check(const struct blockstore *store, GHashTable *live, GError *
 		chunk_bytes[chunk->data] += chunk->length;
 		if (chunk->in_front_hole)
 			hole_raw += raw_cost(store, chunk->data, chunk->length);
+	}
+	if (store->raw_allocated > store->config.device_size) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt blockstore: BS3 %" G_GUINT64_FORMAT " raw bytes allocated, beyond the device's %"
+			    G_GUINT64_FORMAT, store->raw_allocated, store->config.device_size);
+		return false;
 	}
 	if (hole_raw + store->front_hole_free != store->front_hole_size ||
 	    store->front_hole_free > raw_unallocated(store)) {
@@ -810,6 +826,23 @@ void blockstore_skew_overcommit_for_test(struct blockstore *store, int64_t delta
 void blockstore_skew_held_for_test(struct blockstore *store, int64_t delta)
 {
 	store->held = (uint64_t)((int64_t)store->held + delta);
+}
+
+void blockstore_skew_raw_allocated_for_test(struct blockstore *store, int64_t delta)
+{
+	store->raw_allocated = (uint64_t)((int64_t)store->raw_allocated + delta);
+}
+
+void blockstore_pin_for_test(struct blockstore *store, uint64_t bytenr, bool pin)
+{
+	if (pin) {
+		g_array_append_val(store->pinned_slots, bytenr);
+	} else {
+		g_assert(store->pinned_slots->len &&
+			 g_array_index(store->pinned_slots, uint64_t, store->pinned_slots->len - 1) == bytenr);
+		g_array_set_size(store->pinned_slots, store->pinned_slots->len - 1);
+	}
+	store->held = held_of(store); /* BS8 */
 }
 
 G_DEFINE_QUARK(cowsim-model-error-quark, model_error)

@@ -186,13 +186,18 @@ bool blockstore_overcommitted(const struct blockstore *store);
 /* Count of metadata and data chunks the store allocated after mkfs. */
 unsigned blockstore_chunk_count(const struct blockstore *store, bool data);
 
-/* S-checks: bytes accounted equal the live blocks, by tree and by cause; pinned and free addresses
- * are disjoint from live ones. `live` maps every reachable block (found by
+/* S-checks: bytes accounted equal the live blocks, by tree and by cause; live, pinned and free
+ * addresses are disjoint; the chunks fit the device. `live` maps every reachable block (found by
  * walking the trees) to itself. Returns false and fills *error on corruption. */
 bool blockstore_check(const struct blockstore *store, GHashTable *live, GError **error);
 /* Tests: moves the kept overcommit off what BS7 says it is. */
 void blockstore_skew_overcommit_for_test(struct blockstore *store, int64_t delta);
 /* Tests: moves the kept bytes held off what BS8 says they are. */
 void blockstore_skew_held_for_test(struct blockstore *store, int64_t delta);
+/* Tests: moves the raw bytes allocated (BS3) by `delta`. */
+void blockstore_skew_raw_allocated_for_test(struct blockstore *store, int64_t delta);
+/* Tests: pins `bytenr` as a freed block's address is pinned (BS8's held
+ * kept); !pin takes it, the last pinned, back. */
+void blockstore_pin_for_test(struct blockstore *store, uint64_t bytenr, bool pin);
 
 #endif

@@ -637,7 +637,7 @@ bool fs_check(struct fs *fs, GError **error)
 		if (!btree_check(trees[i], nodesize, error))
 			return false;
 	g_autoptr(GHashTable) live = g_hash_table_new(NULL, NULL);
-	if (!refs_check(fs->refs, trees, n, live, error))
+	if (!refs_check(fs->refs, trees, n, blockstore_unreleased_blocks(fs->store), live, error))
 		return false;
 	if (!btree_check_item_sharing(live, blockstore_unreleased_blocks(fs->store), error) ||
 	    !btree_check_written(&fs->txn, live, error))

@@ -135,8 +135,10 @@ struct drop_frame {
 
 /*
  * The pending heads (RF4-RF6):
- *   RF4 outside run_batch(), every block and extent with its DIRTY flag set is in exactly
- *       one of dirty_blocks, dirty_data, ahead_run, ahead_late and heads_behind;
+ *   RF4 outside run_batch(), the blocks and extents with their DIRTY flag set are exactly
+ *       the heads of the entries in dirty_blocks, dirty_data, ahead_run (from its front),
+ *       ahead_late and heads_behind, each head in one entry: a head queued twice would be
+ *       counted twice (RF11), one not queued would never be written;
  *   RF5 addresses are unique among pending heads: a freed block's or extent's address is
  *       pinned until the commit, and data and metadata chunks do not overlap.  So the order
  *       of the queues never matters: every reader sorts them by address first;
@@ -1402,6 +1404,9 @@ static bool check_blocks(GHashTable *live, GHashTable *expected_blocks, GError *
 	while (g_hash_table_iter_next(&iter, &key, NULL)) {
 		const struct tree_block *block = key;
 		const struct expected_refs *e = g_hash_table_lookup(expected_blocks, block);
+		if (block->flags & TREE_BLOCK_FREED)
+			return check_fail(error, "corrupt refs: block %" G_GUINT64_FORMAT ", RF3 reachable but freed",
+					  block->bytenr);
 		if (block->tree_refs != e->tree_refs || block->shared_refs != e->shared_refs)
 			return check_fail(error,
 					  "corrupt refs: block %" G_GUINT64_FORMAT " owner %" G_GUINT64_FORMAT
@@ -1436,22 +1441,54 @@ static bool check_data(const struct refs *refs, GHashTable *expected_data, GErro
 	return true;
 }
 
+/* RF3, the other half: what the transaction freed holds no reference (a
+ * block is freed at zero, refs_drop_block(); an extent at zero,
+ * refs_data_drop(); nothing may count one again). */
+static bool check_freed(const struct refs *refs, const GPtrArray *unreleased, GError **error)
+{
+	for (unsigned i = 0; i < unreleased->len; i++) {
+		const struct tree_block *block = unreleased->pdata[i];
+		if (tree_block_refs(block))
+			return check_fail(error,
+					  "corrupt refs: block %" G_GUINT64_FORMAT
+					  ", RF3 freed but counts tree %u shared %u",
+					  block->bytenr, block->tree_refs, block->shared_refs);
+	}
+	for (unsigned i = 0; i < refs->freed_data->len; i++) {
+		const struct data_extent *extent = refs->freed_data->pdata[i];
+		if (data_extent_refs(extent))
+			return check_fail(error,
+					  "corrupt refs: data extent %" G_GUINT64_FORMAT
+					  ", RF3 freed but counts data %u shared %u",
+					  extent->bytenr, extent->data_refs, extent->shared_refs);
+	}
+	return true;
+}
+
+static uint64_t head_address(struct pending_head h)
+{
+	return h.block ? h.block->bytenr : h.extent->bytenr;
+}
+
+static bool head_dirty(struct pending_head h)
+{
+	return h.block ? h.block->flags & TREE_BLOCK_REFS_DIRTY : h.extent->flags & DATA_EXTENT_DIRTY;
+}
+
 /* RF6 for one entry: its address is its head's, the head is queued (its
  * DIRTY flag), and it lies on its side of the cursor. */
 static bool check_entry(const struct refs *refs, struct heap_entry e, bool ahead, const char *where, unsigned at,
 			GError **error)
 {
 	struct pending_head h = head_of(e);
-	uint64_t bytenr = h.block ? h.block->bytenr : h.extent->bytenr;
-	bool dirty = h.block ? h.block->flags & TREE_BLOCK_REFS_DIRTY : h.extent->flags & DATA_EXTENT_DIRTY;
-	const char *wrong = bytenr != e.bytenr			 ? "is not its head's address"
-			    : !dirty				 ? "is of a head not queued"
+	const char *wrong = head_address(h) != e.bytenr		 ? "is not its head's address"
+			    : !head_dirty(h)				 ? "is of a head not queued"
 			    : ahead != (e.bytenr >= refs->run_cursor) ? "is on the wrong side of the cursor"
 								 : NULL;
 	if (wrong)
 		return check_fail(error,
-				  "corrupt refs: pending head %" G_GUINT64_FORMAT ", RF6 %s entry %u %s (cursor %" G_GUINT64_FORMAT ")",
-				  e.bytenr, where, at, wrong, refs->run_cursor);
+				  "corrupt refs: pending head %" G_GUINT64_FORMAT ", RF6 in %s %s (entry %u, cursor %" G_GUINT64_FORMAT ")",
+				  e.bytenr, where, wrong, at, refs->run_cursor);
 	return true;
 }
 
@@ -1495,6 +1532,112 @@ static bool check_pending_count(const struct refs *refs, GError **error)
 	return true;
 }
 
+/* Entries by their head's own address, then by head: a head queued twice
+ * sorts next to itself (RF4), two heads at one address next to each
+ * other (RF5). */
+static int compare_entry_head(gconstpointer a, gconstpointer b)
+{
+	const struct heap_entry *x = a, *y = b;
+	if (x->bytenr != y->bytenr)
+		return x->bytenr < y->bytenr ? -1 : 1;
+	return x->head < y->head ? -1 : x->head > y->head;
+}
+
+/* RF4: a queue's entries are of dirty heads (those taken in, RF6's check_entry). */
+static bool check_queue_dirty(const struct head_queue *queue, const char *where, GError **error)
+{
+	for (unsigned i = 0; i < queue->len; i++)
+		if (!head_dirty(head_of(queue->items[i])))
+			return check_fail(error,
+					  "corrupt refs: pending head %" G_GUINT64_FORMAT ", RF4 in %s not dirty (entry %u)",
+					  queue->items[i].bytenr, where, i);
+	return true;
+}
+
+/* Every pending head's entry, at its head's own address, sorted by compare_entry_head(). */
+static struct heap_entry *sorted_heads(const struct refs *refs, unsigned *count)
+{
+	const struct {
+		const struct heap_entry *entries;
+		unsigned from, to;
+	} held[] = {
+		{ refs->dirty_blocks.items, 0, refs->dirty_blocks.len },
+		{ refs->dirty_data.items, 0, refs->dirty_data.len },
+		{ refs->ahead_run.entries, refs->ahead_run.front, refs->ahead_run.len },
+		{ refs->ahead_late.entries, 0, refs->ahead_late.len },
+		{ refs->heads_behind.entries, 0, refs->heads_behind.len },
+	};
+	unsigned n = refs->dirty_blocks.len + refs->dirty_data.len + heads_taken_in(refs), k = 0;
+	struct heap_entry *heads = g_new(struct heap_entry, MAX(n, 1u));
+	for (unsigned h = 0; h < G_N_ELEMENTS(held); h++)
+		for (unsigned i = held[h].from; i < held[h].to; i++)
+			heads[k++] = (struct heap_entry){ head_address(head_of(held[h].entries[i])), held[h].entries[i].head };
+	qsort(heads, n, sizeof(*heads), compare_entry_head);
+	*count = n;
+	return heads;
+}
+
+/* RF4, each head in one entry, and RF5, each address of one head, over the sorted heads. */
+static bool check_heads_apart(const struct heap_entry *heads, unsigned n, GError **error)
+{
+	for (unsigned i = 1; i < n; i++)
+		if (heads[i].bytenr == heads[i - 1].bytenr)
+			return check_fail(error, "corrupt refs: pending head %" G_GUINT64_FORMAT ", %s", heads[i].bytenr,
+					  heads[i].head == heads[i - 1].head ? "RF4 queued twice"
+									     : "RF5 the address of two heads");
+	return true;
+}
+
+/* RF4: the dirty head of `want` has an entry among the sorted heads. */
+static bool check_dirty_queued(const struct heap_entry *heads, unsigned n, struct heap_entry want, unsigned *dirty,
+			       GError **error)
+{
+	(*dirty)++;
+	if (bsearch(&want, heads, n, sizeof(*heads), compare_entry_head))
+		return true;
+	return check_fail(error, "corrupt refs: %s %" G_GUINT64_FORMAT ", RF4 dirty but in no queue",
+			  (want.head & 1u) ? "data extent" : "block", want.bytenr);
+}
+
+/* RF4 and RF5: the dirty blocks (reachable, or freed and not released yet)
+ * and data extents (live or freed) are the heads of the entries, one each,
+ * at addresses of their own. O(n log n) in the pending heads. */
+static bool check_pending_heads(const struct refs *refs, GHashTable *live, const GPtrArray *unreleased,
+				GError **error)
+{
+	if (!check_queue_dirty(&refs->dirty_blocks, "dirty_blocks", error) ||
+	    !check_queue_dirty(&refs->dirty_data, "dirty_data", error))
+		return false;
+	unsigned n, dirty = 0;
+	g_autofree struct heap_entry *heads = sorted_heads(refs, &n);
+	if (!check_heads_apart(heads, n, error))
+		return false;
+	GHashTableIter iter;
+	gpointer key;
+	g_hash_table_iter_init(&iter, live);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		struct tree_block *block = key;
+		if ((block->flags & TREE_BLOCK_REFS_DIRTY) && !check_dirty_queued(heads, n, block_entry(block), &dirty, error))
+			return false;
+	}
+	for (unsigned i = 0; i < unreleased->len; i++) {
+		struct tree_block *block = unreleased->pdata[i];
+		if ((block->flags & TREE_BLOCK_REFS_DIRTY) && !check_dirty_queued(heads, n, block_entry(block), &dirty, error))
+			return false;
+	}
+	for (struct data_extent *extent = refs->live_data; extent; extent = extent->live_next)
+		if ((extent->flags & DATA_EXTENT_DIRTY) && !check_dirty_queued(heads, n, data_entry(extent), &dirty, error))
+			return false;
+	for (unsigned i = 0; i < refs->freed_data->len; i++) {
+		struct data_extent *extent = refs->freed_data->pdata[i];
+		if ((extent->flags & DATA_EXTENT_DIRTY) && !check_dirty_queued(heads, n, data_entry(extent), &dirty, error))
+			return false;
+	}
+	if (dirty != n)
+		return check_fail(error, "corrupt refs: RF4 %u heads queued, %u blocks and data extents dirty", n, dirty);
+	return true;
+}
+
 void refs_miscount_pending_for_test(struct refs *refs, int by)
 {
 	refs->pending += (unsigned)by;
@@ -1511,8 +1654,50 @@ uint64_t refs_misorder_heads_for_test(struct refs *refs)
 	return first.bytenr;
 }
 
-bool refs_check(const struct refs *refs, struct btree *const *trees, unsigned ntrees, GHashTable *live,
-		GError **error)
+uint64_t refs_misorder_late_heads_for_test(struct refs *refs)
+{
+	struct head_heap *late = &refs->ahead_late;
+	if (late->len < 2)
+		return 0;
+	struct heap_entry top = late->entries[0];
+	late->entries[0] = late->entries[1];
+	late->entries[1] = top;
+	return MIN(top.bytenr, late->entries[0].bytenr);
+}
+
+bool refs_front_head_for_test(const struct refs *refs, struct tree_block **block, struct data_extent **extent)
+{
+	const struct head_array *run = &refs->ahead_run;
+	if (run->front == run->len)
+		return false;
+	struct pending_head h = head_of(run->entries[run->front]);
+	*block = h.block;
+	*extent = h.extent;
+	return true;
+}
+
+uint64_t refs_move_cursor_for_test(struct refs *refs, uint64_t cursor)
+{
+	uint64_t was = refs->run_cursor;
+	refs->run_cursor = cursor;
+	return was;
+}
+
+void refs_queue_again_for_test(struct refs *refs, struct tree_block *block, bool again)
+{
+	g_assert(block->flags & TREE_BLOCK_REFS_DIRTY);
+	if (again) {
+		queue_push(&refs->dirty_blocks, block_entry(block));
+		refs->pending++; /* RF11 */
+		return;
+	}
+	g_assert(refs->dirty_blocks.len && refs->dirty_blocks.items[refs->dirty_blocks.len - 1].head == (uintptr_t)block);
+	refs->dirty_blocks.len--;
+	refs->pending--;
+}
+
+bool refs_check(const struct refs *refs, struct btree *const *trees, unsigned ntrees, const GPtrArray *unreleased,
+		GHashTable *live, GError **error)
 {
 	if (!check_pending_count(refs, error) || !check_pending_order(refs, error))
 		return false;
@@ -1524,5 +1709,6 @@ bool refs_check(const struct refs *refs, struct btree *const *trees, unsigned nt
 		count_references(trees[t]->root, live, expected_blocks, expected_data);
 	}
 	return count_drop_frames(refs, live, expected_blocks, expected_data, error) &&
-	       check_blocks(live, expected_blocks, error) && check_data(refs, expected_data, error);
+	       check_blocks(live, expected_blocks, error) && check_data(refs, expected_data, error) &&
+	       check_freed(refs, unreleased, error) && check_pending_heads(refs, live, unreleased, error);
 }

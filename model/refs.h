@@ -157,11 +157,13 @@ bool refs_pending(const struct refs *refs);
 uint32_t refs_metadata_item_size(uint32_t nodesize, uint32_t refs, uint32_t *keyed);
 uint32_t refs_data_item_size(uint32_t nodesize, uint32_t data_refs, uint32_t shared_refs, uint32_t *keyed);
 
-/* RF1-RF3 over all `trees` (every live root, the extent tree included),
- * RF6, the order of the pending heads the throttle took in, and RF11, their
- * count.
+/* RF1-RF3 over all `trees` (every live root, the extent tree included) and
+ * `unreleased`, the blocks freed and not released yet
+ * (blockstore_unreleased_blocks()); RF4-RF5, the pending heads are the
+ * dirty blocks and extents, once each; RF6, the order of those the
+ * throttle took in; RF7, the dead trees' frames; and RF11, their count.
  * `live` is filled with every reachable block (key and value the block). */
-bool refs_check(const struct refs *refs, struct btree *const *trees, unsigned ntrees,
+bool refs_check(const struct refs *refs, struct btree *const *trees, unsigned ntrees, const GPtrArray *unreleased,
 		GHashTable *live, GError **error);
 
 /* Breaks RF6 for test_checkers (a second call mends it): swaps the two
@@ -169,6 +171,23 @@ bool refs_check(const struct refs *refs, struct btree *const *trees, unsigned nt
  * address of the lower, now out of order; 0 when the run holds fewer
  * than two. */
 uint64_t refs_misorder_heads_for_test(struct refs *refs);
+
+/* Breaks RF6 for test_checkers (a second call mends it): swaps ahead_late's
+ * top with its first child and returns the lower address, now below its
+ * parent; 0 when the heap holds fewer than two. */
+uint64_t refs_misorder_late_heads_for_test(struct refs *refs);
+
+/* For test_checkers' breaks of RF6: the head at ahead_run's front (one of
+ * *block and *extent set), or false when the run is empty. */
+bool refs_front_head_for_test(const struct refs *refs, struct tree_block **block, struct data_extent **extent);
+
+/* For test_checkers' breaks of RF6: moves the throttle's cursor to `cursor`;
+ * returns where it was. */
+uint64_t refs_move_cursor_for_test(struct refs *refs, uint64_t cursor);
+
+/* Breaks RF4 for test_checkers: queues `block`, already queued, a second
+ * time (counted, RF11); !again takes that entry back. */
+void refs_queue_again_for_test(struct refs *refs, struct tree_block *block, bool again);
 
 /* Breaks RF11 for test_checkers: the count of pending heads moves `by`
  * (the opposite call mends it). */

@@ -88,7 +88,7 @@ void tree_fixture_assert_ok(struct tree_fixture *f, const char *what)
 	for (unsigned i = 0; i < n && ok; i++)
 		ok = btree_check(trees[i], f->nodesize, &error);
 	g_autoptr(GHashTable) live = g_hash_table_new(NULL, NULL);
-	ok = ok && refs_check(f->refs, trees, n, live, &error) &&
+	ok = ok && refs_check(f->refs, trees, n, blockstore_unreleased_blocks(f->store), live, &error) &&
 	     btree_check_item_sharing(live, blockstore_unreleased_blocks(f->store), &error) &&
 	     blockstore_check(f->store, live, &error);
 	if (ok)

@@ -733,6 +733,228 @@ static void test_refs_check_fails_when_the_pending_heads_are_miscounted(void **s
 	(void)state;
 }
 
+/* --- chk-refs: freed means unreferenced, and the pending heads are the dirty ones --------- */
+/* (refs.h RF3; refs.c RF4, RF5 and RF6's heap and entries) */
+
+/* A healthy fs mid-transaction: a write after the sync copied the path to
+ * its file, so blocks are freed (pinned) and new ones queued, and fewer are
+ * queued than the throttle's limit: they wait in dirty_blocks. */
+static struct fs *written_after_the_sync(void)
+{
+	struct fs *fs = populated("btrfs");
+	assert_int_equal(fs_write(fs, "/d/file-001", 0, 20000), 0);
+	assert_true(blockstore_unreleased_blocks(fs->store)->len > 0);
+	assert_true(refs_pending_heads(fs->refs) < refs_throttle_heads(blockstore_nodesize(fs->store)));
+	fixture_assert_fs_ok(fs, "a write after the sync");
+	return fs;
+}
+
+/* A block the write copied and queued, below the top subvolume's new root. */
+static struct tree_block *queued_child(struct fs *fs)
+{
+	struct tree_block *root = fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree->root;
+	assert_true(root->level > 0);
+	for (uint32_t i = 0; i < root->nritems; i++)
+		if (root->children[i].block->flags & TREE_BLOCK_REFS_DIRTY)
+			return root->children[i].block;
+	fail_msg("no child of the root %" G_GUINT64_FORMAT " is queued", root->bytenr);
+	return NULL;
+}
+
+/* fs_check() fails with "corrupt refs: <what> <the block's address>, <reason>" while
+ * `flag` of `block` is flipped, and passes once it is flipped back. */
+static void assert_flipped_flag_breaks(struct fs *fs, struct tree_block *block, unsigned flag, const char *what,
+				       const char *reason)
+{
+	block->flags ^= flag;
+	g_autofree char *want = g_strdup_printf("corrupt refs: %s %" G_GUINT64_FORMAT ", %s", what, block->bytenr, reason);
+	fixture_assert_fs_corrupt(fs, want);
+	block->flags ^= flag;
+	fixture_assert_fs_ok(fs, "the flag flipped back");
+}
+
+static void test_refs_check_fails_when_a_reachable_block_is_freed(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	assert_flipped_flag_breaks(fs, fs->uuid_tree.root, TREE_BLOCK_FREED, "block", "RF3 reachable but freed");
+	fs_free(fs);
+	(void)state;
+}
+
+/* fs_check() fails with `want` while `*count` is one more, and passes once it is put back. */
+static void assert_one_more_breaks(struct fs *fs, uint32_t *count, const char *want)
+{
+	(*count)++;
+	fixture_assert_fs_corrupt(fs, want);
+	(*count)--;
+	fixture_assert_fs_ok(fs, "the count put back");
+}
+
+static void test_refs_check_fails_when_a_freed_block_still_counts_a_reference(void **state)
+{
+	struct fs *fs = written_after_the_sync();
+	struct tree_block *freed = blockstore_unreleased_blocks(fs->store)->pdata[0];
+	g_autofree char *want = g_strdup_printf("corrupt refs: block %" G_GUINT64_FORMAT
+						", RF3 freed but counts tree 1 shared 0", freed->bytenr);
+	assert_one_more_breaks(fs, &freed->tree_refs, want);
+	fs_free(fs);
+	(void)state;
+}
+
+static void test_refs_check_fails_when_a_freed_data_extent_still_counts_a_reference(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	/* The snapshot's own copy of file-004 (populated() wrote it there): its last reference goes. */
+	assert_int_equal(fs_unlink(fs, "/snap/d/file-004"), 0);
+	const GPtrArray *freed = refs_freed_data(fs->refs);
+	assert_true(freed->len > 0);
+	fixture_assert_fs_ok(fs, "an unlink after the sync");
+	struct data_extent *extent = freed->pdata[0];
+	g_autofree char *want = g_strdup_printf("corrupt refs: data extent %" G_GUINT64_FORMAT
+						", RF3 freed but counts data 0 shared 1", extent->bytenr);
+	assert_one_more_breaks(fs, &extent->shared_refs, want);
+	fs_free(fs);
+	(void)state;
+}
+
+static void test_refs_check_fails_on_a_dirty_block_in_no_queue(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	assert_flipped_flag_breaks(fs, fs->uuid_tree.root, TREE_BLOCK_REFS_DIRTY, "block", "RF4 dirty but in no queue");
+	fs_free(fs);
+	(void)state;
+}
+
+static void test_refs_check_fails_on_a_queued_block_not_dirty(void **state)
+{
+	struct fs *fs = written_after_the_sync();
+	assert_flipped_flag_breaks(fs, queued_child(fs), TREE_BLOCK_REFS_DIRTY, "pending head",
+				   "RF4 in dirty_blocks not dirty");
+	fs_free(fs);
+	(void)state;
+}
+
+static void test_refs_check_fails_when_a_block_is_queued_twice(void **state)
+{
+	struct fs *fs = written_after_the_sync();
+	struct tree_block *block = queued_child(fs);
+	refs_queue_again_for_test(fs->refs, block, true);
+	g_autofree char *want =
+		g_strdup_printf("corrupt refs: pending head %" G_GUINT64_FORMAT ", RF4 queued twice", block->bytenr);
+	fixture_assert_fs_corrupt(fs, want);
+	refs_queue_again_for_test(fs->refs, block, false);
+	fixture_assert_fs_ok(fs, "queued once again");
+	fs_free(fs);
+	(void)state;
+}
+
+static void test_refs_check_fails_when_two_pending_heads_share_an_address(void **state)
+{
+	struct fs *fs = written_after_the_sync();
+	struct tree_block *root = fs_subvolume(fs, FS_TOP_SUBVOLUME)->tree->root, *child = queued_child(fs);
+	assert_true(root->flags & TREE_BLOCK_REFS_DIRTY);
+	uint64_t bytenr = child->bytenr;
+	child->bytenr = root->bytenr;
+	g_autofree char *want = g_strdup_printf("corrupt refs: pending head %" G_GUINT64_FORMAT
+						", RF5 the address of two heads", root->bytenr);
+	fixture_assert_fs_corrupt(fs, want);
+	child->bytenr = bytenr;
+	fixture_assert_fs_ok(fs, "the address put back");
+	fs_free(fs);
+	(void)state;
+}
+
+/* Files created until the throttle has run heads and left some in the sorted run ahead of
+ * its cursor (as in the RF6 test above); its front head in *block or *extent. */
+static struct fs *heads_ahead_of_the_cursor(struct tree_block **block, struct data_extent **extent)
+{
+	struct fs *fs = populated("btrfs");
+	struct fs_attributes a = fixture_attributes(0644, INT64_MIN, INT64_MIN);
+	for (unsigned i = 0; !refs_front_head_for_test(fs->refs, block, extent); i++) {
+		assert_true(i < 4000);
+		g_autofree char *path = g_strdup_printf("/d/new-%04u", i);
+		assert_int_equal(fs_create(fs, path, 8192, &a), 0);
+	}
+	fixture_assert_fs_ok(fs, "heads ahead of the cursor");
+	return fs;
+}
+
+/* fs_check() fails on the entry at ahead_run's front, of the head at `bytenr`, for `reason`. */
+static void assert_front_entry_corrupt(struct fs *fs, uint64_t bytenr, const char *reason)
+{
+	g_autofree char *want =
+		g_strdup_printf("corrupt refs: pending head %" G_GUINT64_FORMAT ", RF6 in ahead_run %s", bytenr, reason);
+	fixture_assert_fs_corrupt(fs, want);
+}
+
+static void test_refs_check_fails_on_an_entry_ahead_not_at_its_heads_address(void **state)
+{
+	struct tree_block *block;
+	struct data_extent *extent;
+	struct fs *fs = heads_ahead_of_the_cursor(&block, &extent);
+	uint64_t *bytenr = block ? &block->bytenr : &extent->bytenr;
+	(*bytenr)++;
+	assert_front_entry_corrupt(fs, *bytenr - 1, "is not its head's address");
+	(*bytenr)--;
+	fixture_assert_fs_ok(fs, "the address put back");
+	fs_free(fs);
+	(void)state;
+}
+
+static void test_refs_check_fails_on_an_entry_ahead_of_a_head_not_queued(void **state)
+{
+	struct tree_block *block;
+	struct data_extent *extent;
+	struct fs *fs = heads_ahead_of_the_cursor(&block, &extent);
+	uint8_t *flags = block ? &block->flags : &extent->flags;
+	uint8_t dirty = block ? TREE_BLOCK_REFS_DIRTY : DATA_EXTENT_DIRTY;
+	*flags ^= dirty;
+	assert_front_entry_corrupt(fs, block ? block->bytenr : extent->bytenr, "is of a head not queued");
+	*flags ^= dirty;
+	fixture_assert_fs_ok(fs, "the head queued again");
+	fs_free(fs);
+	(void)state;
+}
+
+static void test_refs_check_fails_on_an_entry_ahead_below_the_cursor(void **state)
+{
+	struct tree_block *block;
+	struct data_extent *extent;
+	struct fs *fs = heads_ahead_of_the_cursor(&block, &extent);
+	uint64_t bytenr = block ? block->bytenr : extent->bytenr;
+	uint64_t cursor = refs_move_cursor_for_test(fs->refs, bytenr + 1);
+	assert_true(cursor <= bytenr);
+	assert_front_entry_corrupt(fs, bytenr, "is on the wrong side of the cursor");
+	refs_move_cursor_for_test(fs->refs, cursor);
+	fixture_assert_fs_ok(fs, "the cursor put back");
+	fs_free(fs);
+	(void)state;
+}
+
+/* ahead_late holds the heads taken in while few beside ahead_run's rest: after a snapshot,
+ * the first writes to each shared leaf of many files queue them in bursts. */
+static void test_refs_check_fails_when_ahead_late_leaves_heap_order(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	fixture_make_files_in(fs, "/big", 1500);
+	assert_int_equal(fs_sync(fs), 0);
+	assert_int_equal(fs_snapshot(fs, "/", "/snap-big", false), 0);
+	assert_int_equal(fs_sync(fs), 0);
+	uint64_t misordered = 0;
+	for (unsigned i = 0; !(misordered = refs_misorder_late_heads_for_test(fs->refs)); i++) {
+		assert_true(i < 1500);
+		g_autofree char *path = g_strdup_printf("/big/file-%03u", i);
+		assert_int_equal(fs_write(fs, path, 0, 5000), 0);
+	}
+	g_autofree char *want = g_strdup_printf("corrupt refs: pending head %" G_GUINT64_FORMAT
+						", RF6 below its parent in ahead_late (entry 1)", misordered);
+	fixture_assert_fs_corrupt(fs, want);
+	assert_true(refs_misorder_late_heads_for_test(fs->refs));
+	fixture_assert_fs_ok(fs, "after the repair");
+	fs_free(fs);
+	(void)state;
+}
+
 /* --- the walk memo (fs_namespace.c NS1-NS2) ------------------------------------------ */
 
 /* Makes the memo one level: PREFIX, leading to the inode at TARGET, marked checked as a directory. */
@@ -1888,6 +2110,90 @@ static void test_blockstore_check_fails_on_held_bytes_unlike_the_blocks(void **s
 	(void)state;
 }
 
+/* --- chk-refs: live, pinned and free apart (BS2); the chunks within the device (BS3) ----- */
+
+/* An address a block freed in the transaction holds pinned. */
+static uint64_t a_pinned_address(struct fs *fs)
+{
+	assert_int_equal(fs_write(fs, "/d/file-001", 0, 20000), 0);
+	const GPtrArray *freed = blockstore_unreleased_blocks(fs->store);
+	assert_true(freed->len > 0);
+	return ((const struct tree_block *)freed->pdata[0])->bytenr;
+}
+
+/* An address on the free list: pinned until the sync's commit freed it (nothing allocates
+ * after the commit). */
+static uint64_t a_free_address(struct fs *fs)
+{
+	uint64_t bytenr = a_pinned_address(fs);
+	assert_int_equal(fs_sync(fs), 0);
+	fixture_assert_fs_ok(fs, "the pinned address freed");
+	return bytenr;
+}
+
+/* fs_check() fails with "corrupt blockstore: block <address>, BS2 <reason>" while a live
+ * block (the uuid tree's root, which no operation here changes) stands at `address`, and
+ * passes once it is back at its own. */
+static void assert_live_block_at_breaks(struct fs *fs, uint64_t address, const char *reason)
+{
+	struct tree_block *block = fs->uuid_tree.root;
+	uint64_t own = block->bytenr;
+	block->bytenr = address;
+	g_autofree char *want = g_strdup_printf("corrupt blockstore: block %" G_GUINT64_FORMAT ", BS2 %s", address, reason);
+	fixture_assert_fs_corrupt(fs, want);
+	block->bytenr = own;
+	fixture_assert_fs_ok(fs, "the block back at its address");
+}
+
+static void test_blockstore_check_fails_on_a_live_block_at_a_pinned_address(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	uint64_t pinned = a_pinned_address(fs);
+	fixture_assert_fs_ok(fs, "a block freed and pinned");
+	assert_live_block_at_breaks(fs, pinned, "reachable but pinned");
+	fs_free(fs);
+	(void)state;
+}
+
+static void test_blockstore_check_fails_on_a_live_block_at_a_free_address(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	assert_live_block_at_breaks(fs, a_free_address(fs), "reachable but on the free list");
+	fs_free(fs);
+	(void)state;
+}
+
+static void test_blockstore_check_fails_on_an_address_both_pinned_and_free(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	uint64_t free = a_free_address(fs);
+	blockstore_pin_for_test(fs->store, free, true);
+	g_autofree char *want = g_strdup_printf("corrupt blockstore: block %" G_GUINT64_FORMAT
+						", BS2 pinned and on the free list", free);
+	fixture_assert_fs_corrupt(fs, want);
+	blockstore_pin_for_test(fs->store, free, false);
+	fixture_assert_fs_ok(fs, "unpinned");
+	fs_free(fs);
+	(void)state;
+}
+
+static void test_blockstore_check_fails_when_the_chunks_take_more_than_the_device(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct space_report report;
+	blockstore_report(fs->store, &report);
+	int64_t beyond = (int64_t)(fs->config.device_size - report.device_allocated) + BTRFS_STRIPE_LEN;
+	blockstore_skew_raw_allocated_for_test(fs->store, beyond);
+	g_autofree char *want = g_strdup_printf("corrupt blockstore: BS3 %" G_GUINT64_FORMAT
+						" raw bytes allocated, beyond the device's %" G_GUINT64_FORMAT,
+						fs->config.device_size + (uint64_t)BTRFS_STRIPE_LEN, fs->config.device_size);
+	fixture_assert_fs_corrupt(fs, want);
+	blockstore_skew_raw_allocated_for_test(fs->store, -beyond);
+	fixture_assert_fs_ok(fs, "the raw bytes put back");
+	fs_free(fs);
+	(void)state;
+}
+
 /* --- extent tree ------------------------------------------------------------ */
 
 static void test_extent_tree_check_fails_when_a_live_block_loses_its_metadata_item(void **state)
@@ -2377,6 +2683,17 @@ int main(void)
 		cmocka_unit_test(test_refs_check_fails_when_a_reachable_data_extent_is_freed),
 		cmocka_unit_test(test_refs_check_fails_when_the_pending_heads_leave_address_order),
 		cmocka_unit_test(test_refs_check_fails_when_the_pending_heads_are_miscounted),
+		cmocka_unit_test(test_refs_check_fails_when_a_reachable_block_is_freed),
+		cmocka_unit_test(test_refs_check_fails_when_a_freed_block_still_counts_a_reference),
+		cmocka_unit_test(test_refs_check_fails_when_a_freed_data_extent_still_counts_a_reference),
+		cmocka_unit_test(test_refs_check_fails_on_a_dirty_block_in_no_queue),
+		cmocka_unit_test(test_refs_check_fails_on_a_queued_block_not_dirty),
+		cmocka_unit_test(test_refs_check_fails_when_a_block_is_queued_twice),
+		cmocka_unit_test(test_refs_check_fails_when_two_pending_heads_share_an_address),
+		cmocka_unit_test(test_refs_check_fails_on_an_entry_ahead_not_at_its_heads_address),
+		cmocka_unit_test(test_refs_check_fails_on_an_entry_ahead_of_a_head_not_queued),
+		cmocka_unit_test(test_refs_check_fails_on_an_entry_ahead_below_the_cursor),
+		cmocka_unit_test(test_refs_check_fails_when_ahead_late_leaves_heap_order),
 		cmocka_unit_test(test_namespace_check_fails_on_a_memo_that_leads_elsewhere),
 		cmocka_unit_test(test_namespace_check_fails_on_a_memo_marked_checked_that_holds_a_file),
 		cmocka_unit_test(test_a_walk_from_the_memos_levels_finds_what_a_walk_from_the_root_finds),
@@ -2406,6 +2723,10 @@ int main(void)
 		cmocka_unit_test(test_blockstore_check_fails_when_a_chunk_claims_mkfs_front_hole_behind_its_back),
 		cmocka_unit_test(test_blockstore_check_fails_on_an_overcommit_unlike_the_unallocated_space),
 		cmocka_unit_test(test_blockstore_check_fails_on_held_bytes_unlike_the_blocks),
+		cmocka_unit_test(test_blockstore_check_fails_on_a_live_block_at_a_pinned_address),
+		cmocka_unit_test(test_blockstore_check_fails_on_a_live_block_at_a_free_address),
+		cmocka_unit_test(test_blockstore_check_fails_on_an_address_both_pinned_and_free),
+		cmocka_unit_test(test_blockstore_check_fails_when_the_chunks_take_more_than_the_device),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_live_block_loses_its_metadata_item),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_metadata_item_counts_one_ref_too_many),
 		cmocka_unit_test(test_extent_tree_check_fails_when_a_written_ref_count_is_not_the_blocks),
