@@ -249,14 +249,15 @@ static gboolean writer_write(struct results_writer *w, const ResultsCell *cells,
 	return writer_emit(w, w->line->str, w->line->len, error);
 }
 
-/* Renames the whole lines written onto the path (CSV5) and releases
- * everything; FALSE with an error if fsync, close or rename failed. */
-static gboolean writer_close(struct results_writer *w, GError **error)
+/* Renames the whole lines written onto the path (CSV5), or onto `to` when
+ * set, and releases everything; FALSE with an error if fsync, close or
+ * rename failed. */
+static gboolean writer_close_to(struct results_writer *w, const char *to, GError **error)
 {
 	gboolean ok = TRUE;
 
 	if (w->owns_fd && w->fd >= 0)
-		ok = output_file_commit(&w->out, error);
+		ok = output_file_commit_to(&w->out, to, error);
 	w->fd = -1;
 	g_free(w->path);
 	g_free(w->poison);
@@ -271,7 +272,7 @@ static void writer_discard(struct results_writer *w)
 	if (w->owns_fd)
 		output_file_discard(&w->out);
 	w->owns_fd = FALSE;
-	writer_close(w, NULL);
+	writer_close_to(w, NULL, NULL);
 }
 
 /* ---- the two schemas' public faces ------------------------------------- */
@@ -301,11 +302,24 @@ const char *results_csv_path(const ResultsCsv *csv)
 
 gboolean results_csv_close(ResultsCsv *csv, GError **error)
 {
+	return results_csv_close_to(csv, NULL, error);
+}
+
+gboolean results_csv_close_to(ResultsCsv *csv, const char *to, GError **error)
+{
 	if (!csv)
 		return TRUE;
-	gboolean ok = writer_close(&csv->w, error);
+	gboolean ok = writer_close_to(&csv->w, to, error);
 	g_free(csv);
 	return ok;
+}
+
+void results_csv_discard(ResultsCsv *csv)
+{
+	if (!csv)
+		return;
+	writer_discard(&csv->w);
+	g_free(csv);
 }
 
 void results_csv_free(ResultsCsv *csv)
@@ -340,11 +354,24 @@ const char *results_subvol_csv_path(const ResultsSubvolCsv *csv)
 
 gboolean results_subvol_csv_close(ResultsSubvolCsv *csv, GError **error)
 {
+	return results_subvol_csv_close_to(csv, NULL, error);
+}
+
+gboolean results_subvol_csv_close_to(ResultsSubvolCsv *csv, const char *to, GError **error)
+{
 	if (!csv)
 		return TRUE;
-	gboolean ok = writer_close(&csv->w, error);
+	gboolean ok = writer_close_to(&csv->w, to, error);
 	g_free(csv);
 	return ok;
+}
+
+void results_subvol_csv_discard(ResultsSubvolCsv *csv)
+{
+	if (!csv)
+		return;
+	writer_discard(&csv->w);
+	g_free(csv);
 }
 
 void results_subvol_csv_free(ResultsSubvolCsv *csv)

@@ -35,7 +35,7 @@ bool output_file_open(struct output_file *out, const char *path, GError **error)
 	out->tmp = g_strdup_printf("%s.tmp-XXXXXX", path);
 	int fd = g_mkstemp(out->tmp);
 	if (fd < 0) {
-		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot create '%s': %s", out->tmp,
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot create '%s': %s", path,
 			    g_strerror(errno));
 		g_clear_pointer(&out->tmp, g_free);
 		g_clear_pointer(&out->path, g_free);
@@ -55,14 +55,20 @@ int output_file_fd(const struct output_file *out)
 	return fileno(out->stream);
 }
 
+/* Names the path the user gave, not the temporary file (a user never typed it). */
 static bool fail(struct output_file *out, GError **error, const char *what)
 {
-	g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot %s '%s': %s", what,
-		    out->tmp ? out->tmp : out->path, g_strerror(errno));
+	g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot %s '%s': %s", what, out->path,
+		    g_strerror(errno));
 	return false;
 }
 
 bool output_file_commit(struct output_file *out, GError **error)
+{
+	return output_file_commit_to(out, NULL, error);
+}
+
+bool output_file_commit_to(struct output_file *out, const char *path, GError **error)
 {
 	bool ok = fflush(out->stream) == 0 && !ferror(out->stream);
 	if (!ok)
@@ -72,7 +78,7 @@ bool output_file_commit(struct output_file *out, GError **error)
 	if (fclose(out->stream) != 0 && ok)
 		ok = fail(out, error, "close");
 	out->stream = NULL;
-	if (ok && out->tmp && g_rename(out->tmp, out->path) != 0)
+	if (ok && out->tmp && g_rename(out->tmp, path ? path : out->path) != 0)
 		ok = fail(out, error, "rename onto the output");
 	if (!ok && out->tmp)
 		g_unlink(out->tmp);

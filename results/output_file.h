@@ -44,6 +44,10 @@ bool output_file_open(struct output_file *out, const char *path, GError **error)
 int output_file_fd(const struct output_file *out);
 /* Flush, fsync, close and rename; false with *error set (and PATH as it was). */
 bool output_file_commit(struct output_file *out, GError **error);
+/* The same, renamed onto `path` instead of PATH (NULL: PATH), which stays as
+ * it was: where a run that stopped early keeps the lines it wrote (PATH.partial).
+ * A file written in place (not replaceable) is only closed. */
+bool output_file_commit_to(struct output_file *out, const char *path, GError **error);
 /* Close and remove the temporary file: PATH stays as it was. */
 void output_file_discard(struct output_file *out);
 

@@ -215,6 +215,14 @@ const char *results_csv_path(const ResultsCsv *csv);
  * close(2) reports one, for example a delayed ENOSPC; `csv` is freed anyway. */
 gboolean results_csv_close(ResultsCsv *csv, GError **error);
 
+/* The same, but the lines go to `to` (NULL: the path given to open), and the
+ * path given to open stays as it was: a run that stopped early keeps its
+ * rows in PATH.partial. A path written in place (a device, a pipe) is closed. */
+gboolean results_csv_close_to(ResultsCsv *csv, const char *to, GError **error);
+/* Closes `csv` (NULL is fine) and removes its lines: the path given to open
+ * stays as it was. */
+void results_csv_discard(ResultsCsv *csv);
+
 /* results_csv_close() for cleanup paths: the error is dropped. */
 void results_csv_free(ResultsCsv *csv);
 
@@ -223,6 +231,8 @@ gboolean results_subvol_csv_write_row(ResultsSubvolCsv *csv, const ResultsSubvol
 				      GError **error);
 const char *results_subvol_csv_path(const ResultsSubvolCsv *csv);
 gboolean results_subvol_csv_close(ResultsSubvolCsv *csv, GError **error);
+gboolean results_subvol_csv_close_to(ResultsSubvolCsv *csv, const char *to, GError **error);
+void results_subvol_csv_discard(ResultsSubvolCsv *csv);
 void results_subvol_csv_free(ResultsSubvolCsv *csv);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ResultsCsv, results_csv_free)

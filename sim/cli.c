@@ -82,6 +82,31 @@ void cli_add_json_entry(GOptionContext *context, char **target, const char *help
 	g_option_context_add_main_entries(context, entries, NULL);
 }
 
+int cli_output_error_status(const GError *error)
+{
+	bool failed_under_write = error && error->domain == G_FILE_ERROR &&
+				  (error->code == G_FILE_ERROR_NOSPC || error->code == G_FILE_ERROR_FAILED ||
+				   error->code == G_FILE_ERROR_IO);
+	return failed_under_write ? EXIT_RUN_FAILED : EXIT_BAD_INPUT;
+}
+
+bool cli_output_creatable(const char *command, const char *path)
+{
+	if (!path || cli_is_stdio(path))
+		return true;
+	g_autofree char *dir = g_path_get_dirname(path);
+	const char *reason = NULL;
+	if (g_file_test(path, G_FILE_TEST_IS_DIR))
+		reason = g_strerror(EISDIR);
+	else if (!g_file_test(dir, G_FILE_TEST_IS_DIR))
+		reason = g_strerror(g_file_test(dir, G_FILE_TEST_EXISTS) ? ENOTDIR : ENOENT);
+	else if (access(dir, W_OK) != 0)
+		reason = g_strerror(errno);
+	if (reason)
+		fprintf(stderr, "cowsim %s: cannot create '%s': %s\n", command, path, reason);
+	return reason == NULL;
+}
+
 bool cli_write_text(const char *command, const char *path, const char *text, gsize length)
 {
 	g_autoptr(GError) error = NULL;

@@ -91,6 +91,19 @@ char *cli_find_data(const char *name, const char *env);
 /* True for "-": standard input or output (CLI1). */
 bool cli_is_stdio(const char *path);
 
+/* CLI2: the exit status of an output that failed with `error` (a
+ * G_FILE_ERROR): EXIT_RUN_FAILED (1) when the disk filled or failed under a
+ * write (ENOSPC, EFBIG, EIO), EXIT_BAD_INPUT (2) when the path the command
+ * line gave cannot hold the output at all (a missing folder, no permission, a
+ * read-only filesystem, a directory). */
+int cli_output_error_status(const GError *error);
+
+/* CLI2: whether an output PATH the command line names can be created: its
+ * folder exists and is writable ("-" and NULL always can). False with a
+ * message "cowsim COMMAND: cannot create 'PATH': REASON" printed; checked
+ * before the work, so an unusable path costs nothing. */
+bool cli_output_creatable(const char *command, const char *path);
+
 /* "16384", "16K", "4G", "1.5M": bytes. False with *error naming `what`
  * (the size syntax of every cowsim command and of btrfs-replay). */
 bool cli_parse_size(const char *what, const char *text, uint64_t *bytes, GError **error);

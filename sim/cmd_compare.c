@@ -32,8 +32,9 @@
  *       policy made name-safe (grid_safe_name) and are distinct, or compare
  *       refuses to start.
  *   CM3  Exit status: 0 every run done or ended by ENOSPC; 1 a run broke (a
- *       model invariant, an unwritable file) or the plot failed; 2 bad
- *       arguments or a malformed trace; 128+signal interrupted.
+ *       model invariant, a file the disk filled under) or the plot failed; 2
+ *       bad arguments, a malformed trace, a --base no mark has (MR3) or a DIR
+ *       that cannot be made (CLI2); 128+signal interrupted.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -116,9 +117,10 @@ static const struct cli_doc compare_doc = {
 		    "  cowsim gen backup-rotation --from-dir /usr/include --readonly -o rot.trace\n"
 		    "  cowsim compare rot.trace --designs btrfs,keyed,zfs --mounts relatime,noatime -o rot\n"
 		    "  cowsim compare t.trace --mounts relatime,noatime --json -q | jq '.runs[].amplification'",
-	.exits = "  0  done (a run ended by ENOSPC is a result)\n"
-		 "  1  a run broke or the plot failed\n"
-		 "  2  bad arguments or a malformed trace\n"
+	.exits = "  0  done (a run ended by ENOSPC is a result; with no Python, no figures)\n"
+		 "  1  a run broke, the disk filled under DIR, or the plot failed\n"
+		 "  2  bad arguments, a malformed trace (read through before DIR is touched), a\n"
+		 "     --base that is no mark of the trace, or a DIR that cannot be made\n"
 		 "  130/143  interrupted",
 	.model_options = true,
 };
@@ -164,7 +166,8 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 			list[which]);
 		return EXIT_BAD_INPUT;
 	}
-	return multirun_check("compare", &a->run, a->rest[0], "cowsim-compare");
+	int status = multirun_check("compare", &a->run, a->rest[0], "cowsim-compare");
+	return status == EXIT_OK ? multirun_check_trace("compare", a->rest[0], a->run.base) : status;
 }
 
 /* The configuration of one combination, checked down to mkfs. */

@@ -198,8 +198,9 @@ static const struct cli_doc draw_doc = {
 		    "  cowsim draw docs/tutorial/ten-files.trace --nodesize 4K --at after_read --format svg -o a.svg\n"
 		    "  cowsim draw docs/tutorial/ten-files.trace --nodesize 4K --trees fs --steps -o steps.html",
 	.exits = "  0  drawn\n"
-		 "  1  the run failed\n"
-		 "  2  bad arguments, a malformed trace or no such mark",
+		 "  1  the run failed (a model invariant broke, the disk filled under the output)\n"
+		 "  2  bad arguments, a malformed trace, no such mark or an output path that\n"
+		 "     cannot be written",
 	.model_options = true,
 };
 
@@ -285,12 +286,12 @@ static int write_drawing(const struct draw_args *a, const struct draw_sink *s)
 	const char *path = a->output;
 	if (!path || !strcmp(path, "-")) {
 		fwrite(s->out->str, 1, s->out->len, stdout);
-		return fflush(stdout) ? EXIT_RUN_FAILED : EXIT_OK;
+		return EXIT_OK; /* main() reports a failed flush of stdout (exit 2, CLI2) */
 	}
 	g_autoptr(GError) error = NULL;
 	if (!g_file_set_contents(path, s->out->str, (gssize)s->out->len, &error)) {
 		fprintf(stderr, "cowsim draw: %s\n", error->message);
-		return EXIT_RUN_FAILED;
+		return cli_output_error_status(error);
 	}
 	return EXIT_OK;
 }
@@ -339,6 +340,8 @@ int cmd_draw(int argc, char **argv)
 	enum draw_format format = FORMAT_TEXT;
 	unsigned mask = 0;
 	int status = parse_draw_args(argc, argv, &args, &options.fs, &format, &mask);
+	if (status == EXIT_OK && !cli_output_creatable("draw", args.output))
+		status = EXIT_BAD_INPUT; /* CLI2, before the replay */
 	if (status != EXIT_OK) {
 		free_draw_args(&args);
 		return status;

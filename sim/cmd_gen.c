@@ -8,10 +8,17 @@
  * renamed onto FILE only after the whole trace was written, flushed and
  * fsynced, so a failed generation leaves FILE as it was (nothing half-written).
  *
- * Exit status (sim/commands.h): 0 written; 2 bad arguments, an unreadable
- * input tree or an output that cannot be written (a message on stderr).
+ * Exit status (sim/commands.h): 0 written; 1 the trace could not be written
+ * whole (a full disk); 2 bad arguments, an unreadable input tree or an
+ * output that cannot be created (a message on stderr); 130/143 interrupted.
+ *
+ * Invariants
+ *   GN1  A signal (SIGINT, SIGTERM) or a failure leaves -o FILE as it was
+ *       and no FILE.tmp-XXXXXX behind.
  */
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,7 +35,9 @@
 #include "tracegen.h"
 
 #define GEN_EXITS "  0  written\n" \
-		  "  2  bad arguments, an unreadable input tree or an output that cannot be written"
+		  "  1  the trace could not be written whole (a full disk): FILE is as it was\n" \
+		  "  2  bad arguments, an unreadable input tree or an output that cannot be created\n" \
+		  "  130/143  interrupted (SIGINT/SIGTERM): FILE is as it was, no temporary file left"
 
 static void print_scenarios(FILE *out)
 {
@@ -124,26 +133,101 @@ static bool parse_options(const struct tracegen_scenario *scenario, struct trace
 	return true;
 }
 
-/* Write the trace to PATH whole or not at all (results/output_file.h). */
+/* GN1: SIGINT or SIGTERM while the trace is written removes its temporary
+ * file, then ends the process by the same signal (exit 130/143): a generator
+ * has no loop to check a flag in, and nothing of it is worth keeping. The
+ * handler is installed only where the signal would kill us anyway (a caller
+ * such as sweep, which catches the signals, keeps its own). */
+static char gen_tmp[PATH_MAX];
+
+static void remove_tmp_and_die(int signo)
+{
+	if (gen_tmp[0])
+		unlink(gen_tmp);
+	signal(signo, SIG_DFL);
+	raise(signo);
+}
+
+struct gen_signals {
+	struct sigaction before[2];
+	bool installed[2];
+	sigset_t mask, old_mask;
+};
+
+static const int gen_signal_numbers[] = { SIGINT, SIGTERM };
+
+/* Installs remove_tmp_and_die and blocks the signals until gen_signals_armed(). */
+static void gen_signals_catch(struct gen_signals *g)
+{
+	sigemptyset(&g->mask);
+	for (unsigned i = 0; i < G_N_ELEMENTS(gen_signal_numbers); i++) {
+		sigaction(gen_signal_numbers[i], NULL, &g->before[i]);
+		g->installed[i] = g->before[i].sa_handler == SIG_DFL;
+		if (g->installed[i]) {
+			struct sigaction action = { .sa_handler = remove_tmp_and_die };
+			sigaction(gen_signal_numbers[i], &action, NULL);
+		}
+		sigaddset(&g->mask, gen_signal_numbers[i]);
+	}
+	sigprocmask(SIG_BLOCK, &g->mask, &g->old_mask);
+}
+
+/* The temporary file is known (NULL: none): a signal may come now. */
+static void gen_signals_armed(struct gen_signals *g, const char *tmp)
+{
+	g_strlcpy(gen_tmp, tmp && strlen(tmp) < sizeof(gen_tmp) ? tmp : "", sizeof(gen_tmp));
+	sigprocmask(SIG_SETMASK, &g->old_mask, NULL);
+}
+
+/* Blocks the signals for the commit or discard, then restores the handlers. */
+static void gen_signals_block(struct gen_signals *g)
+{
+	sigprocmask(SIG_BLOCK, &g->mask, NULL);
+}
+
+static void gen_signals_restore(struct gen_signals *g)
+{
+	gen_tmp[0] = 0;
+	for (unsigned i = 0; i < G_N_ELEMENTS(gen_signal_numbers); i++)
+		if (g->installed[i])
+			sigaction(gen_signal_numbers[i], &g->before[i], NULL);
+	sigprocmask(SIG_SETMASK, &g->old_mask, NULL);
+}
+
+/* Write the trace to PATH whole or not at all (results/output_file.h, GN1). */
 static int write_atomically(const struct tracegen_scenario *scenario, const struct tracegen_params *params,
 			    const struct gen_limits *limits, GError **error)
 {
 	struct output_file out;
 	const char *outputs[] = { params->output }, *inputs[] = { params->strace_log };
-	if (!output_file_refuse_aliases(outputs, 1, inputs, 1, error) ||
-	    !output_file_open(&out, params->output, error))
-		return -1;
-	bool ok;
+	if (!output_file_refuse_aliases(outputs, 1, inputs, 1, error))
+		return EXIT_BAD_INPUT;
+	struct gen_signals signals;
+	gen_signals_catch(&signals);
+	if (!output_file_open(&out, params->output, error)) {
+		gen_signals_restore(&signals);
+		return EXIT_BAD_INPUT; /* an output the command line names that cannot be created */
+	}
+	gen_signals_armed(&signals, out.tmp);
+	bool ok, write_failed;
 	{
 		g_autoptr(trace_writer) writer = trace_writer_new(out.stream);
 		trace_writer_set_limits(writer, (uint64_t)limits->max_ops, limits->max_bytes);
 		ok = tracegen_run(scenario, params, writer, error);
+		write_failed = !ok && ferror(out.stream);
 	}
-	if (!ok) {
+	gen_signals_block(&signals);
+	if (!ok)
 		output_file_discard(&out);
-		return -1;
-	}
-	return output_file_commit(&out, error) ? EXIT_OK : -1;
+	else if (!output_file_commit(&out, error))
+		write_failed = true;
+	gen_signals_restore(&signals);
+	if (!write_failed)
+		return ok ? EXIT_OK : EXIT_BAD_INPUT;
+	/* A write that failed mid-way (a full disk, a file-size limit) is the run failing (1). */
+	if (!g_str_has_prefix((*error)->message, "cannot "))
+		g_prefix_error(error, "cannot write '%s': ", params->output);
+	return EXIT_RUN_FAILED;
 }
 
 static int write_stdout(const struct tracegen_scenario *scenario, const struct tracegen_params *params,
@@ -151,7 +235,7 @@ static int write_stdout(const struct tracegen_scenario *scenario, const struct t
 {
 	g_autoptr(trace_writer) writer = trace_writer_new(stdout);
 	trace_writer_set_limits(writer, (uint64_t)limits->max_ops, limits->max_bytes);
-	return tracegen_run(scenario, params, writer, error) ? EXIT_OK : -1;
+	return tracegen_run(scenario, params, writer, error) ? EXIT_OK : EXIT_BAD_INPUT;
 }
 
 
@@ -179,10 +263,8 @@ static int run_scenario(const struct tracegen_scenario *scenario, int argc, char
 			       : write_stdout(scenario, &params, &limits, &error);
 	for (guint i = 0; params.notes && i < params.notes->len; i++) /* e.g. from-strace's counts */
 		fprintf(stderr, "cowsim gen %s: %s\n", scenario->name, (const char *)g_ptr_array_index(params.notes, i));
-	if (status != EXIT_OK) {
+	if (status != EXIT_OK)
 		fprintf(stderr, "cowsim gen %s: %s\n", scenario->name, error ? error->message : "failed");
-		status = EXIT_BAD_INPUT;
-	}
 	tracegen_params_clear(&params);
 	return status;
 }

@@ -48,8 +48,9 @@
  *      nothing is dropped silently (hidden files and *.tmp are left out,
  *      and the page says how many; the page itself is skipped, so a
  *      report made again over its own output is the same bytes).
- *   RP3 Exit status: 0 written; 1 the page cannot be written; 2 DIR unreadable,
- *      empty of results, or a CSV malformed (file, line and field named).
+ *   RP3 Exit status: 0 written; 1 the disk filled under the page; 2 DIR
+ *      unreadable, empty of results, a CSV malformed (file, line and field
+ *      named) or an output path that cannot be created (CLI2).
  *   RP4 Plots before tables, and the summary once: no <table> precedes the
  *      first figure; the summary's Markdown twin is listed, not rendered.
  *   RP5 A figure that records the command that drew it shows it, as text the
@@ -1322,8 +1323,9 @@ static const struct cli_doc report_doc = {
 		 "version and commit, every option, the calibration file's sha256 and the folder's\n"
 		 "parameters.json (the trace's sha256 and generator); none with -o -.",
 	.exits = "  0  written\n"
-		 "  1  the page or its parameters.json could not be written\n"
-		 "  2  bad arguments, an unreadable folder or a malformed CSV",
+		 "  1  the disk filled under the page or its parameters.json\n"
+		 "  2  bad arguments, an unreadable folder, a malformed CSV or an output path\n"
+		 "     that cannot be written",
 };
 
 static int parse_report_args(int argc, char **argv, struct report_args *a)
@@ -1366,6 +1368,8 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 	}
 	if (!a->output)
 		a->output = g_build_filename(a->rest[0], "report.html", NULL);
+	if (!cli_output_creatable("report", a->output))
+		return EXIT_BAD_INPUT; /* CLI2 */
 	if (!a->calibration)
 		a->calibration = default_calibration();
 	return EXIT_OK;
@@ -1425,7 +1429,7 @@ static int write_report(const struct report_args *a)
 	}
 	if (!g_file_set_contents(a->output, page->str, (gssize)page->len, &error)) {
 		fprintf(stderr, "cowsim report: %s\n", error->message);
-		return EXIT_RUN_FAILED;
+		return cli_output_error_status(error);
 	}
 	return write_parameters(a, folder_parameters);
 }

@@ -3,11 +3,17 @@
  *
  * Writes a CSV row (results/columns.h) at every mark and every --every ops,
  * optionally per-subvolume rows at marks, and prints a summary table of the
- * marks on stdout (on stderr when the CSV goes to stdout). Exit status: 0 done; 1 a model invariant broke; 2 bad
- * arguments, a malformed trace (the message names file, line, column and
- * field), the modeled device full (the message names the op's line) or an
- * output that cannot be written; 130/143 interrupted. Rows already written
- * stay whole in every case.
+ * marks on stdout (on stderr when the CSV goes to stdout). Exit status: 0 done; 1 a model invariant broke or
+ * the disk filled under an output; 2 bad arguments, a malformed trace (the
+ * message names file, line, column and field), the modeled device full (the
+ * message names the op's line) or an output path that cannot be created
+ * (CLI2); 130/143 interrupted.
+ *
+ * Invariants
+ *   RUN1  An output file appears under its name only when the run is done.
+ *       Bad input leaves it as it was and writes nothing (the trace opening
+ *       and mkfs are checked before any output is created); a run stopped
+ *       later keeps its whole rows in FILE.partial, FILE as it was.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,6 +31,7 @@
 #include "replay.h"
 #include "results.h"
 #include "rows.h"
+#include "trace.h"
 
 static volatile int interrupted;
 
@@ -127,18 +134,22 @@ static const struct cli_doc run_doc = {
 		 "The summary names the trace line and simulated time of the first op that met ENOSPC\n"
 		 "and of the first atime update lost to it, when there was one. --find-min-device\n"
 		 "assumes a device that holds the run is not followed by a larger one that does not\n"
-		 "(chunk sizes follow the device size, so check the answer's neighbours if it matters).",
+		 "(chunk sizes follow the device size, so check the answer's neighbours if it matters).\n"
+		 "FILE (-o, --subvolume-csv) appears only when the run is done; until then it is as\n"
+		 "it was. Bad input (the trace, a line, a device too small for mkfs) writes nothing.\n"
+		 "A run stopped later (SIGINT/SIGTERM, ENOSPC, a broken invariant, a full disk)\n"
+		 "keeps its whole rows in FILE.partial.",
 	.examples = "  cowsim gen seed-experiment --from-dir /usr/include --snapshots 10 -o t.trace\n"
 		    "  cowsim run t.trace --nodesize 16K -m relatime -o out.csv\n"
 		    "  cowsim run t.trace -m strictatime --find-min-device\n"
 		    "  cowsim gen synthetic --files 1000 | cowsim run - -o - --quiet | head\n"
 		    "  cowsim run t.trace --json | jq '.marks[] | {\"label\": .label, metadata_used}'",
 	.exits = "  0  done\n"
-		 "  1  a model invariant broke (a bug in cowsim)\n"
+		 "  1  a model invariant broke (a bug in cowsim), or the disk filled under an output\n"
 		 "  2  bad arguments, a malformed trace, the modeled device full (ENOSPC) or an\n"
-		 "     output that cannot be written; the message names the file, line and field;\n"
-		 "     with --find-min-device, a run that meets ENOSPC on --device-size already\n"
-		 "  130/143  interrupted (SIGINT/SIGTERM); rows already written are kept whole",
+		 "     output path that cannot be created; the message names the file, line and\n"
+		 "     field; with --find-min-device, a run that meets ENOSPC on --device-size\n"
+		 "  130/143  interrupted (SIGINT/SIGTERM)",
 	.model_options = true,
 };
 
@@ -231,8 +242,10 @@ static int exit_status_of(enum replay_status status)
 	/* A device too small for the trace is as much bad input as a
 	 * malformed line: the trace cannot run with these parameters. */
 	case REPLAY_ENOSPC:
-	case REPLAY_SINK_FAILED:
 	case REPLAY_BAD_INPUT: return EXIT_BAD_INPUT;
+	/* An output that filled or failed mid-run: the run failed (CLI exit 1);
+	 * one that cannot be created at all is refused before the run (2). */
+	case REPLAY_SINK_FAILED: return EXIT_RUN_FAILED;
 	case REPLAY_INTERRUPTED: return 128 + (interrupted ? interrupted : SIGINT);
 	}
 	return EXIT_RUN_FAILED;
@@ -352,6 +365,79 @@ static bool json_finish(const struct run_args *a, ResultsJson *w, enum replay_st
 	return provenance_write(w, "run", a->json);
 }
 
+/* What can be checked before any output is created: the trace opens (its
+ * header line too) and the device holds mkfs. A pipe cannot be read twice. */
+static bool run_can_start(const struct run_args *a, const struct replay_options *options)
+{
+	g_autoptr(GError) error = NULL;
+	if (!cli_is_stdio(a->rest[0])) {
+		struct trace_reader *reader = trace_reader_open(a->rest[0], &error);
+		if (!reader) {
+			fprintf(stderr, "cowsim run: %s\n", error->message);
+			return false;
+		}
+		trace_reader_free(reader);
+	}
+	g_autoptr(Filesystem) fs = fs_new(&options->fs, &error);
+	if (!fs)
+		fprintf(stderr, "cowsim run: %s\n", error->message);
+	return fs != NULL;
+}
+
+/* "FILE.partial" for an output that can keep a stopped run's rows (a file
+ * written through a temporary one), else NULL (stdout, a device or a pipe is
+ * written in place: its rows are already there). */
+static char *partial_path(const char *path)
+{
+	if (!path || cli_is_stdio(path))
+		return NULL;
+	bool absent = !g_file_test(path, G_FILE_TEST_EXISTS);
+	return absent || g_file_test(path, G_FILE_TEST_IS_REGULAR) ? g_strconcat(path, ".partial", NULL) : NULL;
+}
+
+/* RUN1: the outputs appear under their names only when the run is done. A
+ * run stopped by bad input leaves them as they were and writes nothing; one
+ * stopped later (a signal, ENOSPC, a broken invariant, a full disk) keeps its
+ * whole rows in FILE.partial, FILE as it was. */
+static bool close_outputs(const struct run_args *a, struct run_sink *sink, enum replay_status status,
+			  GError **error)
+{
+	if (status == REPLAY_BAD_INPUT) {
+		results_csv_discard(g_steal_pointer(&sink->csv));
+		results_subvol_csv_discard(g_steal_pointer(&sink->subvol_csv));
+		return true;
+	}
+	g_autofree char *csv_to = status == REPLAY_DONE ? NULL : partial_path(a->csv);
+	g_autofree char *subvol_to = status == REPLAY_DONE ? NULL : partial_path(a->subvol_csv);
+	bool csv_ok = results_csv_close_to(g_steal_pointer(&sink->csv), csv_to, error);
+	bool subvol_ok = results_subvol_csv_close_to(g_steal_pointer(&sink->subvol_csv), subvol_to,
+						     csv_ok ? error : NULL);
+	return csv_ok && subvol_ok;
+}
+
+/* Where a stopped run's rows went, for its last message (RUN1). */
+static void print_stopped(const struct run_args *a, enum replay_status status, uint64_t ops)
+{
+	g_autoptr(GString) kept = g_string_new(NULL);
+	unsigned n = 0;
+	const char *outputs[] = { a->csv, a->subvol_csv };
+	for (unsigned i = 0; i < G_N_ELEMENTS(outputs); i++) {
+		g_autofree char *partial = partial_path(outputs[i]);
+		if (!partial)
+			continue;
+		if (status == REPLAY_BAD_INPUT)
+			g_string_append_printf(kept, "%s'%s'", kept->len ? " and " : "", outputs[i]), n++;
+		else if (g_file_test(partial, G_FILE_TEST_IS_REGULAR))
+			g_string_append_printf(kept, "; '%s' is as it was, the rows are in '%s'", outputs[i], partial);
+	}
+	if (status == REPLAY_BAD_INPUT && kept->len)
+		fprintf(stderr, "cowsim run: stopped after %" PRIu64 " ops; nothing written: %s %s\n", ops,
+			kept->str, n > 1 ? "as they were" : "as it was");
+	else
+		fprintf(stderr, "cowsim run: stopped after %" PRIu64 " ops; the rows written so far are complete%s\n",
+			ops, kept->str);
+}
+
 static int run_with_sink(struct run_args *a, struct replay_options *options, struct run_sink *sink)
 {
 	g_autoptr(GError) error = NULL;
@@ -361,42 +447,41 @@ static int run_with_sink(struct run_args *a, struct replay_options *options, str
 		fprintf(stderr, "cowsim run: %s\n", error->message);
 		return EXIT_BAD_INPUT;
 	}
-	if (a->csv && !(sink->csv = results_csv_open(a->csv, &error))) {
-		fprintf(stderr, "cowsim run: %s\n", error->message);
+	if (!run_can_start(a, options))
 		return EXIT_BAD_INPUT;
-	}
-	if (a->subvol_csv && !(sink->subvol_csv = results_subvol_csv_open(a->subvol_csv, &error))) {
+	if ((a->csv && !(sink->csv = results_csv_open(a->csv, &error))) ||
+	    (a->subvol_csv && !(sink->subvol_csv = results_subvol_csv_open(a->subvol_csv, &error)))) {
 		fprintf(stderr, "cowsim run: %s\n", error->message);
-		return EXIT_BAD_INPUT;
+		results_csv_discard(g_steal_pointer(&sink->csv));
+		return EXIT_BAD_INPUT; /* an output the command line names that cannot be written (CLI2) */
 	}
 	g_autoptr(ResultsJson) json = a->json ? json_begin(a, &options->fs, &error) : NULL;
 	if (a->json && !json) {
 		fprintf(stderr, "cowsim run: %s\n", error->message);
+		close_outputs(a, sink, REPLAY_BAD_INPUT, NULL);
 		return EXIT_BAD_INPUT;
 	}
 	sink->json = json;
 	struct replay_outcome outcome;
 	enum replay_status status = replay_run(a->rest[0], options, sink_row, sink, &outcome, &error);
-	if (status != REPLAY_DONE) {
+	if (status != REPLAY_DONE)
 		fprintf(stderr, "cowsim run: %s\n", error ? error->message : "failed");
-		fprintf(stderr, "cowsim run: stopped after %" PRIu64 " ops; the rows written so far are complete\n",
-			outcome.ops);
-		if (status == REPLAY_ENOSPC && !cli_is_stdio(a->rest[0])) /* a pipe cannot be read again */
-			hint_device_size(a->rest[0], options, outcome.ops);
-	}
 	g_autoptr(GError) close_error = NULL;
-	bool closed = results_csv_close(g_steal_pointer(&sink->csv), &close_error) &&
-		      results_subvol_csv_close(g_steal_pointer(&sink->subvol_csv), &close_error);
-	if (!closed) {
+	if (!close_outputs(a, sink, status, &close_error)) {
 		fprintf(stderr, "cowsim run: %s\n", close_error->message);
 		if (status == REPLAY_DONE)
 			status = REPLAY_SINK_FAILED;
+	}
+	if (status != REPLAY_DONE) {
+		print_stopped(a, status, outcome.ops);
+		if (status == REPLAY_ENOSPC && !cli_is_stdio(a->rest[0])) /* a pipe cannot be read again */
+			hint_device_size(a->rest[0], options, outcome.ops);
 	}
 	if (!a->quiet)
 		print_summary(a, sink->summary, status, &outcome);
 	int exit_status = exit_status_of(status);
 	if (json && !json_finish(a, g_steal_pointer(&json), status, exit_status, &outcome))
-		return exit_status == EXIT_OK ? EXIT_BAD_INPUT : exit_status; /* an output that cannot be written */
+		return exit_status == EXIT_OK ? EXIT_RUN_FAILED : exit_status; /* the summary failed to write */
 	return exit_status;
 }
 

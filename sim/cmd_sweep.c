@@ -148,8 +148,10 @@ static const struct cli_doc sweep_doc = {
 		    "  cowsim sweep --gen 'seed-experiment --from-dir /usr/include --snapshots {snapshots}' \\\n"
 		    "      --vary snapshots=0..50/10 --vary nodesize=4K,16K,64K -o sw -j 2",
 	.exits = "  0  done (a run ended by ENOSPC is a result)\n"
-		 "  1  a run broke or the plot failed\n"
-		 "  2  bad arguments, a malformed trace or a failed generator\n"
+		 "  1  a run broke, the disk filled under DIR, or the plot failed\n"
+		 "  2  bad arguments, a malformed trace (read through before DIR is touched), a\n"
+		 "     --base that is no mark of the trace, a failed generator or a DIR that\n"
+		 "     cannot be made\n"
 		 "  130/143  interrupted (the finished points are kept)",
 	.model_options = true,
 };
@@ -213,7 +215,12 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
 	}
 	if (a->jobs == 0)
 		a->jobs = (gint)g_get_num_processors();
-	return multirun_check("sweep", &a->run, traces ? a->rest[0] : NULL, "cowsim-sweep");
+	int status = multirun_check("sweep", &a->run, traces ? a->rest[0] : NULL, "cowsim-sweep");
+	/* MR3; a -j N child (given the trace's hash) was checked by its parent, and
+	 * a --gen trace is checked as each point runs */
+	if (status == EXIT_OK && traces && !a->trace_sha256)
+		status = multirun_check_trace("sweep", a->rest[0], a->run.base);
+	return status;
 }
 
 static bool add_param(struct sweep *s, struct grid_param *p, GError **error)
@@ -1181,10 +1188,10 @@ static int sweep(struct sweep_args *a, enum sweep_mode mode)
 		fprintf(stderr, "cowsim sweep: %s\n", error->message);
 		goto out;
 	}
-	status = EXIT_RUN_FAILED;
 	if (!sweep_store_make_dirs(a->run.out, &error) || !sweep_plan_write(a->run.out, &s.plan, &error) ||
 	    (a->point < 0 && !write_parameters(&s, &error))) {
 		fprintf(stderr, "cowsim sweep: %s\n", error->message);
+		status = cli_output_error_status(error); /* CLI2: -o DIR that cannot be made is bad input */
 		goto out;
 	}
 	s.trace_tmp = g_build_filename(a->run.out, "sweep-trace.tmp", NULL);

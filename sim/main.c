@@ -48,8 +48,10 @@ static void print_usage(FILE *out)
 		     "  cowsim compare t.trace --mounts relatime,noatime -o cmp && cowsim report cmp\n\n"
 		     "Exit status:\n"
 		     "  0  done\n"
-		     "  1  the run itself failed (a model invariant broke, an output could not be written)\n"
-		     "  2  bad input: arguments, a malformed trace, a device too small for the trace\n"
+		     "  1  the run itself failed: a model invariant broke, or the disk filled (or failed)\n"
+		     "     under an output while it was written\n"
+		     "  2  bad input: arguments, a malformed trace, a device too small for the trace,\n"
+		     "     an output path that cannot be created or written at all\n"
 		     "  77  not possible here (no root, no strace, no Python)\n");
 }
 
@@ -69,7 +71,7 @@ int main(int argc, char **argv)
 	huge_pages_start(argv); /* the model's heap on huge pages (huge_pages.h) */
 	/* A file-size limit (ulimit -f) would kill us with SIGXFSZ between two
 	 * rows; ignored, write(2) fails with EFBIG instead, and every writer
-	 * reports that as an output it cannot write: exit 2, whole rows kept. */
+	 * reports that as an output the disk filled under: exit 1, whole rows kept. */
 	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2) {
 		print_usage(stderr);

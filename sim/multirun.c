@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "trace.h"
 
 volatile int multirun_interrupted;
 
@@ -61,9 +62,44 @@ int multirun_make_out_dir(const char *command, const struct multirun_args *a)
 {
 	if (g_mkdir_with_parents(a->out, 0777) != 0) {
 		fprintf(stderr, "cowsim %s: cannot create '%s': %s\n", command, a->out, g_strerror(errno));
-		return EXIT_RUN_FAILED;
+		return errno == ENOSPC || errno == EIO ? EXIT_RUN_FAILED : EXIT_BAD_INPUT; /* CLI2 */
 	}
 	return EXIT_OK;
+}
+
+/* The labels of TRACE's marks, in order, each once, as "a, b, c"; NULL
+ * with *error at the first malformed line. */
+static char *trace_marks(const char *trace, GHashTable *labels, GError **error)
+{
+	g_autoptr(trace_reader) reader = trace_reader_open(trace, error);
+	if (!reader)
+		return NULL;
+	g_autoptr(GString) list = g_string_new(NULL);
+	struct trace_op op;
+	int got;
+	while ((got = trace_reader_next(reader, &op, error)) > 0) {
+		if (op.kind != TRACE_MARK || g_hash_table_contains(labels, op.path2))
+			continue;
+		g_hash_table_add(labels, g_strdup(op.path2));
+		g_string_append_printf(list, "%s%s", list->len ? ", " : "", op.path2);
+	}
+	return got < 0 ? NULL : g_strdup(list->len ? list->str : "none");
+}
+
+int multirun_check_trace(const char *command, const char *trace, const char *base)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GHashTable) labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autofree char *marks = trace_marks(trace, labels, &error);
+	if (!marks) {
+		fprintf(stderr, "cowsim %s: %s\n", command, error->message);
+		return EXIT_BAD_INPUT;
+	}
+	if (!base || g_hash_table_contains(labels, base))
+		return EXIT_OK;
+	fprintf(stderr, "cowsim %s: --base %s: no mark '%s' in %s (its marks: %s)\n", command, base, base, trace,
+		marks);
+	return EXIT_BAD_INPUT;
 }
 
 static void on_signal(int signo)
@@ -97,6 +133,12 @@ int multirun_run(const char *trace, const struct fs_config *config, const struct
 					  .keep_going = a->keep_going, .interrupted = &multirun_interrupted };
 	switch (rows_run(trace, &options, csv_path, a->base, summary, error)) {
 	case REPLAY_DONE:
+		if (a->base && !summary->base_label) { /* MR3: a trace made by --gen, not checked before */
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--base %s: no mark '%s' in %s",
+				    a->base, a->base, trace);
+			return EXIT_BAD_INPUT;
+		}
+		return EXIT_OK;
 	case REPLAY_ENOSPC:
 		return EXIT_OK;
 	case REPLAY_BAD_INPUT:

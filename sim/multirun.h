@@ -18,6 +18,11 @@
  *   MR1  A run the device filled (ENOSPC) is a result: exit status EXIT_OK,
  *       with *error saying where it stopped.
  *   MR2  Every message starts "cowsim COMMAND: " and goes to stderr.
+ *   MR3  TRACE is read through before anything is created (multirun_check_trace):
+ *       a malformed line is exit 2 with DIR as it was; --base LABEL names a
+ *       mark of the trace, checked then too, and a run that replays a whole
+ *       trace (a --gen one) without meeting it is bad input (exit 2), never a
+ *       line of empty columns.
  */
 #ifndef COWSIM_SIM_MULTIRUN_H
 #define COWSIM_SIM_MULTIRUN_H
@@ -45,7 +50,13 @@ void multirun_args_clear(struct multirun_args *args);
  * not given. EXIT_OK, or EXIT_BAD_INPUT with the message printed (MR2). */
 int multirun_check(const char *command, struct multirun_args *args, const char *trace, const char *default_out);
 
-/* Creates args->out. EXIT_OK, or EXIT_RUN_FAILED with the message printed. */
+/* MR3: reads TRACE through (every line parsed, no replay) and, with `base`
+ * set, checks it has a mark labelled `base`. EXIT_OK, or EXIT_BAD_INPUT with a message naming the
+ * option and the trace's marks, or the trace's first malformed line. */
+int multirun_check_trace(const char *command, const char *trace, const char *base);
+
+/* Creates args->out. EXIT_OK, or with the message printed EXIT_BAD_INPUT (a
+ * folder that cannot be made there) or EXIT_RUN_FAILED (a full disk), CLI2. */
 int multirun_make_out_dir(const char *command, const struct multirun_args *args);
 
 /* The signal that stopped the commands (SIGINT, SIGTERM), 0 while none came. */

@@ -33,6 +33,8 @@ check "stderr names the deletion's line: drop.trace:$delete_line: delete-snapsho
   "grep -q 'drop.trace:$delete_line: delete-snapshot /s1: interrupted during this line' '$work/drop.err'" \
   "$(cat "$work/drop.err")"
 check "the run ended within 2 s of the signal (took $ms ms)" "[ $ms -lt 2000 ]"
-check "its CSV holds whole rows, the last one before the deletion" \
-  "csv_whole '$work/drop.csv' && tail -n 1 '$work/drop.csv' | grep -q before_delete"
+# RUN1: an interrupted run leaves drop.csv as it was (absent) and keeps its
+# rows in drop.csv.partial (this checked drop.csv before).
+check "its rows are whole, in drop.csv.partial, the last one before the deletion; drop.csv not created" \
+  "[ ! -e '$work/drop.csv' ] && csv_whole '$work/drop.csv.partial' && tail -n 1 '$work/drop.csv.partial' | grep -q before_delete"
 finish

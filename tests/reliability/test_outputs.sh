@@ -9,8 +9,10 @@
 #   - a run killed mid-way (SIGKILL) leaves the previous result under PATH;
 #   - two runs writing one CSV at once leave one run's whole CSV, not a mix;
 #   - a file-size limit (ulimit -f, SIGXFSZ not ignored by the caller) and a
-#     full disk (a 64 KiB tmpfs) end the run with exit 2, a message naming the
-#     file, and the whole rows written so far under PATH.
+#     full disk (a 64 KiB tmpfs) end the run with exit 1 (CLI2: the disk
+#     failed under a write; it was 2), a message naming the file, PATH as it
+#     was and the whole rows written so far in PATH.partial (RUN1; they were
+#     under PATH before).
 set -u
 cowsim=$1
 . "$(dirname "$0")/../tap.sh"
@@ -102,16 +104,17 @@ check "and no temporary file is left behind" "[ -z \"\$(ls '$work' | grep tmp-)\
 # with EFBIG and the run ends with exit 2 and whole rows.
 (ulimit -f 4; exec "$cowsim" run "$work/t.trace" --every 1 --quiet --csv "$work/fsize.csv") 2>"$work/err"
 status=$?
-check "a CSV past ulimit -f ends the run with exit 2, not SIGXFSZ" "[ $status = 2 ]" \
+check "a CSV past ulimit -f ends the run with exit 1, not SIGXFSZ" "[ $status = 1 ]" \
   "status $status: $(cat "$work/err")"
 check "the message names the CSV" "grep -q \"fsize.csv\" '$work/err'" "$(cat "$work/err")"
-check "the CSV under its name holds the whole rows written, the first rows of the full CSV" \
-  "csv_whole '$work/fsize.csv' && [ \$(wc -l <'$work/fsize.csv') -gt 1 ] &&
-   cmp -s '$work/fsize.csv' <(head -n \$(wc -l <'$work/fsize.csv') '$work/full.csv')"
+check "fsize.csv.partial holds the whole rows written, the first rows of the full CSV; fsize.csv not created" \
+  "[ ! -e '$work/fsize.csv' ] && csv_whole '$work/fsize.csv.partial' && [ \$(wc -l <'$work/fsize.csv.partial') -gt 1 ] &&
+   cmp -s '$work/fsize.csv.partial' <(head -n \$(wc -l <'$work/fsize.csv.partial') '$work/full.csv')"
 (ulimit -f 4; exec "$cowsim" gen seed-experiment --files 2000 --snapshots 1 -o "$work/fsize.trace") 2>"$work/err"
 status=$?
-check "gen -o past ulimit -f exits 2 and leaves no trace under its name" \
-  "[ $status = 2 ] && [ ! -e '$work/fsize.trace' ]" "status $status: $(cat "$work/err")"
+check "gen -o past ulimit -f exits 1 (CLI2) naming the trace, and leaves no trace under its name" \
+  "[ $status = 1 ] && grep -q \"cannot write '$work/fsize.trace'\" '$work/err' && [ ! -e '$work/fsize.trace' ]" \
+  "status $status: $(cat "$work/err")"
 
 # ---- a full disk (a small tmpfs) ----
 mnt=$work/mnt
@@ -119,16 +122,17 @@ mkdir "$mnt"
 if mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
   "$cowsim" run "$work/t.trace" --every 1 --quiet --csv "$mnt/enospc.csv" 2>"$work/err"
   status=$?
-  check "a CSV that fills its disk (64 KiB tmpfs) ends the run with exit 2" "[ $status = 2 ]" \
+  check "a CSV that fills its disk (64 KiB tmpfs) ends the run with exit 1" "[ $status = 1 ]" \
     "status $status: $(cat "$work/err")"
   check "the message names the CSV and says the disk is full" \
     "grep -q 'enospc.csv.*No space left on device' '$work/err'" "$(cat "$work/err")"
-  check "the CSV under its name holds whole rows, the first rows of the full CSV" \
-    "csv_whole '$mnt/enospc.csv' && cmp -s '$mnt/enospc.csv' <(head -n \$(wc -l <'$mnt/enospc.csv') '$work/full.csv')" \
+  check "enospc.csv.partial holds whole rows, the first rows of the full CSV; enospc.csv not created" \
+    "[ ! -e '$mnt/enospc.csv' ] && csv_whole '$mnt/enospc.csv.partial' &&
+     cmp -s '$mnt/enospc.csv.partial' <(head -n \$(wc -l <'$mnt/enospc.csv.partial') '$work/full.csv')" \
     "$(ls -la "$mnt")"
   check "no temporary file is left on the full disk" "[ -z \"\$(ls '$mnt' | grep tmp-)\" ]" "$(ls "$mnt")"
   # A plot onto a full disk: the old pictures stay, whole.
-  rm -f "$mnt/enospc.csv"
+  rm -f "$mnt/enospc.csv" "$mnt/enospc.csv.partial"
   printf 'old png\n' >"$mnt/p.png"
   printf 'old svg\n' >"$mnt/p.svg"
   head -c 60k /dev/zero >"$mnt/filler" 2>/dev/null

@@ -3,7 +3,9 @@
 # (issue 21.5): a size that is not a whole decimal number of bytes is
 # refused; an op from one path to another names both paths (a snapshot onto
 # an existing path names the destination); a malformed first op still ends
-# with "stopped after 0 ops"; SIGPIPE's status is in the exit-status table.
+# with "stopped after 0 ops"; a missing header is refused before the run
+# starts (RUN1: the trace is opened before any output is created), with its
+# line and no "stopped after" noise; SIGPIPE's status is in the exit-status table.
 set -u
 cowsim=$1
 . "$(dirname "$0")/../tap.sh"
@@ -45,8 +47,12 @@ check "and stderr's last line is 'stopped after 0 ops; ...'" \
   "$(cat "$work/err")"
 printf 'not a header\n' >"$work/header.trace"
 "$cowsim" run "$work/header.trace" --quiet 2>"$work/err"
-check "a missing header ends with 'stopped after 0 ops' too" \
-  "[ $? = 2 ] && tail -n 1 '$work/err' | grep -q 'stopped after 0 ops'" "$(cat "$work/err")"
+# (This pinned "stopped after 0 ops" after the header error; the header is now
+# read before any output is created, so the run never starts: exit 2 naming
+# line 1, and nothing else.)
+check "a missing header is refused before the run starts: exit 2 naming header.trace:1, nothing more" \
+  "[ $? = 2 ] && grep -q 'header.trace:1:1: field header' '$work/err' && [ \$(wc -l <'$work/err') = 1 ]" \
+  "$(cat "$work/err")"
 
 # SIGPIPE: the reader of --csv - goes after one line.
 "$cowsim" gen seed-experiment --files 2000 --snapshots 2 -o "$work/big.trace"
