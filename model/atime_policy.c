@@ -17,6 +17,17 @@
  *        |                       --enospc-read fail (what-if): the read fails (failed_reads)
  *        |               EROFS (aborted transaction) --> skipped, read goes on
  *        +-- policy->write: inode item, side-table item, or either (hybrid)
+ *
+ * Invariants (fs_atime_check, from fs_check; never on an access's path):
+ *   LZ1-LZ3 lazytime's table and queue (below, "lazytime as the VFS defines it");
+ *   LA1 a lost atime (fs->lost_atimes, "an atime update that finds no space")
+ *       stands only while the atime stored for its inode (the policy's
+ *       side-table item, else the inode item) is the one its loss left in
+ *       place: whatever writes that inode's atime later (an access, a
+ *       lazytime write-out, an explicit settime) forgets it, for the
+ *       kernel's in-memory inode then holds the written atime and nothing
+ *       older may hide it (lost_atimes_check; an entry whose subvolume or
+ *       inode is gone is not looked at: inode numbers are not reused).
  */
 #include "atime_policy.h"
 
@@ -64,6 +75,7 @@ bool fs_config_validate(const struct fs_config *config, GError **error)
 
 static const struct dirty_time *find_dirty_time(const struct fs *fs, uint64_t subvolume_id, uint64_t inode);
 static const struct dirty_time *time_lookup(GHashTable *table, uint64_t subvolume_id, uint64_t inode);
+static void forget_lost_atime(struct fs *fs, const struct inode_location *where);
 
 /* An atime kept apart from the inode item: one kept in memory (lazytime
  * vfs), a lost update's, else the policy's own (a side-table item). */
@@ -138,11 +150,12 @@ void atime_write_inline(struct fs *fs, const struct inode_location *where, int64
 /* An explicit atime (utimensat: fs_settime) in the inode item made writable
  * for it: it is the inode's atime now, so no side-table item of an earlier
  * update may override it (HY1; the side-table policy's item comes back at
- * the next update). */
+ * the next update), nor an earlier update's lost atime (LA1). */
 void fs_atime_set(struct fs *fs, const struct inode_location *where, struct btree_item *inode, int64_t atime)
 {
 	btree_item_inode_for_write(inode)->atime = atime;
 	atime_side_table_forget(fs, where->subvolume, where->inode);
+	forget_lost_atime(fs, where);
 }
 
 /* --- lazytime as the VFS defines it (FS_LAZYTIME_VFS) ----------------------
@@ -201,6 +214,23 @@ static const struct dirty_time *find_dirty_time(const struct fs *fs, uint64_t su
 	return time_lookup(fs->dirty_times, subvolume_id, inode);
 }
 
+static void forget_lost_atime(struct fs *fs, const struct inode_location *where)
+{
+	struct dirty_time probe = { .subvolume_id = where->subvolume->id, .inode = where->inode };
+	if (fs->lost_atimes)
+		g_hash_table_remove(fs->lost_atimes, &probe);
+}
+
+/* Every atime write of an access or a lazytime write-out: the policy's,
+ * then (LA1) the inode's lost atime, if any, gives way to it. */
+static inline void write_atime(struct fs *fs, const struct inode_location *where, int64_t atime,
+			       struct btree_path *near, struct btree_item *inode)
+{
+	policy_of(fs)->write(fs, where, atime, near, inode);
+	if (__builtin_expect(fs->lost_atimes != NULL, 0))
+		forget_lost_atime(fs, where);
+}
+
 static void keep_dirty_time(struct fs *fs, const struct inode_location *where)
 {
 	if (!fs->dirty_times)
@@ -238,7 +268,7 @@ static void write_dirty_time(struct fs *fs, struct dirty_time *d)
 	}
 	struct inode_location where = { sv, d->inode };
 	enum space_cause was = blockstore_set_cause(fs->store, d->cause);
-	policy_of(fs)->write(fs, &where, d->atime, NULL, NULL);
+	write_atime(fs, &where, d->atime, NULL, NULL);
 	blockstore_set_cause(fs->store, was);
 	fs->counters.atime_updates++;
 	fs_release(fs);
@@ -284,7 +314,7 @@ void fs_dirty_time_other_change(struct fs *fs, const struct inode_location *wher
 	g_hash_table_remove(fs->dirty_times, d);
 	d->written = true;
 	/* The change reserved for the inode item; the atime rides in it. */
-	policy_of(fs)->write(fs, where, d->atime, NULL, inode);
+	write_atime(fs, where, d->atime, NULL, inode);
 	fs->counters.atime_updates++;
 }
 
@@ -320,11 +350,6 @@ static bool dirty_times_check(const struct fs *fs, GError **error)
 	return true;
 }
 
-bool fs_atime_check(const struct fs *fs, GError **error)
-{
-	return dirty_times_check(fs, error) && (!policy_of(fs)->check || policy_of(fs)->check(fs, error));
-}
-
 bool atime_inode_item_atime(const struct subvolume *sv, uint64_t inode, int64_t *atime)
 {
 	struct btree_path near = { 0 };
@@ -356,10 +381,25 @@ void fs_dirty_time_free(struct fs *fs)
  * stays clean, and the new atime lives in memory only until the inode is
  * evicted or the filesystem unmounted (measured: docs/btrfs-ground-truth.md).
  * fs->lost_atimes keeps those in-memory atimes, and current_atime() returns
- * them, so the mount's rule (relatime) sees what the kernel sees; nothing
- * writes them back (a later change of the inode could carry one in the
- * kernel; the model leaves that out: reads change no inode).
+ * them, so the mount's rule (relatime) sees what the kernel sees. The next
+ * write of the inode's atime (an access that finds space, a lazytime
+ * write-out, a settime: utimensat's setattr_copy() then btrfs_dirty_inode())
+ * puts the in-memory atime on disk, and the model forgets the lost one (LA1):
+ * an older lost atime must not hide the newer one written. Other changes of
+ * the inode do not write a lost atime back (the kernel's inode update would
+ * carry it; the model leaves that out: only a later snapshot would see it).
  * The commits the flusher forced are counted (enospc_commits, and commits). */
+
+/* The atime stored for an inode: the policy's own (a side-table item), else
+ * its inode item's; false when the inode is gone. */
+static bool atime_stored(const struct subvolume *sv, uint64_t inode, int64_t *atime)
+{
+	if (!atime_inode_item_atime(sv, inode, atime))
+		return false;
+	if (policy_of(sv->fs)->read)
+		policy_of(sv->fs)->read(sv, inode, atime);
+	return true;
+}
 
 static void keep_lost_atime(struct fs *fs, const struct inode_location *where)
 {
@@ -370,9 +410,39 @@ static void keep_lost_atime(struct fs *fs, const struct inode_location *where)
 		d = g_new0(struct dirty_time, 1);
 		d->subvolume_id = where->subvolume->id;
 		d->inode = where->inode;
+		atime_stored(where->subvolume, where->inode, &d->stored); /* the access found the inode */
 		g_hash_table_add(fs->lost_atimes, d);
 	}
 	d->atime = fs->clock_ns;
+}
+
+/* LA1: each lost atime's inode, if still there, stores what it did when the
+ * update was lost. */
+static bool lost_atimes_check(const struct fs *fs, GError **error)
+{
+	if (!fs->lost_atimes)
+		return true;
+	GHashTableIter iter;
+	gpointer key;
+	g_hash_table_iter_init(&iter, fs->lost_atimes);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		const struct dirty_time *d = key;
+		const struct subvolume *sv = fs_subvolume(fs, d->subvolume_id);
+		int64_t stored;
+		if (!sv || sv->deleted || !atime_stored(sv, d->inode, &stored) || stored == d->stored)
+			continue;
+		return derived_corrupt(error, "lost atime", d->inode,
+				       "LA1 subvolume %" PRIu64 ", atime %" PRId64 " lost over %" PRId64
+				       ", but %" PRId64 " written since: the lost one hides it",
+				       d->subvolume_id, d->atime, d->stored, stored);
+	}
+	return true;
+}
+
+bool fs_atime_check(const struct fs *fs, GError **error)
+{
+	return dirty_times_check(fs, error) && lost_atimes_check(fs, error) &&
+	       (!policy_of(fs)->check || policy_of(fs)->check(fs, error));
 }
 
 /* The reservation again after each of the flusher's commits: 0 once one
@@ -463,7 +533,7 @@ static int __attribute__((noinline)) access_update(struct fs *fs, const struct i
 		keep_lost_atime(fs, where);
 		return 0;
 	}
-	policy->write(fs, where, fs->clock_ns, near, NULL);
+	write_atime(fs, where, fs->clock_ns, near, NULL);
 	fs->counters.atime_updates++;
 	fs_release(fs);
 	if (updated)

@@ -51,7 +51,8 @@ struct pending_write {
 	uint64_t reserved;            /* its delalloc metadata reservation (fs_data.c WB1) */
 };
 
-/* lazytime vfs: an atime kept in memory (I_DIRTY_TIME), model/atime_policy.c. */
+/* An atime kept in memory, model/atime_policy.c: lazytime vfs's (I_DIRTY_TIME)
+ * or a lost update's (fs->lost_atimes). */
 struct dirty_time {
 	uint64_t subvolume_id;
 	uint64_t inode;
@@ -59,6 +60,8 @@ struct dirty_time {
 	int64_t dirtied_ns;           /* when it was first kept (dirtied_time_when) */
 	bool written;                 /* written with another change; waits in the queue to be freed */
 	enum space_cause cause;       /* of the access that kept it: its write-out is charged to it */
+	int64_t stored;               /* lost_atimes only: the atime stored for the inode when its
+				       * update was lost, ns (LA1: it is still the stored one) */
 };
 
 /* An inode, wherever it lives. */
@@ -200,7 +203,8 @@ struct fs {
 	GQueue dirty_time_queue;      /* the same, oldest first; owns them */
 	/* Lost atime updates (atime_policy.c, keep_lost_atime()): (subvolume, inode) -> the
 	 * in-memory atime a read set although its update never reached the
-	 * disk; owns its struct dirty_time keys. NULL until the first. */
+	 * disk, until a later write of that inode's atime (LA1); owns its
+	 * struct dirty_time keys. NULL until the first. */
 	GHashTable *lost_atimes;
 	GArray *free_space_written;   /* uint64 per chunk: used, as the free-space tree last said */
 	unsigned dev_extents_written; /* chunks with DEV_EXTENT items */

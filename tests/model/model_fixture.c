@@ -202,6 +202,49 @@ struct fs_attributes fixture_attributes(uint32_t mode, int64_t atime, int64_t mt
 	return attributes;
 }
 
+struct fs *fixture_fs_with_a_lost_atime(const struct fs_config *config)
+{
+	struct fs_config c = *config;
+	c.device_size = 128 * MIB;
+	c.atime.mode = ATIME_STRICT;
+	struct fs *fs = fixture_fs_new_config(&c);
+	struct fs_attributes dir = fixture_attributes(0755, INT64_MIN, INT64_MIN);
+	assert_int_equal(fs_mkdir(fs, "/d", &dir), 0);
+	for (unsigned i = 0; i < FIXTURE_LOST_FILES; i++) {
+		g_autofree char *path = g_strdup_printf("/d/f%05u", i);
+		struct fs_attributes a = fixture_attributes(0644, fs_clock(fs) - HOUR_NS, fs_clock(fs) - HOUR_NS);
+		assert_int_equal(fs_create(fs, path, 0, &a), 0);
+	}
+	for (unsigned s = 1; s <= FIXTURE_LOST_SNAPSHOTS; s++) {
+		g_autofree char *path = g_strdup_printf("/s%u", s);
+		assert_int_equal(fs_snapshot(fs, "/", path, false), 0);
+	}
+	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + SECOND_NS), 0);
+	const struct fs_counters *live = fs_counters_live(fs);
+	for (unsigned s = 1; s <= FIXTURE_LOST_SNAPSHOTS && !live->atime_lost; s++)
+		for (unsigned i = 0; i < FIXTURE_LOST_FILES && !live->atime_lost; i++) {
+			g_autofree char *path = g_strdup_printf("/s%u/d/f%05u", s, i);
+			assert_int_equal(fs_read(fs, path, NULL), 0);
+		}
+	assert_true(live->atime_lost > 0);
+	assert_int_equal(fs_set_clock(fs, fs_clock(fs) + SECOND_NS), 0);
+	uint64_t lost = live->atime_lost;
+	bool updated = true;
+	assert_int_equal(fs_read(fs, FIXTURE_LOST_PATH, &updated), 0);
+	assert_false(updated);
+	assert_int_equal(live->atime_lost, lost + 1);
+	return fs;
+}
+
+void fixture_make_metadata_room(struct fs *fs)
+{
+	for (unsigned i = 0; i < FIXTURE_LOST_FILES / 2; i++) {
+		g_autofree char *path = g_strdup_printf("/s1/d/f%05u", i);
+		assert_int_equal(fs_unlink(fs, path), 0);
+	}
+	assert_int_equal(fs_sync(fs), 0);
+}
+
 double rng_normal(struct rng *r)
 {
 	double u1 = rng_unit(r), u2 = rng_unit(r);

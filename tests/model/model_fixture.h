@@ -103,6 +103,22 @@ void fixture_make_files_in(struct fs *fs, const char *dir_path, unsigned files);
 /* Attributes with fixed atime and mtime (ctime "now"). */
 struct fs_attributes fixture_attributes(uint32_t mode, int64_t atime, int64_t mtime);
 
+/* An atime update lost to ENOSPC (model/atime_policy.c): a 128 MiB
+ * strictatime filesystem, `config`'s design and policy, whose metadata ran
+ * out. /d holds FIXTURE_LOST_FILES empty files (atime and mtime an hour
+ * before the clock), snapshots /s1, /s2, ... of / were read one by one until
+ * an atime update found no space (the inline policy's after about 7, the
+ * side table's after about 50), then one second later the read of
+ * FIXTURE_LOST_PATH (in /, its leaf still shared) lost its update too. */
+#define FIXTURE_LOST_FILES 20000u
+#define FIXTURE_LOST_SNAPSHOTS 64u
+#define FIXTURE_LOST_PATH "/d/f19999"
+struct fs *fixture_fs_with_a_lost_atime(const struct fs_config *config);
+/* Unlinks half of /s1's files, whose leaves its read made private (with the
+ * inline policy: the side table's keeps them shared): room again for a
+ * settime and an atime update. */
+void fixture_make_metadata_room(struct fs *fs);
+
 #define SECOND_NS (1000000000ll)
 #define HOUR_NS (3600ll * SECOND_NS)
 #define DAY_NS (24ll * HOUR_NS)

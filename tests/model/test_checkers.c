@@ -2,8 +2,8 @@
  * tests/model/test_checkers.c - the checkers of the derived trees
  * (model/derived_check.h), of the trees themselves (BT1-BT18), the
  * reference counts (RF1-RF11), the block store (BS1-BS3), the directory
- * tables (DC), the writeback queue (WB1) and the designs' own (DB2, DK1,
- * DK4-DK6) pass on a healthy filesystem and fail, with the report
+ * tables (DC), the writeback queue (WB1), lost atimes (LA1) and the designs'
+ * own (DB2, DK1, DK4-DK6) pass on a healthy filesystem and fail, with the report
  * "corrupt <type>: <id>, <reason>[, <value>]", when one invariant is broken
  * on purpose: an item deleted, a refcount bumped, a backref dropped.
  * (BS4: test_attribution.c; DB1, DB3, DK3: test_design.c.)
@@ -2596,6 +2596,39 @@ static void test_read_cursor_stamped_but_off_the_root_fails_bt18(void **state)
 	(void)state;
 }
 
+/* --- lostatime: a lost atime gives way to a later write (atime_policy.c LA1) ------- */
+
+/* LA1: an atime written after an update was lost to ENOSPC is the inode's;
+ * a write that keeps the lost atime (fs_settime before LA1) leaves that
+ * older atime hiding it from the mount's rule. */
+static void test_lost_atime_check_fails_when_a_later_atime_write_leaves_it_in_force(void **state)
+{
+	struct fs_config config;
+	fs_config_init(&config);
+	struct fs *fs = fixture_fs_with_a_lost_atime(&config);
+	fixture_make_metadata_room(fs);
+	fixture_assert_fs_ok(fs, "a lost atime over its inode's unchanged one");
+	struct inode_location where;
+	assert_int_equal(fs_resolve(fs, FIXTURE_LOST_PATH, &where), 0);
+	struct dirty_time probe = { .subvolume_id = where.subvolume->id, .inode = where.inode };
+	const struct dirty_time *lost = g_hash_table_lookup(fs->lost_atimes, &probe);
+	assert_non_null(lost);
+	int64_t written = lost->atime + SECOND_NS;
+	assert_int_equal(fs_reserve(fs, COWSIM_RESERVE_SETTIME), 0);
+	btree_item_inode_for_write(fs_inode_item_for_write(fs, &where))->atime = written; /* no forgetting */
+	fs_release(fs);
+	g_autofree char *reason = g_strdup_printf("LA1 subvolume %" G_GUINT64_FORMAT ", atime %" G_GINT64_FORMAT
+						  " lost over %" G_GINT64_FORMAT ", but %" G_GINT64_FORMAT
+						  " written since: the lost one hides it",
+						  where.subvolume->id, lost->atime, lost->stored, written);
+	g_autofree char *want = expected("lost atime", where.inode, reason);
+	fixture_assert_fs_corrupt(fs, want);
+	g_hash_table_remove(fs->lost_atimes, &probe); /* what the write forgets */
+	fixture_assert_fs_ok(fs, "the lost atime forgotten");
+	fs_free(fs);
+	(void)state;
+}
+
 /* --- healthy filesystems ------------------------------------------------------ */
 
 static void test_derived_checkers_pass_mid_transaction_and_after_commits_in_both_designs(void **state)
@@ -2758,6 +2791,7 @@ int main(void)
 		cmocka_unit_test(test_derived_checkers_pass_mid_transaction_and_after_commits_in_both_designs),
 		cmocka_unit_test(test_fs_data_check_fails_when_the_delalloc_reservations_are_miscounted),
 		cmocka_unit_test(test_read_cursor_stamped_but_off_the_root_fails_bt18),
+		cmocka_unit_test(test_lost_atime_check_fails_when_a_later_atime_write_leaves_it_in_force),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -164,6 +164,66 @@ static void test_enospc_read_fail_what_if_fails_the_read_and_loses_nothing(void 
 	fs_free(fs);
 }
 
+/* --- lostatime: what stands after an atime update lost to ENOSPC ----------
+ * The kernel keeps a lost update's atime in the in-memory inode; whatever
+ * writes the inode's atime later puts its own there and on disk, and the
+ * lost one is gone (measured on kernel 6.18: a utimes, and a read once there
+ * was room again, each reached the disk and survived eviction). So the
+ * atime the mount's rule sees is the newest written, never the lost one. */
+
+static struct fs *lost_atime_with_room(void)
+{
+	struct fs_config config;
+	fs_config_init(&config);
+	struct fs *fs = fixture_fs_with_a_lost_atime(&config);
+	fixture_make_metadata_room(fs);
+	return fs;
+}
+
+static void remount_relatime(struct fs *fs)
+{
+	struct atime_options relatime = *fs_atime_options(fs);
+	relatime.mode = ATIME_RELATIME;
+	fs_set_atime_options(fs, &relatime);
+}
+
+/* Reads FIXTURE_LOST_PATH at `when`: did the mount's rule write its atime? */
+static bool read_at_writes_atime(struct fs *fs, int64_t when)
+{
+	assert_int_equal(fs_set_clock(fs, when), 0);
+	bool updated = false;
+	assert_int_equal(fs_read(fs, FIXTURE_LOST_PATH, &updated), 0);
+	return updated;
+}
+
+static void test_a_settime_after_a_lost_atime_update_sets_the_atime_in_force(void **state)
+{
+	(void)state;
+	struct fs *fs = lost_atime_with_room();
+	/* A day ahead: newer than the ctime the settime sets, so relatime leaves
+	 * it; the lost atime, older than that ctime, it would update. */
+	assert_int_equal(fs_settime(fs, FIXTURE_LOST_PATH, fs_clock(fs) + DAY_NS, INT64_MIN), 0);
+	remount_relatime(fs);
+	assert_false(read_at_writes_atime(fs, fs_clock(fs) + SECOND_NS));
+	fixture_assert_fs_ok(fs, "a settime after a lost atime update");
+	fs_free(fs);
+}
+
+static void test_an_atime_written_after_a_lost_update_is_the_atime_in_force(void **state)
+{
+	(void)state;
+	struct fs *fs = lost_atime_with_room();
+	int64_t lost = fs_clock(fs); /* the lost update's atime */
+	/* 23 h later there is room: a strictatime read writes its atime. */
+	assert_true(read_at_writes_atime(fs, lost + 23 * HOUR_NS));
+	/* A day and a second after the lost update relatime sees the written
+	 * atime, an hour old, and leaves it (the lost one it would update). */
+	remount_relatime(fs);
+	assert_false(read_at_writes_atime(fs, lost + DAY_NS + SECOND_NS));
+	fixture_assert_fs_ok(fs, "an atime written after a lost update");
+	fs_free(fs);
+}
+
 /* A read whose atime reservation waits on a ticket: the flusher's delayed
  * items go into the leaf the read's lookup found (a large directory's last
  * DIR_INDEX items share it with its first file's inode item), copying it
@@ -447,6 +507,8 @@ int main(void)
 		cmocka_unit_test(test_chunk_alloc_fresh_filesystem_totals_are_what_mkfs_made),
 		cmocka_unit_test(test_enospc_in_an_atime_update_loses_the_update_and_the_read_succeeds),
 		cmocka_unit_test(test_enospc_read_fail_what_if_fails_the_read_and_loses_nothing),
+		cmocka_unit_test(test_a_settime_after_a_lost_atime_update_sets_the_atime_in_force),
+		cmocka_unit_test(test_an_atime_written_after_a_lost_update_is_the_atime_in_force),
 		cmocka_unit_test(test_a_read_whose_reservation_waits_on_a_ticket_writes_the_atime_into_the_current_tree),
 		cmocka_unit_test(test_a_reservation_the_kernel_would_ticket_runs_the_delayed_items_first),
 		cmocka_unit_test(test_a_reservation_at_once_is_the_ticket_check_and_a_reserve_that_adds_no_chunk),
