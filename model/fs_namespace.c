@@ -992,9 +992,12 @@ int fs_unlink(struct fs *fs, const char *path)
 		return ret;
 	if (btree_item_dir(entry)->file_type == FT_DIR || btree_item_dir(entry)->location_is_root)
 		return -EISDIR;
+	/* Read before the reservation: a ticket's flush may commit, and the
+	 * commit moves the entry's leaf items (ASan: a use after free). */
+	uint64_t inode = btree_item_dir(entry)->location;
 	if ((ret = fs_reserve_delete(fs, COWSIM_RESERVE_UNLINK)))
 		return ret;
-	unlink_name(fs, &at, btree_item_dir(entry)->location);
+	unlink_name(fs, &at, inode);
 	fs_release(fs);
 	return 0;
 }
