@@ -46,7 +46,11 @@
  *     name's lookup of its directory's inode item starts from the path the
  *     last new name's left at its directory's (fs->dir_cursor): a copy's
  *     next file is mostly in the same directory, whose lookup from the root
- *     was a twentieth of a create.
+ *     was a twentieth of a create. The directory cursor and a new name's
+ *     path are kept paths (btree.h BT18): stamped with the tree's links
+ *     when found linked, they are linked while the links have not changed,
+ *     and btree_path_is_current() is asked only after a change (it was
+ *     1.5 % of a create, docs/performance.md round 20a).
  *  NS4 every DIR_ITEM sits at most FS_DIR_HASH_PROBE past its name's hash
  *     (see Hash collisions above), where lookups look for it.
  *  NS5 a read's path that is the memo's deepest level and one more name
@@ -65,7 +69,8 @@
  * its source share while neither changed the directory (fs_dir_cache.c,
  * DC1-DC5).
  * fs_namespace_check() re-walks each level's prefix in full and checks NS1-NS2,
- * checks that a read cursor that passes as linked is the root's path, and
+ * checks that a cursor that passes as linked is the root's path and that one
+ * stamped with its tree's links is linked (BT18), and
  * reads every DIR_ITEM of every live subvolume for NS4 and NS6.
  */
 #include "design.h"
@@ -494,7 +499,13 @@ static bool cursor_check(struct fs *fs, const struct read_cursor *c, const char 
 	}
 	if (c->subvolume->deleted)
 		return true; /* taken only for the subvolume of the lookup */
-	return near_check(c->subvolume, &c->inode_near, what, error);
+	if (!near_check(c->subvolume, &c->inode_near, what, error))
+		return false;
+	if (!btree_kept_path_check(c->subvolume->tree, &c->inode_near, error)) {
+		g_prefix_error(error, "corrupt %s: ", what);
+		return false;
+	}
+	return true;
 }
 
 /* NS1-NS2 for one level: a full walk of its prefix leads to its directory,
@@ -641,14 +652,16 @@ int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out
 	if (length > BTRFS_NAME_LEN)
 		return -ENAMETOOLONG;
 	out->near.levels = 0;
+	out->near.links = 0; /* a kept path (BT18), stamped once found linked */
+	out->near.hop = 0;
 	out->dir_leaf = NULL;
 	int ret = walk(fs, path, slash, &out->dir, &out->near);
 	if (ret)
 		return ret;
 	if (!fs_is_placeholder(&out->dir)) {
 		/* NS3: most new names go to the directory the last one went to. */
-		const struct read_cursor *c = &fs->dir_cursor;
-		if (c->subvolume == out->dir.subvolume && btree_path_is_current(c->subvolume->tree, &c->inode_near))
+		struct read_cursor *c = &fs->dir_cursor;
+		if (c->subvolume == out->dir.subvolume && btree_path_kept_linked(c->subvolume->tree, &c->inode_near))
 			out->near = c->inode_near;
 		const struct btree_item *dir = fs_inode_item_near(out->dir.subvolume, out->dir.inode, &out->near);
 		if (!dir)
@@ -726,7 +739,7 @@ int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t loc
 	/* The name check's path, if the new inode's items (at the tree's right
 	 * edge) left it linked: usually the entry's own leaf (NS3). */
 	struct btree_path near = at->near;
-	if (!btree_path_is_current(sv->tree, &near))
+	if (!btree_path_kept_linked(sv->tree, &near))
 		near.levels = 0;
 	subvol_insert_near(fs, sv, &item_key, size, &payload, &near);
 	fs_dir_cache_names_changed(fs, sv, at->dir.inode); /* DC1 (fs_dir_cache.c) */
