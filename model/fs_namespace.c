@@ -426,7 +426,7 @@ static bool walk_one_step(struct fs *fs, const struct fs_path *p, struct inode_l
 	*out = deepest->dir;
 	bool into_dir;
 	*ret = step_into(fs, out, name, name_len, near, true, &into_dir);
-	if (into_dir && !*ret && !fs_is_placeholder(out))
+	if (!*ret && into_dir && !fs_is_placeholder(out)) /* into_dir is set only when the step found */
 		memo_push_into(fs, path, end + name_len, out);
 	return true;
 }
