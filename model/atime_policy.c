@@ -476,6 +476,43 @@ bool fs_atime_wanted(const struct fs *fs, const struct subvolume *sv, const stru
 	return atime_wanted(fs, sv, inode, stored);
 }
 
+/* access_update() when its reservation failed (out of line: the usual
+ * update's frame stays small). 0: reserved after all (the flusher's commits
+ * made room), the write goes ahead; 1: the access goes on without its
+ * write; -ENOSPC: the read fails. */
+static int __attribute__((noinline)) access_unreserved(struct fs *fs, const struct inode_location *where,
+							struct btree_path **near, int reserved)
+{
+	const struct atime_policy_ops *policy = policy_of(fs);
+	if (reserved == -ENOSPC && !policy->drops_on_enospc) {
+		reserved = reserve_after_flushing(fs, COWSIM_RESERVE_ATIME);
+		*near = NULL; /* the commits may have moved the path the lookup left */
+	}
+	if (reserved == -EROFS) {
+		/* The transaction aborted (the store overcommitted) and the
+		 * filesystem is read-only: touch_atime() skips the update when
+		 * mnt_want_write() fails, and the read goes on. Not a failed
+		 * read: the one that met ENOSPC was counted when it happened. */
+		fs->counters.atime_skipped++;
+		return 1;
+	}
+	if (!reserved)
+		return 0;
+	fs->counters.atime_enospc++;
+	if (policy->drops_on_enospc) {
+		fs->counters.atime_dropped++;
+		fs->counters.atime_skipped++;
+		return 1;
+	}
+	if (fs->config.enospc_read == FS_ENOSPC_READ_FAIL) {
+		fs->counters.failed_reads++;
+		return -ENOSPC;
+	}
+	fs->counters.atime_lost++;
+	keep_lost_atime(fs, where);
+	return 1;
+}
+
 /* An access the mount rule wants written: the policy's gates, the
  * reservation and the write. */
 static int __attribute__((noinline)) access_update(struct fs *fs, const struct inode_location *where,
@@ -506,32 +543,10 @@ static int __attribute__((noinline)) access_update(struct fs *fs, const struct i
 	 * a path with no change since (a read then followed freed blocks). */
 	if (near && fs->counters.reserve_tickets != tickets)
 		near->levels = 0;
-	if (reserved == -ENOSPC && !policy->drops_on_enospc) {
-		reserved = reserve_after_flushing(fs, COWSIM_RESERVE_ATIME);
-		near = NULL; /* the commits may have moved the path the lookup left */
-	}
-	if (reserved == -EROFS) {
-		/* The transaction aborted (the store overcommitted) and the
-		 * filesystem is read-only: touch_atime() skips the update when
-		 * mnt_want_write() fails, and the read goes on. Not a failed
-		 * read: the one that met ENOSPC was counted when it happened. */
-		fs->counters.atime_skipped++;
-		return 0;
-	}
-	if (reserved) {
-		fs->counters.atime_enospc++;
-		if (policy->drops_on_enospc) {
-			fs->counters.atime_dropped++;
-			fs->counters.atime_skipped++;
-			return 0;
-		}
-		if (fs->config.enospc_read == FS_ENOSPC_READ_FAIL) {
-			fs->counters.failed_reads++;
-			return -ENOSPC;
-		}
-		fs->counters.atime_lost++;
-		keep_lost_atime(fs, where);
-		return 0;
+	if (__builtin_expect(reserved, 0)) {
+		int unreserved = access_unreserved(fs, where, &near, reserved);
+		if (unreserved)
+			return unreserved < 0 ? unreserved : 0;
 	}
 	write_atime(fs, where, fs->clock_ns, near, NULL);
 	fs->counters.atime_updates++;

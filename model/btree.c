@@ -58,18 +58,9 @@ uint32_t btree_node_capacity(uint32_t nodesize)
 
 /* --- payloads by kind ------------------------------------------------- */
 
-/* The bytes of a payload of each kind, of a union item_payload handed to an
- * insert (the rest must be zero, payload_fits_kind; a DIR_INDEX's is
- * dropped whole) ... */
-static const uint8_t payload_kind_bytes[] = {
-	[BTREE_PAYLOAD_VALUE] = sizeof(uint64_t),
-	[BTREE_PAYLOAD_INODE] = sizeof(struct item_inode),
-	[BTREE_PAYLOAD_DIR] = sizeof(struct item_dir),
-	[BTREE_PAYLOAD_FILE_EXTENT] = sizeof(struct item_file_extent),
-	[BTREE_PAYLOAD_NONE] = 0,
-};
-/* ... and of the leaf's payload heap (BT10), by key type (one load: the
- * heap's loops ask it of every item): a value is kept in its item. */
+/* The bytes of the leaf's payload heap (BT10) an item's payload takes, by
+ * key type (one load: the heap's loops ask it of every item): a value is
+ * kept in its item. */
 static const uint8_t heap_bytes_by_type[UINT8_MAX + 1] = {
 	[BTRFS_INODE_ITEM_KEY] = sizeof(struct item_inode),
 	[BTRFS_DIR_ITEM_KEY] = sizeof(struct item_dir),
@@ -78,18 +69,28 @@ static const uint8_t heap_bytes_by_type[UINT8_MAX + 1] = {
 _Static_assert(sizeof(struct item_inode) % 8 == 0 && sizeof(struct item_dir) % 8 == 0 &&
 	       sizeof(struct item_file_extent) % 8 == 0, "payloads in the heap stay 8-aligned");
 
-static bool payload_fits_kind(uint8_t type, const union item_payload *payload)
+/* Is a union item_payload handed to an insert zero beyond its kind's bytes?
+ * (A DIR_INDEX's is dropped whole; an inode's fills the union.) The words
+ * each kind leaves unused are named: a loop over a table of the kinds'
+ * sizes was 20 instructions an insert (docs/performance.md, round 20a). */
+static inline bool payload_fits_kind(uint8_t type, const union item_payload *payload)
 {
-	enum btree_payload_kind kind = btree_payload_kind(type);
-	if (kind == BTREE_PAYLOAD_NONE || kind == BTREE_PAYLOAD_INODE)
-		return true; /* dropped whole; an inode's is the whole union */
-	uint64_t words[sizeof(*payload) / sizeof(uint64_t)], any = 0;
-	_Static_assert(sizeof(words) == sizeof(*payload), "the payload is whole words");
+	uint64_t w[sizeof(*payload) / sizeof(uint64_t)];
+	_Static_assert(sizeof(w) == sizeof(*payload) && G_N_ELEMENTS(w) == 5, "the payload is five words");
 	_Static_assert(sizeof(struct item_inode) == sizeof(*payload), "an inode's payload fills the union");
-	memcpy(words, payload, sizeof(words));
-	for (size_t i = payload_kind_bytes[kind] / sizeof(uint64_t); i < G_N_ELEMENTS(words); i++)
-		any |= words[i];
-	return !any;
+	_Static_assert(sizeof(struct item_dir) == 4 * sizeof(uint64_t) &&
+		       sizeof(struct item_file_extent) == 2 * sizeof(uint64_t), "the kinds' words");
+	memcpy(w, payload, sizeof(w));
+	switch (btree_payload_kind(type)) {
+	case BTREE_PAYLOAD_VALUE:
+		return !(w[1] | w[2] | w[3] | w[4]);
+	case BTREE_PAYLOAD_DIR:
+		return !w[4];
+	case BTREE_PAYLOAD_FILE_EXTENT:
+		return !(w[2] | w[3] | w[4]);
+	default: /* BTREE_PAYLOAD_INODE, BTREE_PAYLOAD_NONE */
+		return true;
+	}
 }
 
 /* Is the payload at `at` of an item of `type` a file extent that maps a data
@@ -1686,17 +1687,11 @@ struct tree_block *btree_copy_block(struct transaction *txn, uint64_t tree_id, c
 	return cow;
 }
 
-/* Make path->nodes[level] writable, pointing its parent (or the root) at the
- * copy. The parent, if any, must already be writable. */
-static struct tree_block *cow_path_block(struct btree *tree, struct transaction *txn,
-					 struct btree_path *path, unsigned level)
+/* cow_path_block() of a block an earlier transaction wrote: the copy. */
+static struct tree_block *__attribute__((noinline)) cow_path_block_copy(struct btree *tree, struct transaction *txn,
+									 struct btree_path *path, unsigned level)
 {
 	struct tree_block *buf = path->nodes[level];
-	if (!should_cow_block(txn, buf)) {
-		if (!level)
-			leaf_prepare_write(txn, buf);
-		return buf;
-	}
 	struct tree_block *cow = btree_copy_block(txn, tree->id, buf);
 	txn->stats.blocks_cowed++;
 	if (level + 1 < path->levels) {
@@ -1712,6 +1707,21 @@ static struct tree_block *cow_path_block(struct btree *tree, struct transaction 
 	if (!level)
 		leaf_prepare_write(txn, cow);
 	return cow;
+}
+
+/* Make path->nodes[level] writable, pointing its parent (or the root) at the
+ * copy. The parent, if any, must already be writable. Inline: most calls
+ * (btree_search()'s, 95 000 in the seed run) find a block this transaction
+ * wrote, which changes in place. */
+static inline struct tree_block *cow_path_block(struct btree *tree, struct transaction *txn,
+						struct btree_path *path, unsigned level)
+{
+	struct tree_block *buf = path->nodes[level];
+	if (should_cow_block(txn, buf))
+		return cow_path_block_copy(tree, txn, path, level);
+	if (!level)
+		leaf_prepare_write(txn, buf);
+	return buf;
 }
 
 /* COW a sibling of path->nodes[level] found at parent slot `slot`. */
@@ -2560,12 +2570,26 @@ bool btree_lookup_near(const struct btree *tree, const struct btree_key *key, st
 /* BT18: a path stamped with the tree's links is linked, and a check from
  * the root (54 instructions of a read at three levels, docs/performance.md
  * round 14c) is made only after a change of links. */
-bool btree_lookup_kept(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
+static inline bool kept_path_linked(const struct btree *tree, struct btree_path *path)
 {
 	if (__builtin_expect(path->links != tree->links || !path->levels, 0)) {
-		path->links = tree->links;
 		if (!path_is_current(tree, path))
-			return btree_lookup(tree, key, path);
+			return false;
+		path->links = tree->links;
+	}
+	return true;
+}
+
+bool btree_path_kept_linked(const struct btree *tree, struct btree_path *path)
+{
+	return kept_path_linked(tree, path);
+}
+
+bool btree_lookup_kept(const struct btree *tree, const struct btree_key *key, struct btree_path *path)
+{
+	if (!kept_path_linked(tree, path)) {
+		path->links = tree->links; /* the descent leaves it linked */
+		return btree_lookup(tree, key, path);
 	}
 	/* The hop: one key compare on the line of the item it names, where the
 	 * scan of leaf_key_just_after() read every item between (the lines of a
@@ -2723,23 +2747,52 @@ static void __attribute__((noinline)) write_atime_reshaping(struct tree_block *l
 	overlay_set_atime(&leaf->atimes, overlay_index(leaf->atimes, slot), atime);
 }
 
+/* The atime write's bit in a marked overlay that holds `atime` already
+ * (overlay_mark()'s answer, at once): false when the overlay is not so. */
+static inline bool write_atime_marked(struct tree_block *leaf, uint32_t slot, int64_t atime)
+{
+	struct atime_overlay *overlay = leaf_overlay(leaf);
+	if (!overlay || overlay->form != OVERLAY_MARKED || !overlay->values || overlay->value[0] != atime)
+		return false;
+	overlay_marks(overlay)[slot / 64] |= 1ull << (slot % 64);
+	return true;
+}
+
+/* leaf_prepare_write() would change nothing: no runs, listed for the commit
+ * or still sharing its array, not an extent-tree leaf (those it may list for
+ * compaction: they take the general way). */
+static inline bool leaf_ready_for_write(const struct tree_block *leaf)
+{
+	return !(leaf->flags & TREE_BLOCK_RUNS) &&
+	       ((leaf->flags & TREE_BLOCK_WRITTEN_LISTED) || leaf_items_shared(leaf)) &&
+	       leaf->packed_owner != BTRFS_EXTENT_TREE_OBJECTID;
+}
+
+/* btree_path_write_inode_atime() the general way: the path made writable
+ * (a shared leaf copied, its references changed), then the overlay. */
+static void __attribute__((noinline)) write_inode_atime_otherwise(struct btree *tree, struct transaction *txn,
+								   struct btree_path *path, int64_t atime)
+{
+	cow_found_path(tree, txn, path);
+	if (!write_atime_marked(path->nodes[0], path->slots[0], atime))
+		write_atime_reshaping(path->nodes[0], path->slots[0], atime);
+}
+
 /*
  * Most of a grep's atime writes go to a leaf this transaction copied
  * already, whose marked overlay holds the one atime its reads wrote (the
- * kernel's coarse clock): a bit to set. Anything else reshapes.
+ * kernel's coarse clock): a bit to set, answered here without a call (and
+ * so without a frame). Anything else copies the path first
+ * (cow_found_path()) or reshapes.
  */
 void btree_path_write_inode_atime(struct btree *tree, struct transaction *txn, struct btree_path *path,
 				  int64_t atime)
 {
-	cow_found_path(tree, txn, path);
 	struct tree_block *leaf = path->nodes[0];
-	uint32_t slot = path->slots[0];
-	struct atime_overlay *overlay = leaf_overlay(leaf);
-	if (overlay && overlay->form == OVERLAY_MARKED && overlay->values && overlay->value[0] == atime) {
-		overlay_marks(overlay)[slot / 64] |= 1ull << (slot % 64); /* overlay_mark()'s answer, at once */
+	if (__builtin_expect(!should_cow_block(txn, leaf) && leaf_ready_for_write(leaf), 1) &&
+	    write_atime_marked(leaf, path->slots[0], atime))
 		return;
-	}
-	write_atime_reshaping(leaf, slot, atime);
+	write_inode_atime_otherwise(tree, txn, path, atime);
 }
 
 /* The rightmost item of the subtree under `b`. */

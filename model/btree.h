@@ -539,6 +539,9 @@ bool btree_path_is_current(const struct btree *tree, const struct btree_path *pa
  * compared with the key first: lookups in key order land the same number
  * of items on each time (a grep's reads: a file's three items). */
 bool btree_lookup_kept(const struct btree *tree, const struct btree_key *key, struct btree_path *path);
+/* Is a kept path still linked (BT18)? Stamped with the tree's links, it is;
+ * else btree_path_is_current() says, and stamps it when it is. */
+bool btree_path_kept_linked(const struct btree *tree, struct btree_path *path);
 /* BT18 for a kept path: stamped with its tree's links, it is linked. */
 bool btree_kept_path_check(const struct btree *tree, const struct btree_path *path, GError **error);
 /* A tree's root pointer set from outside btree.c (a snapshot's clone, a

@@ -39,12 +39,19 @@ struct delayed_index {
 	enum space_cause cause;       /* of the op that queued it: writing it is charged to it */
 };
 
+/* A directory's waiting indexes, ascending, in an array grown by doubling:
+ * GArray's append was 160 instructions an index, a fortieth of a create
+ * (docs/performance.md, round 20a). */
+struct index_list {
+	struct delayed_index *at;     /* NULL until the first (a file's node never has one) */
+	uint32_t len, room;
+};
+
 struct delayed_node {
 	struct subvolume *sv;
 	uint64_t inode;
 	bool inode_dirty;
-	GArray *indexes;              /* struct delayed_index, ascending; NULL until the first (a
-				       * file's node never has one: most nodes) */
+	struct index_list indexes;
 	struct delayed_node *prev, *next; /* in delayed_items' queue; a spare's next is the next spare */
 };
 
@@ -78,7 +85,12 @@ struct delayed_items {
 	struct node_table nodes;      /* DI2 */
 	struct delayed_node *spare;   /* nodes for reuse, a list through next */
 	unsigned spares;
-	GArray *spare_indexes;        /* a written directory's emptied indexes, for the next, or NULL */
+	struct index_list spare_indexes; /* a written directory's emptied room, for the next (at NULL: none) */
+	/* write_indexes()'s batch, as the insert takes it: its room is kept */
+	struct btree_key *batch_keys;
+	uint32_t *batch_sizes;
+	union item_payload *batch_payloads;
+	uint32_t batch_room;
 	struct delayed_node *last;    /* the node last found or made, or NULL (DI4) */
 	struct delayed_node *stray;   /* delayed_items_break_memo_for_test()'s node, owned */
 	struct delayed_node *head, *tail; /* the queue: the nodes, least recently touched first */
@@ -140,6 +152,19 @@ static void table_add(struct node_table *t, struct delayed_node *node)
 	t->count++;
 }
 
+/* table_add() at `slot`, the empty slot table_slot() just gave for the node
+ * (no change to the table since): the probe is not made twice. */
+static void table_add_at(struct node_table *t, unsigned slot, struct delayed_node *node)
+{
+	if (2 * (t->count + 1) > (1u << t->bits)) {
+		table_add(t, node); /* it doubles: the slots move */
+		return;
+	}
+	g_assert(!t->slots[slot]);
+	t->slots[slot] = node;
+	t->count++;
+}
+
 static void table_remove(struct node_table *t, const struct delayed_node *node)
 {
 	unsigned mask = table_mask(t), hole = table_slot(t, node->sv, node->inode);
@@ -160,8 +185,7 @@ static void table_remove(struct node_table *t, const struct delayed_node *node)
 
 static void node_free(struct delayed_node *node)
 {
-	if (node->indexes)
-		g_array_unref(node->indexes);
+	g_free(node->indexes.at);
 	g_free(node);
 }
 
@@ -184,16 +208,15 @@ static void node_release(struct delayed_items *delayed, struct delayed_node *nod
 		node_free(node);
 		return;
 	}
-	if (node->indexes && !delayed->spare_indexes) {
+	if (node->indexes.at && !delayed->spare_indexes.at) {
 		/* Its room is the next directory's: grown by doubling from
 		 * nothing, each directory's hundred names cost 120 instructions
 		 * an append (docs/performance.md, round 14a). */
-		g_array_set_size(node->indexes, 0);
-		delayed->spare_indexes = node->indexes;
-	} else if (node->indexes) {
-		g_array_unref(node->indexes);
+		delayed->spare_indexes = (struct index_list){ node->indexes.at, 0, node->indexes.room };
+	} else {
+		g_free(node->indexes.at);
 	}
-	node->indexes = NULL;
+	node->indexes = (struct index_list){ NULL, 0, 0 };
 	node->next = delayed->spare;
 	delayed->spare = node;
 	delayed->spares++;
@@ -201,7 +224,26 @@ static void node_release(struct delayed_items *delayed, struct delayed_node *nod
 
 static guint index_count(const struct delayed_node *node)
 {
-	return node->indexes ? node->indexes->len : 0;
+	return node->indexes.len;
+}
+
+static const struct delayed_index *index_at(const struct delayed_node *node, guint i)
+{
+	return &node->indexes.at[i];
+}
+
+/* Appends to the node's indexes, with the spare room if it has none. */
+static void index_append(struct delayed_items *delayed, struct index_list *list, const struct delayed_index *d)
+{
+	if (!list->at && delayed->spare_indexes.at) {
+		*list = delayed->spare_indexes;
+		delayed->spare_indexes = (struct index_list){ NULL, 0, 0 };
+	}
+	if (list->len == list->room) {
+		list->room = MAX(2 * list->room, 16u);
+		list->at = g_renew(struct delayed_index, list->at, list->room);
+	}
+	list->at[list->len++] = *d;
 }
 
 struct delayed_items *delayed_items_new(void)
@@ -224,8 +266,10 @@ void delayed_items_free(struct delayed_items *delayed)
 		g_free(node);
 	}
 	g_free(delayed->nodes.slots);
-	if (delayed->spare_indexes)
-		g_array_unref(delayed->spare_indexes);
+	g_free(delayed->spare_indexes.at);
+	g_free(delayed->batch_keys);
+	g_free(delayed->batch_sizes);
+	g_free(delayed->batch_payloads);
 	g_free(delayed->stray);
 	g_free(delayed);
 }
@@ -239,15 +283,24 @@ static bool enabled(const struct fs *fs)
 /* A create asks for its directory's node three times in a row (the next
  * index, the index, the directory's inode): the memo answers the second
  * and third without the table. */
-static struct delayed_node *find_node(const struct fs *fs, const struct subvolume *sv, uint64_t inode)
+static struct delayed_node *find_node_or_slot(const struct fs *fs, const struct subvolume *sv, uint64_t inode,
+					      unsigned *empty)
 {
 	struct delayed_items *delayed = fs->delayed;
 	if (delayed->last && delayed->last->inode == inode && delayed->last->sv == sv)
 		return delayed->last;
-	struct delayed_node *node = table_find(&delayed->nodes, sv, inode);
+	unsigned slot = table_slot(&delayed->nodes, sv, inode);
+	struct delayed_node *node = delayed->nodes.slots[slot];
 	if (node)
 		delayed->last = node;
+	*empty = slot; /* when there is none: where table_add_at() puts it */
 	return node;
+}
+
+static struct delayed_node *find_node(const struct fs *fs, const struct subvolume *sv, uint64_t inode)
+{
+	unsigned empty;
+	return find_node_or_slot(fs, sv, inode, &empty);
 }
 
 /* The queue is a list through the nodes: a GQueue's GList calls were a
@@ -274,7 +327,8 @@ static void queue_push_tail(struct delayed_items *delayed, struct delayed_node *
 static struct delayed_node *touch_node(struct fs *fs, struct subvolume *sv, uint64_t inode)
 {
 	struct delayed_items *delayed = fs->delayed;
-	struct delayed_node *node = find_node(fs, sv, inode);
+	unsigned empty;
+	struct delayed_node *node = find_node_or_slot(fs, sv, inode, &empty);
 	if (node) {
 		if (delayed->tail == node)
 			return node; /* at the tail already */
@@ -283,7 +337,7 @@ static struct delayed_node *touch_node(struct fs *fs, struct subvolume *sv, uint
 		node = node_new(delayed);
 		node->sv = sv;
 		node->inode = inode;
-		table_add(&delayed->nodes, node);
+		table_add_at(&delayed->nodes, empty, node);
 		delayed->last = node;
 	}
 	queue_push_tail(delayed, node);
@@ -315,16 +369,10 @@ bool delayed_items_insert_index(struct fs *fs, struct subvolume *sv, uint64_t di
 	struct delayed_index pending = {
 		.index = index, .size = size, .payload = *payload, .cause = blockstore_cause(fs->store)
 	};
-	g_assert(!index_count(node) ||
-		 g_array_index(node->indexes, struct delayed_index, node->indexes->len - 1).index < index);
-	if (!node->indexes) {
-		node->indexes = fs->delayed->spare_indexes ? fs->delayed->spare_indexes
-							   : g_array_new(FALSE, FALSE, sizeof(struct delayed_index));
-		fs->delayed->spare_indexes = NULL;
-	}
-	if (!node->indexes->len)
+	g_assert(!index_count(node) || index_at(node, index_count(node) - 1)->index < index);
+	if (!index_count(node))
 		fs->delayed->index_dirs++;
-	g_array_append_val(node->indexes, pending);
+	index_append(fs->delayed, &node->indexes, &pending);
 	fs->delayed->items++;
 	return false;
 }
@@ -337,13 +385,15 @@ bool delayed_items_cancel_index(struct fs *fs, struct subvolume *sv, uint64_t di
 	if (!node)
 		return false;
 	for (guint i = 0; i < index_count(node); i++) {
-		if (g_array_index(node->indexes, struct delayed_index, i).index != index)
+		if (index_at(node, i)->index != index)
 			continue;
-		g_array_remove_index(node->indexes, i);
+		struct index_list *list = &node->indexes;
+		memmove(&list->at[i], &list->at[i + 1], (list->len - i - 1) * sizeof(*list->at));
+		list->len--;
 		fs->delayed->items--;
-		if (!node->indexes->len)
+		if (!list->len)
 			fs->delayed->index_dirs--;
-		if (!node->indexes->len && !node->inode_dirty)
+		if (!list->len && !node->inode_dirty)
 			drop_node(fs, node);
 		return true;
 	}
@@ -357,7 +407,7 @@ bool delayed_items_last_index(const struct fs *fs, const struct subvolume *sv, u
 	const struct delayed_node *node = find_node(fs, sv, dir);
 	if (!node || !index_count(node))
 		return false;
-	*index = g_array_index(node->indexes, struct delayed_index, node->indexes->len - 1).index;
+	*index = index_at(node, index_count(node) - 1)->index;
 	return true;
 }
 
@@ -384,6 +434,18 @@ void delayed_items_forget_inode(struct fs *fs, struct subvolume *sv, uint64_t in
 	}
 }
 
+/* Room in the batch arrays for `count` items: kept from one directory to
+ * the next (three allocations a directory were 2 % of its indexes' cost). */
+static void batch_reserve(struct delayed_items *delayed, uint32_t count)
+{
+	if (count <= delayed->batch_room)
+		return;
+	delayed->batch_room = MAX(count, 2 * delayed->batch_room);
+	delayed->batch_keys = g_renew(struct btree_key, delayed->batch_keys, delayed->batch_room);
+	delayed->batch_sizes = g_renew(uint32_t, delayed->batch_sizes, delayed->batch_room);
+	delayed->batch_payloads = g_renew(union item_payload, delayed->batch_payloads, delayed->batch_room);
+}
+
 /*
  * __btrfs_commit_inode_delayed_items(): the waiting indexes in batches of
  * as many as fit one leaf (btrfs_insert_delayed_item), then the inode
@@ -393,16 +455,17 @@ void delayed_items_forget_inode(struct fs *fs, struct subvolume *sv, uint64_t in
 static void write_indexes(struct fs *fs, struct delayed_node *node)
 {
 	uint32_t capacity = btree_leaf_capacity(fs->config.nodesize);
-	GArray *indexes = node->indexes;
-	g_autofree struct btree_key *keys = g_new(struct btree_key, indexes->len);
-	g_autofree uint32_t *sizes = g_new(uint32_t, indexes->len);
-	g_autofree union item_payload *payloads = g_new(union item_payload, indexes->len);
-	for (guint first = 0; first < indexes->len;) {
+	struct delayed_items *delayed = fs->delayed;
+	batch_reserve(delayed, index_count(node));
+	struct btree_key *keys = delayed->batch_keys;
+	uint32_t *sizes = delayed->batch_sizes;
+	union item_payload *payloads = delayed->batch_payloads;
+	for (guint first = 0; first < index_count(node);) {
 		uint32_t count = 0, bytes = 0;
-		while (first + count < indexes->len) {
-			const struct delayed_index *d = &g_array_index(indexes, struct delayed_index, first + count);
-			if (count && (bytes + BTRFS_ITEM_HEADER_SIZE + d->size > capacity ||
-				      d->cause != g_array_index(indexes, struct delayed_index, first).cause))
+		enum space_cause cause = index_at(node, first)->cause;
+		while (first + count < index_count(node)) {
+			const struct delayed_index *d = index_at(node, first + count);
+			if (count && (bytes + BTRFS_ITEM_HEADER_SIZE + d->size > capacity || d->cause != cause))
 				break;
 			keys[count] = BTRFS_KEY(node->inode, BTRFS_DIR_INDEX_KEY, d->index);
 			sizes[count] = d->size;
@@ -410,8 +473,7 @@ static void write_indexes(struct fs *fs, struct delayed_node *node)
 			bytes += BTRFS_ITEM_HEADER_SIZE + d->size;
 			count++;
 		}
-		enum space_cause was = blockstore_set_cause(
-			fs->store, g_array_index(indexes, struct delayed_index, first).cause);
+		enum space_cause was = blockstore_set_cause(fs->store, cause);
 		subvol_insert_batch(fs, node->sv, keys, sizes, payloads, count);
 		blockstore_set_cause(fs->store, was);
 		first += count;
@@ -538,7 +600,7 @@ static bool check_indexes(const struct delayed_node *node, GError **error)
 				 ? stored_key->offset
 				 : 0;
 	for (guint i = 0; i < index_count(node); i++) {
-		const struct delayed_index *d = &g_array_index(node->indexes, struct delayed_index, i);
+		const struct delayed_index *d = index_at(node, i);
 		if (d->index <= floor)
 			return corrupt(error, node, "DI3 an index not above the last one before it");
 		floor = d->index;

@@ -502,7 +502,7 @@ const struct atime_options *fs_atime_options(const struct fs *fs)
 
 int fs_read(struct fs *fs, const char *path, bool *atime_updated)
 {
-	return fs_read_n(fs, path, FS_PATH_UNMEASURED, atime_updated);
+	return fs_read_path(fs, &(struct fs_path){ .bytes = path, .len = FS_PATH_UNMEASURED }, atime_updated);
 }
 
 /* NS3 (fs_namespace.c): the inode item of `where`, looked up from the path
@@ -525,13 +525,13 @@ cursor_inode_item(struct fs *fs, const struct inode_location *where, const struc
 	return subvol_lookup_kept(where->subvolume, &key, &cursor->inode_near);
 }
 
-int fs_read_n(struct fs *fs, const char *path, size_t path_len, bool *atime_updated)
+int fs_read_path(struct fs *fs, const struct fs_path *path, bool *atime_updated)
 {
 	struct inode_location where;
 	struct btree_path near;
 	near.levels = 0; /* empty: only its levels are read (zeroing all of it was 17 instructions a read) */
 	near.links = 0;  /* never stamped (BT18): the cursor may take it */
-	int ret = fs_resolve_near(fs, path, path_len, &where, &near);
+	int ret = fs_resolve_near(fs, path, &where, &near);
 	if (ret)
 		return ret;
 	if (fs_is_placeholder(&where))
@@ -549,7 +549,7 @@ int fs_readdir(struct fs *fs, const char *path, bool *atime_updated)
 	struct btree_path near;
 	near.levels = 0;
 	near.links = 0;
-	int ret = fs_resolve_near(fs, path, FS_PATH_UNMEASURED, &where, &near);
+	int ret = fs_resolve_near(fs, &(struct fs_path){ .bytes = path, .len = FS_PATH_UNMEASURED }, &where, &near);
 	if (ret)
 		return ret;
 	if (fs_is_placeholder(&where)) { /* listed empty; its atime lives in memory only */

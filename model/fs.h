@@ -213,10 +213,16 @@ int fs_settime(struct fs *fs, const char *path, int64_t atime, int64_t mtime);
  * -ENOSPC means the read itself failed because its atime update could not
  * get space (btrfs of 2012); the counters say which. */
 int fs_read(struct fs *fs, const char *path, bool *atime_updated);
-/* fs_read() of a path whose length the caller knows: path_len is
- * strlen(path) (path[path_len] must be its NUL), which the walk then
- * neither measures nor scans for it (a replay's reader, the bench). */
-int fs_read_n(struct fs *fs, const char *path, size_t path_len, bool *atime_updated);
+/* A path its caller has measured (a replay's reader, the bench): len is
+ * strlen(bytes) (bytes[len] is its NUL) and bytes[name_at - 1] its last '/',
+ * which the walk then neither measures nor searches the last name for. */
+struct fs_path {
+	const char *bytes;
+	size_t len;
+	size_t name_at;
+};
+/* fs_read() of a measured path. */
+int fs_read_path(struct fs *fs, const struct fs_path *path, bool *atime_updated);
 int fs_readdir(struct fs *fs, const char *path, bool *atime_updated);
 int fs_stat(struct fs *fs, const char *path);
 int fs_fsync(struct fs *fs, const char *path);

@@ -320,15 +320,16 @@ static bool fits_inline(const struct fs *fs, uint64_t offset, uint64_t length, u
 /* Write [offset, offset + length) now: new extents replace what was there.
  * With `cancellable`, fs_config.cancelled is asked before each extent; when
  * it says stop, [*stopped_at, end) is left a hole, still reserved, and the
- * result is -EINTR. *near is a path a lookup or an insert in sv left with
- * no change to sv since, or levels 0, and is left so. */
+ * result is -EINTR. *near is a path kept in sv (subvol_lookup_kept()), or
+ * levels 0, and is left so. */
 static int fs_write_range_now(struct fs *fs, struct subvolume *sv, uint64_t inode, uint64_t offset, uint64_t length,
 			      bool cancellable, uint64_t *stopped_at, struct btree_path *near)
 {
 	/* The inode item and the file's extent items are neighbours in the
 	 * tree: one lookup finds the leaf for the reads that follow, until the
 	 * first change, and the inserts that follow that. */
-	const struct btree_item *item = fs_inode_item_near(sv, inode, near);
+	struct btree_key key = BTRFS_KEY(inode, BTRFS_INODE_ITEM_KEY, 0);
+	const struct btree_item *item = subvol_lookup_kept(sv, &key, near);
 	if (!item)
 		return 0; /* unlinked before writeback */
 	uint64_t file_size = btree_item_inode(item)->size;
@@ -471,10 +472,15 @@ static int flush_writeback(struct fs *fs, const struct inode_location *only, boo
 	g_autofree bool *written = g_new0(bool, queue->len);
 	struct pending_write rest = { 0 };
 	unsigned rest_at = queue->len;
-	/* Files written in creation order are neighbours in their tree: each
-	 * write's inode lookup starts where the last write's insert left, and
-	 * nothing else changes the subvolume between two writes. */
-	struct btree_path near = { .levels = 0 };
+	/* Files written in creation order are neighbours in their tree, but
+	 * the writes reach it as two streams (fs_writeback_order()): the inline
+	 * ones at submission, the regular ones FS_ORDERED_COMPLETION_LAG
+	 * submissions behind. Each stream's inode lookup starts where its last
+	 * write's insert left, a path kept across the other stream's inserts
+	 * (subvol_lookup_kept() checks it is still linked, BT18): one cursor
+	 * for both sent two thirds of the lookups up the tree
+	 * (docs/performance.md, round 20a). */
+	struct btree_path near[2] = { { .levels = 0 }, { .levels = 0 } };
 	const struct subvolume *near_sv = NULL;
 	for (unsigned k = 0; k < queue->len && rest_at == queue->len; k++) {
 		unsigned i = order[k];
@@ -486,11 +492,12 @@ static int flush_writeback(struct fs *fs, const struct inode_location *only, boo
 			continue;
 		uint64_t stopped_at = 0;
 		if (w->subvolume != near_sv || fs->writeback_without_cursor)
-			near.levels = 0;
+			near[0].levels = near[1].levels = 0;
 		near_sv = w->subvolume;
+		struct btree_path *cursor = &near[write_looks_inline(fs, w)];
 		enum space_cause was = blockstore_set_cause(fs->store, w->cause);
 		int ret = fs_write_range_now(fs, w->subvolume, w->inode, w->offset, w->length, cancellable,
-					     &stopped_at, &near);
+					     &stopped_at, cursor);
 		blockstore_set_cause(fs->store, was);
 		if (ret == -EINTR) {
 			uint64_t left = w->offset + w->length - stopped_at;

@@ -259,10 +259,9 @@ uint32_t fs_name_hash(const char *name, size_t length);
 int fs_resolve(struct fs *fs, const char *path, struct inode_location *out);
 /* fs_resolve() leaving *near (levels 0 on entry) at the last lookup it
  * made, the final name's directory entry: the inode item is usually close
- * by. path_len is strlen(path), or FS_PATH_UNMEASURED: the walk measures it. */
+ * by. A path of len FS_PATH_UNMEASURED is measured by the walk. */
 #define FS_PATH_UNMEASURED SIZE_MAX
-int fs_resolve_near(struct fs *fs, const char *path, size_t path_len, struct inode_location *out,
-		    struct btree_path *near);
+int fs_resolve_near(struct fs *fs, const struct fs_path *path, struct inode_location *out, struct btree_path *near);
 int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out);
 const struct btree_item *fs_inode_item(const struct subvolume *subvolume, uint64_t inode);
 struct btree_item *fs_inode_item_for_write(struct fs *fs, const struct inode_location *where);

@@ -46,13 +46,20 @@
  *     name's lookup of its directory's inode item starts from the path the
  *     last new name's left at its directory's (fs->dir_cursor): a copy's
  *     next file is mostly in the same directory, whose lookup from the root
- *     was a twentieth of a create.
+ *     was a twentieth of a create. The directory cursor and a new name's
+ *     path are kept paths (btree.h BT18): stamped with the tree's links
+ *     when found linked, they are linked while the links have not changed,
+ *     and btree_path_is_current() is asked only after a change (it was
+ *     1.5 % of a create, docs/performance.md round 20a).
  *  NS4 every DIR_ITEM sits at most FS_DIR_HASH_PROBE past its name's hash
  *     (see Hash collisions above), where lookups look for it.
  *  NS5 a read's path that is the memo's deepest level and one more name
  *     (another file of the last directory) takes just that step
  *     (walk_one_step()): the general walk would keep every level and take
- *     the same one step.
+ *     the same one step. A path whose last name leads to a directory (a
+ *     readdir's) leaves that directory as the deepest level, checked by its
+ *     entry's FT_DIR (NS6), as if the path went on into it: the reads of its
+ *     names that follow take one step each (memo_push_into()).
  *  NS6 a DIR_ITEM's file_type is FT_DIR exactly when it leads to a
  *     directory (a subvolume's root, or an inode whose mode is S_IFDIR):
  *     mkdir and snapshots make such entries, link refuses directories and
@@ -65,7 +72,8 @@
  * its source share while neither changed the directory (fs_dir_cache.c,
  * DC1-DC5).
  * fs_namespace_check() re-walks each level's prefix in full and checks NS1-NS2,
- * checks that a read cursor that passes as linked is the root's path, and
+ * checks that a cursor that passes as linked is the root's path and that one
+ * stamped with its tree's links is linked (BT18), and
  * reads every DIR_ITEM of every live subvolume for NS4 and NS6.
  */
 #include "design.h"
@@ -365,6 +373,22 @@ static int memo_push(struct fs *fs, const char *path, size_t end, const struct i
 	return (int)m->depth++;
 }
 
+/* path[0, end) names a directory dir whose entry said FT_DIR (NS6), without
+ * the '/' after it: its level, checked, as if the path went on into it. A
+ * readdir is followed by reads of the directory's names (a grep), which then
+ * take walk_one_step() instead of a walk from the level above (45 000 walks
+ * of the seed run). */
+static void memo_push_into(struct fs *fs, const char *path, size_t end, const struct inode_location *dir)
+{
+	struct walk_memo *m = &fs->walk_memo;
+	if (end + 1 >= sizeof(m->prefix))
+		return;
+	int level = memo_push(fs, path, end, dir);
+	m->prefix[end] = '/';
+	m->levels[level].end = (uint16_t)(end + 1);
+	m->levels[level].checked = true;
+}
+
 /* NS5: another name in the memo's deepest directory (most reads): path is
  * that level's prefix and one component, no '/', "." or ".." in it. The
  * general walk would keep every level (memo_levels_matching()), find that
@@ -374,11 +398,13 @@ static int memo_push(struct fs *fs, const char *path, size_t end, const struct i
  * strncmp() of the prefix stops at a NUL, and the name ends at the first
  * '/' or NUL (strlen, the prefix compare and the search for '/' were a
  * quarter of a walk, round 15a). A measured one is compared a word at a
- * time and its name searched for '/' (a bench's read: 24 instructions less,
- * round 16b). */
-static bool walk_one_step(struct fs *fs, const char *path, size_t length, struct inode_location *out,
+ * time, and its name_at says whether its last '/' ends the prefix (the
+ * reader found it on its own thread: the seed's model thread saved about
+ * 40 instructions a read, round 20c). */
+static bool walk_one_step(struct fs *fs, const struct fs_path *p, struct inode_location *out,
 			  struct btree_path *near, int *ret)
 {
+	const char *path = p->bytes;
 	const struct walk_memo *m = &fs->walk_memo;
 	if (!m->depth || m->names_removed != fs->names_removed)
 		return false;
@@ -388,7 +414,7 @@ static bool walk_one_step(struct fs *fs, const char *path, size_t length, struct
 		return false;
 	const char *name = path + end;
 	size_t name_len;
-	if (length == FS_PATH_UNMEASURED) {
+	if (p->len == FS_PATH_UNMEASURED) {
 		if (strncmp(m->prefix, path, end))
 			return false;
 		const char *stop = strchrnul(name, '/');
@@ -396,17 +422,17 @@ static bool walk_one_step(struct fs *fs, const char *path, size_t length, struct
 			return false;
 		name_len = (size_t)(stop - name);
 	} else {
-		if (length <= end || !fs_bytes_equal(m->prefix, path, end))
+		if (p->name_at != end || !fs_bytes_equal(m->prefix, path, end))
 			return false;
-		name_len = length - end;
-		if (memchr(name, '/', name_len))
-			return false;
+		name_len = p->len - end;
 	}
 	if (!name_len || (name[0] == '.' && (name_len == 1 || (name_len == 2 && name[1] == '.'))))
 		return false;
 	*out = deepest->dir;
 	bool into_dir;
 	*ret = step_into(fs, out, name, name_len, near, true, &into_dir);
+	if (!*ret && into_dir && !fs_is_placeholder(out)) /* into_dir is set only when the step found */
+		memo_push_into(fs, path, end + name_len, out);
 	return true;
 }
 
@@ -449,7 +475,12 @@ static int walk(struct fs *fs, const char *path, size_t end, struct inode_locati
 			return ret;
 		if (at_level >= 0)
 			m->levels[at_level].checked = true; /* the step out of it found a directory */
-		at_level = i < end ? memo_push(fs, path, i + 1, out) : -1; /* path[i] is '/' */
+		if (i == end) {
+			if (into_dir && !fs_is_placeholder(out))
+				memo_push_into(fs, path, end, out);
+			break;
+		}
+		at_level = memo_push(fs, path, i + 1, out); /* path[i] is '/' */
 		if (at_level >= 0)
 			m->levels[at_level].checked = into_dir; /* NS6: its entry's type says so */
 	}
@@ -494,7 +525,13 @@ static bool cursor_check(struct fs *fs, const struct read_cursor *c, const char 
 	}
 	if (c->subvolume->deleted)
 		return true; /* taken only for the subvolume of the lookup */
-	return near_check(c->subvolume, &c->inode_near, what, error);
+	if (!near_check(c->subvolume, &c->inode_near, what, error))
+		return false;
+	if (!btree_kept_path_check(c->subvolume->tree, &c->inode_near, error)) {
+		g_prefix_error(error, "corrupt %s: ", what);
+		return false;
+	}
+	return true;
 }
 
 /* NS1-NS2 for one level: a full walk of its prefix leads to its directory,
@@ -619,13 +656,12 @@ int fs_resolve(struct fs *fs, const char *path, struct inode_location *out)
 	return walk(fs, path, strlen(path), out, &near);
 }
 
-int fs_resolve_near(struct fs *fs, const char *path, size_t path_len, struct inode_location *out,
-		    struct btree_path *near)
+int fs_resolve_near(struct fs *fs, const struct fs_path *path, struct inode_location *out, struct btree_path *near)
 {
 	int ret;
-	if (walk_one_step(fs, path, path_len, out, near, &ret))
+	if (walk_one_step(fs, path, out, near, &ret))
 		return ret;
-	return walk(fs, path, path_len == FS_PATH_UNMEASURED ? strlen(path) : path_len, out, near);
+	return walk(fs, path->bytes, path->len == FS_PATH_UNMEASURED ? strlen(path->bytes) : path->len, out, near);
 }
 
 int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out)
@@ -641,14 +677,16 @@ int fs_resolve_parent(struct fs *fs, const char *path, struct name_location *out
 	if (length > BTRFS_NAME_LEN)
 		return -ENAMETOOLONG;
 	out->near.levels = 0;
+	out->near.links = 0; /* a kept path (BT18), stamped once found linked */
+	out->near.hop = 0;
 	out->dir_leaf = NULL;
 	int ret = walk(fs, path, slash, &out->dir, &out->near);
 	if (ret)
 		return ret;
 	if (!fs_is_placeholder(&out->dir)) {
 		/* NS3: most new names go to the directory the last one went to. */
-		const struct read_cursor *c = &fs->dir_cursor;
-		if (c->subvolume == out->dir.subvolume && btree_path_is_current(c->subvolume->tree, &c->inode_near))
+		struct read_cursor *c = &fs->dir_cursor;
+		if (c->subvolume == out->dir.subvolume && btree_path_kept_linked(c->subvolume->tree, &c->inode_near))
 			out->near = c->inode_near;
 		const struct btree_item *dir = fs_inode_item_near(out->dir.subvolume, out->dir.inode, &out->near);
 		if (!dir)
@@ -726,7 +764,7 @@ int fs_add_dir_entry(struct fs *fs, const struct name_location *at, uint64_t loc
 	/* The name check's path, if the new inode's items (at the tree's right
 	 * edge) left it linked: usually the entry's own leaf (NS3). */
 	struct btree_path near = at->near;
-	if (!btree_path_is_current(sv->tree, &near))
+	if (!btree_path_kept_linked(sv->tree, &near))
 		near.levels = 0;
 	subvol_insert_near(fs, sv, &item_key, size, &payload, &near);
 	fs_dir_cache_names_changed(fs, sv, at->dir.inode); /* DC1 (fs_dir_cache.c) */

@@ -184,7 +184,8 @@ struct refs {
 	GArray *drop_frames;           /* struct drop_frame: the dead trees' walk (RF7) */
 	uint32_t throttle_limit;       /* refs_throttle_heads() of the store's nodesize; 0 until
 					  the first throttle with heads pending */
-	struct pending_head *batch;    /* run_batch()'s heads, and the keys and sizes of */
+	struct heap_entry *batch;      /* run_batch()'s heads (when not a slice of ahead_run),
+					  and the keys and sizes of */
 	struct btree_key *batch_keys;  /* their extent items (record_change()): kept */
 	uint32_t *batch_sizes;         /* from batch to batch, */
 	unsigned batch_room;           /* for this many */
@@ -397,6 +398,30 @@ static inline void change_data(struct transaction *txn, struct data_extent *exte
 		refs_data_drop(txn, extent, full_backref);
 }
 
+/* data_add() of each of n extents: the queue and the cause are read once (a
+ * store to an extent could alias them for the compiler, which then reloads
+ * them for every one: 173 k extents in the seed run, its snapshots' shared
+ * leaves copied). */
+static inline void add_gathered(struct transaction *txn, struct data_extent *const *gathered, unsigned n,
+				bool shared)
+{
+	struct refs *refs = refs_of(txn);
+	uint8_t cause = (uint8_t)blockstore_cause(txn->store);
+	for (unsigned k = 0; k < n; k++) {
+		struct data_extent *extent = gathered[k];
+		if (shared)
+			extent->shared_refs++;
+		else
+			extent->data_refs++;
+		if (extent->flags & DATA_EXTENT_DIRTY) /* queue_data() */
+			continue;
+		extent->flags |= DATA_EXTENT_DIRTY;
+		extent->refs_cause = cause;
+		queue_push(&refs->dirty_data, data_entry(extent));
+		refs->pending++; /* RF11 */
+	}
+}
+
 /* A leaf's data extents are gathered this many at a time before their counts change. */
 #define REFS_GATHER 32u
 
@@ -430,8 +455,11 @@ static void change_leaf_data(struct transaction *txn, const struct tree_block *l
 				break;
 			}
 		}
-		for (unsigned k = 0; k < n; k++)
-			change_data(txn, gathered[k], full_backref, add);
+		if (add)
+			add_gathered(txn, gathered, n, full_backref);
+		else
+			for (unsigned k = 0; k < n; k++)
+				refs_data_drop(txn, gathered[k], full_backref);
 		left -= n;
 	}
 }
@@ -837,6 +865,22 @@ static inline struct pending_head head_of(struct heap_entry e)
 	return (struct pending_head){ e.bytenr, (struct tree_block *)e.head, NULL };
 }
 
+/* An entry's head, read where the batch's records are written. */
+static inline bool entry_is_data(const struct heap_entry *e)
+{
+	return e->head & 1u;
+}
+
+static inline struct tree_block *entry_block(const struct heap_entry *e)
+{
+	return (struct tree_block *)e->head;
+}
+
+static inline struct data_extent *entry_extent(const struct heap_entry *e)
+{
+	return (struct data_extent *)(e->head & ~(uintptr_t)1u);
+}
+
 /* ahead_late (RF6): a push and a pop O(log n). */
 static void heap_push(struct head_heap *heap, struct heap_entry e)
 {
@@ -949,7 +993,9 @@ static void sort_array(struct head_array *a, struct head_array *scratch)
 }
 
 /* Merge the sorted entries of INCOMING into ahead_run, from the back: the
- * run's entries above the lowest newcomer move once. */
+ * run's entries above the lowest newcomer move once. Most batches' newcomers
+ * all sort after the run's last entry (the grep reads on past the extents
+ * pending: 2 071 of the seed run's 2 995 merges), and are copied as they are. */
 static void run_merge(struct head_array *run, const struct head_array *incoming)
 {
 	unsigned n = incoming->len;
@@ -961,13 +1007,28 @@ static void run_merge(struct head_array *run, const struct head_array *incoming)
 	array_reserve(run, run->len + n);
 	struct heap_entry *a = run->entries;
 	const struct heap_entry *x = incoming->entries;
-	unsigned i = run->len, j = n, out = run->len + n;
-	while (j > 0) {
-		if (i > run->front && a[i - 1].bytenr > x[j - 1].bytenr)
+	unsigned i = run->len, j = n;
+	if (i > run->front) { /* the newcomers above the run's last entry go as they are */
+		uint64_t last = a[i - 1].bytenr;
+		unsigned low = 0, high = n;
+		while (low < high) {
+			unsigned mid = low + (high - low) / 2;
+			if (x[mid].bytenr < last)
+				low = mid + 1;
+			else
+				high = mid;
+		}
+		memcpy(&a[i + low], &x[low], (n - low) * sizeof(*x));
+		j = low;
+	}
+	unsigned out = i + j;
+	while (j > 0 && i > run->front) {
+		if (a[i - 1].bytenr > x[j - 1].bytenr)
 			a[--out] = a[--i];
 		else
 			a[--out] = x[--j];
 	}
+	memcpy(&a[out - j], x, j * sizeof(*x)); /* below the run's rest, or all of them */
 	run->len += n;
 }
 
@@ -975,8 +1036,10 @@ static void run_merge(struct head_array *run, const struct head_array *incoming)
  * whole rest, a heap push and pop are O(log n). */
 #define REFS_LATE_SHARE 8u
 
-/* Take incoming's newcomers at or above the cursor in (RF6). */
-static void take_in_ahead(struct refs *refs)
+/* Take incoming's newcomers at or above the cursor in (RF6); `sorted` says
+ * they are in address order already (a leaf's data extents mostly are:
+ * 2 524 of the seed run's 2 995 batches of newcomers). */
+static void take_in_ahead(struct refs *refs, bool sorted)
 {
 	struct head_array *run = &refs->ahead_run, *incoming = &refs->incoming;
 	struct head_heap *late = &refs->ahead_late;
@@ -992,8 +1055,9 @@ static void take_in_ahead(struct refs *refs)
 	if (late->len) /* an empty heap may have no array: memcpy's source must not be NULL */
 		memcpy(&incoming->entries[incoming->len], late->entries, late->len * sizeof(*late->entries));
 	incoming->len += late->len;
+	if (!sorted || late->len)
+		sort_array(incoming, &refs->spare);
 	late->len = 0;
-	sort_array(incoming, &refs->spare);
 	run_merge(run, incoming);
 	incoming->len = 0;
 }
@@ -1004,25 +1068,36 @@ static void merge_queued(struct refs *refs)
 {
 	unsigned queued = refs->dirty_blocks.len + refs->dirty_data.len;
 	struct head_array *incoming = &refs->incoming, *behind = &refs->heads_behind;
+	if (!queued)
+		return;
 	array_reserve(incoming, queued);
 	array_reserve(behind, behind->len + queued);
-	for (unsigned i = 0; i < queued; i++) {
-		struct heap_entry e = i < refs->dirty_blocks.len ? refs->dirty_blocks.items[i]
-								 : refs->dirty_data.items[i - refs->dirty_blocks.len];
-		if (e.bytenr >= refs->run_cursor)
-			incoming->entries[incoming->len++] = e;
-		else
-			behind->entries[behind->len++] = e;
+	struct heap_entry *ahead = incoming->entries, *below = &behind->entries[behind->len];
+	uint64_t cursor = refs->run_cursor, last = 0; /* the last address ahead: ascending so far? */
+	bool sorted = true;
+	const struct head_queue *queues[2] = { &refs->dirty_blocks, &refs->dirty_data };
+	for (unsigned q = 0; q < 2; q++) {
+		for (const struct heap_entry *e = queues[q]->items, *end = e + queues[q]->len; e < end; e++) {
+			if (e->bytenr >= cursor) {
+				sorted &= e->bytenr > last;
+				last = e->bytenr;
+				*ahead++ = *e;
+			} else {
+				*below++ = *e;
+			}
+		}
 	}
+	incoming->len = (unsigned)(ahead - incoming->entries);
+	behind->len = (unsigned)(below - behind->entries);
 	refs->dirty_blocks.len = refs->dirty_data.len = 0;
-	take_in_ahead(refs);
+	take_in_ahead(refs, sorted);
 }
 
 /* The next head from the cursor, wrapping at the end, as btrfs_select_ref_head() walks
  * delayed_refs->run_delayed_start: the lowest ahead, else (everything ahead ran) the lowest
  * behind, which is then the lowest of all.  The caller keeps the cursor past what it takes,
  * so after a wrap the heads behind sort ahead of it and become ahead_run, keeping RF6. */
-static struct pending_head next_head(struct refs *refs)
+static struct heap_entry next_head(struct refs *refs)
 {
 	struct head_array *run = &refs->ahead_run;
 	struct head_heap *late = &refs->ahead_late;
@@ -1032,8 +1107,8 @@ static struct pending_head next_head(struct refs *refs)
 		sort_array(run, &refs->spare);
 	}
 	if (late->len && (run->front == run->len || late->entries[0].bytenr < run->entries[run->front].bytenr))
-		return head_of(heap_pop(late));
-	return head_of(run->entries[run->front++]);
+		return heap_pop(late);
+	return run->entries[run->front++];
 }
 
 /* How a head's record changes the extent tree. A *lone* insert or delete
@@ -1064,26 +1139,27 @@ static struct item_limits item_limits(uint32_t nodesize)
 }
 
 /* refs_data_item_size() for an extent whose references all fit inline
- * (almost every one), without its divisions. */
+ * (almost every one), without its divisions: in 64 bits the sum cannot
+ * wrap, so one compare says they fit. */
 static inline uint32_t data_item_size(const struct item_limits *limits, const struct data_extent *extent,
 				      uint32_t *keyed)
 {
-	uint32_t bytes = extent->data_refs * BTRFS_INLINE_DATA_REF_SIZE +
-			 extent->shared_refs * BTRFS_INLINE_SHARED_DATA_REF_SIZE;
-	if (bytes > limits->data_room || extent->data_refs > limits->data_room || extent->shared_refs > limits->data_room)
+	uint64_t bytes = (uint64_t)extent->data_refs * BTRFS_INLINE_DATA_REF_SIZE +
+			 (uint64_t)extent->shared_refs * BTRFS_INLINE_SHARED_DATA_REF_SIZE;
+	if (bytes > limits->data_room)
 		return refs_data_item_size(limits->nodesize, extent->data_refs, extent->shared_refs, keyed);
 	*keyed = 0;
-	return BTRFS_EXTENT_ITEM_SIZE + bytes;
+	return BTRFS_EXTENT_ITEM_SIZE + (uint32_t)bytes;
 }
 
 /* The change a head's record makes, and the key of its extent item and the
  * size that item is to have (inline part). */
-static inline __attribute__((always_inline)) enum record_change record_change(const struct item_limits *limits, const struct pending_head *h,
+static inline __attribute__((always_inline)) enum record_change record_change(const struct item_limits *limits, const struct heap_entry *h,
 					       struct btree_key *key, uint32_t *size)
 {
 	uint32_t keyed, inline_refs = limits->inline_refs;
-	if (!h->block) {
-		const struct data_extent *extent = h->extent;
+	if (entry_is_data(h)) {
+		const struct data_extent *extent = entry_extent(h);
 		uint32_t was = extent->item_refs, now = data_extent_refs(extent);
 		*key = BTRFS_KEY(h->bytenr, BTRFS_EXTENT_ITEM_KEY, extent->num_bytes);
 		*size = data_item_size(limits, extent, &keyed);
@@ -1093,12 +1169,13 @@ static inline __attribute__((always_inline)) enum record_change record_change(co
 			return RECORD_OTHER;
 		return now ? RECORD_LONE_INSERT : RECORD_LONE_DELETE;
 	}
-	uint32_t was = h->block->extent_item_refs, now = block_record_refs(h->block);
-	*key = BTRFS_KEY(h->bytenr, BTRFS_METADATA_ITEM_KEY, h->block->level);
+	const struct tree_block *block = entry_block(h);
+	uint32_t was = block->extent_item_refs, now = block_record_refs(block);
+	*key = BTRFS_KEY(h->bytenr, BTRFS_METADATA_ITEM_KEY, block->level);
 	*size = refs_metadata_item_size(limits->nodesize, now, &keyed);
 	if (was && now) /* the keyed items stay when both are inline, or the count does */
 		return ((was <= inline_refs && now <= inline_refs) || was == now) &&
-				       tree_block_owner(h->block) != BTRFS_EXTENT_TREE_OBJECTID
+				       tree_block_owner(block) != BTRFS_EXTENT_TREE_OBJECTID
 			       ? RECORD_RESIZE
 			       : RECORD_OTHER;
 	if (!was == !now || was + now > inline_refs) /* one of them is 0 */
@@ -1108,20 +1185,22 @@ static inline __attribute__((always_inline)) enum record_change record_change(co
 
 /* A head whose item a run wrote (its keyed items as they were): as
  * write_block_record() or write_data_record() leave it. */
-static inline void record_written(const struct pending_head *h)
+static inline void record_written(const struct heap_entry *h)
 {
-	if (h->block) {
-		h->block->flags &= ~TREE_BLOCK_REFS_DIRTY;
-		h->block->extent_item_refs = block_record_refs(h->block);
+	if (!entry_is_data(h)) {
+		struct tree_block *block = entry_block(h);
+		block->flags &= ~TREE_BLOCK_REFS_DIRTY;
+		block->extent_item_refs = block_record_refs(block);
 	} else {
-		h->extent->flags &= ~DATA_EXTENT_DIRTY;
-		h->extent->item_refs = data_extent_refs(h->extent);
+		struct data_extent *extent = entry_extent(h);
+		extent->flags &= ~DATA_EXTENT_DIRTY;
+		extent->item_refs = data_extent_refs(extent);
 	}
 }
 
-static inline uint8_t record_cause(const struct pending_head *h)
+static inline uint8_t record_cause(const struct heap_entry *h)
 {
-	return h->block ? h->block->refs_cause : h->extent->refs_cause;
+	return entry_is_data(h) ? entry_extent(h)->refs_cause : entry_block(h)->refs_cause;
 }
 
 /*
@@ -1135,7 +1214,7 @@ static inline uint8_t record_cause(const struct pending_head *h)
  * writeback's new data extents.
  */
 static void write_lone_records(struct refs *refs, struct transaction *txn, enum record_change kind,
-			       const struct pending_head *heads, const struct btree_key *keys, const uint32_t *sizes,
+			       const struct heap_entry *heads, const struct btree_key *keys, const uint32_t *sizes,
 			       unsigned count, struct btree_path *cursor)
 {
 	for (unsigned k = 0; k < count;) {
@@ -1151,13 +1230,13 @@ static void write_lone_records(struct refs *refs, struct transaction *txn, enum 
 	}
 }
 
-static void write_record(struct refs *refs, struct transaction *txn, const struct pending_head *h,
+static void write_record(struct refs *refs, struct transaction *txn, const struct heap_entry *h,
 			 struct btree_path *cursor)
 {
-	if (h->block)
-		write_block_record(refs, txn, h->block, cursor);
+	if (entry_is_data(h))
+		write_data_record(refs, txn, entry_extent(h), cursor);
 	else
-		write_data_record(refs, txn, h->extent, cursor);
+		write_block_record(refs, txn, entry_block(h), cursor);
 }
 
 /*
@@ -1169,7 +1248,7 @@ static void write_record(struct refs *refs, struct transaction *txn, const struc
  * it maps, extents written one after the other whose items are neighbours
  * (the seed run's 154 000 resizes came in stretches of about 60).
  */
-static void write_resized_records(struct refs *refs, struct transaction *txn, const struct pending_head *heads,
+static void write_resized_records(struct refs *refs, struct transaction *txn, const struct heap_entry *heads,
 				  const struct btree_key *keys, const uint32_t *sizes, unsigned count,
 				  struct btree_path *cursor)
 {
@@ -1182,15 +1261,35 @@ static void write_resized_records(struct refs *refs, struct transaction *txn, co
 }
 
 /* Room for a batch of `count` heads in the buffers kept for it. */
-static struct pending_head *batch_room(struct refs *refs, unsigned count)
+static void batch_room(struct refs *refs, unsigned count)
 {
 	if (count > refs->batch_room) {
 		refs->batch_room = count;
-		refs->batch = g_renew(struct pending_head, refs->batch, count);
+		refs->batch = g_renew(struct heap_entry, refs->batch, count);
 		refs->batch_keys = g_renew(struct btree_key, refs->batch_keys, count);
 		refs->batch_sizes = g_renew(uint32_t, refs->batch_sizes, count);
 	}
-	return refs->batch;
+}
+
+/* The next `count` heads from the cursor (next_head()), each prefetched: its
+ * counts are read below, many heads later, so their misses overlap. When
+ * ahead_late is empty and ahead_run holds them all (most batches), they are
+ * ahead_run's next entries, read where they are: nothing changes ahead_run
+ * while the batch runs (what it queues waits in the queues). */
+static const struct heap_entry *take_heads(struct refs *refs, unsigned count)
+{
+	struct head_array *run = &refs->ahead_run;
+	const struct heap_entry *heads = refs->batch;
+	if (!refs->ahead_late.len && run->len - run->front >= count) {
+		heads = &run->entries[run->front];
+		run->front += count;
+	} else {
+		for (unsigned k = 0; k < count; k++)
+			refs->batch[k] = next_head(refs);
+	}
+	for (unsigned k = 0; k < count; k++) /* the tag bit cleared: the block or the extent */
+		__builtin_prefetch(entry_extent(&heads[k]), 1);
+	return heads;
 }
 
 /* Run `count` heads from the cursor on, in address order.  They leave the heaps before any
@@ -1198,12 +1297,8 @@ static struct pending_head *batch_room(struct refs *refs, unsigned count)
 static unsigned run_batch(struct refs *refs, struct transaction *txn, unsigned count)
 {
 	count = MIN(count, heads_taken_in(refs));
-	struct pending_head *heads = batch_room(refs, count);
-	for (unsigned k = 0; k < count; k++) {
-		heads[k] = next_head(refs);
-		/* Its counts are read below, many heads later: their misses overlap. */
-		__builtin_prefetch(heads[k].block ? (const void *)heads[k].block : (const void *)heads[k].extent, 1);
-	}
+	batch_room(refs, count);
+	const struct heap_entry *heads = take_heads(refs, count);
 	refs->pending -= count; /* RF11: taken to run; what running them queues counts anew */
 	struct item_limits limits = item_limits(blockstore_nodesize(txn->store));
 	struct btree_path cursor = { .levels = 0 }; /* write_extent_items() */
@@ -1212,7 +1307,7 @@ static unsigned run_batch(struct refs *refs, struct transaction *txn, unsigned c
 	for (unsigned k = 0; k < count;) {
 		/* A stretch's keys and sizes are taken just before it is written: the
 		 * stretches before it may have changed extent-tree blocks' counts. */
-		const struct pending_head *h = &heads[k];
+		const struct heap_entry *h = &heads[k];
 		enum record_change kind = record_change(&limits, h, &keys[k], &sizes[k]);
 		unsigned alike = 1;
 		while (kind != RECORD_OTHER && k + alike < count &&
@@ -1289,8 +1384,7 @@ uint64_t refs_commit(struct refs *refs, struct transaction *txn)
 		/* A compaction rewrites leaves: no cursor across it. */
 		for (unsigned i = 0; i < blocks.len + data.len; i++) {
 			struct btree_path cursor = { .levels = 0 };
-			struct pending_head h = head_of(i < blocks.len ? blocks.items[i] : data.items[i - blocks.len]);
-			write_record(refs, txn, &h, &cursor);
+			write_record(refs, txn, i < blocks.len ? &blocks.items[i] : &data.items[i - blocks.len], &cursor);
 			btree_compact_runs(txn, REFS_EXPANDED_LEAVES);
 		}
 		written += blocks.len + data.len;

@@ -51,8 +51,10 @@ Invariants
         output.
     PY3  Empty cells (unmeasured values) are skipped, never drawn as 0.
     PY4  OUT.png and OUT.svg are each written beside their name and renamed
-        onto it (save_whole): a full disk gives exit 2 and leaves the old
-        pictures, never a truncated one.
+        onto it (save_whole): a full disk leaves the old pictures, never a
+        truncated one. Exit status as sim/cli.h CLI2 says: 1 when the disk
+        fills or fails under the write (ENOSPC, EFBIG, EIO, EDQUOT), 2 when
+        OUT cannot be created at all (a missing folder, no permission).
     PY5  Every curve is distinguishable: no two curves of a figure share
         both colour and line style unless they coincide, and coinciding
         curves are named together in the legend (sweep lines too: each
@@ -75,6 +77,7 @@ Debian's /usr/bin/python3 with python3-matplotlib; stdlib only otherwise.
 
 import argparse
 import csv
+import errno
 import json
 import os
 import shutil
@@ -97,6 +100,8 @@ MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 LOST_COLUMNS = ("atime_lost", "atime_dropped", "failed_reads")
 LOST_COLOUR = "#E8000B"
 LOST_TEXT = "atime updates lost (ENOSPC)"
+# PY4, CLI2: the errors of a disk that filled or failed under a write (exit 1, not 2).
+DISK_FAILED = (errno.ENOSPC, errno.EFBIG, errno.EIO, errno.EDQUOT)
 
 
 class InputError(Exception):
@@ -1012,7 +1017,7 @@ def main(argv):
         save_whole(fig, args.output + ".svg", "svg", {"Date": None, "Description": command})
     except OSError as e:
         print(f"{PROG}: {args.output}: cannot write: {e.strerror}", file=sys.stderr)
-        return 2
+        return 1 if e.errno in DISK_FAILED else 2
     finally:
         plt.close(fig)
     return 0

@@ -158,6 +158,7 @@ struct file_paths {
 	const char *prefix;
 	char buf[96];
 	size_t number_end;                /* where ".c" starts */
+	size_t name_at;                   /* where "file-" starts */
 	uint64_t last;                    /* the file in buf; UINT64_MAX: none yet */
 };
 
@@ -176,15 +177,16 @@ static const char *file_paths_get(struct file_paths *paths, uint64_t i)
 		(*digit)++;
 	} else {
 		paths->number_end = file_path(paths->buf, paths->prefix, i);
+		paths->name_at = (size_t)(strrchr(paths->buf, '/') - paths->buf) + 1;
 	}
 	paths->last = i;
 	return paths->buf;
 }
 
-/* The length of the path file_paths_get() returned last. */
-static size_t file_paths_length(const struct file_paths *paths)
+/* The path file_paths_get() returned last, measured. */
+static struct fs_path file_paths_measured(const struct file_paths *paths)
 {
-	return paths->number_end + 2; /* ".c" */
+	return (struct fs_path){ paths->buf, paths->number_end + 2 /* ".c" */, paths->name_at };
 }
 
 static int populate(struct fs *fs, uint64_t files, uint64_t file_bytes)
@@ -223,8 +225,9 @@ static int read_all(struct fs *fs, uint64_t files, unsigned trees, double *per_s
 		file_paths_init(&paths, prefix);
 		for (uint64_t i = 0; i < files; i++) {
 			/* Every file exists: a failed read is a broken path or model. */
-			const char *path = file_paths_get(&paths, i);
-			int ret = fs_read_n(fs, path, file_paths_length(&paths), NULL);
+			file_paths_get(&paths, i);
+			struct fs_path path = file_paths_measured(&paths);
+			int ret = fs_read_path(fs, &path, NULL);
 			if (ret) {
 				fprintf(stderr, "cowsim bench: reading %s failed: %s\n", paths.buf, g_strerror(-ret));
 				return -1;
@@ -388,8 +391,9 @@ static int year_day(struct fs *fs, uint64_t files, unsigned day, unsigned keep, 
 	struct file_paths paths;
 	file_paths_init(&paths, "");
 	for (uint64_t i = first; i < MIN(files, first + share); i++) {
-		const char *path = file_paths_get(&paths, i);
-		if (fs_read_n(fs, path, file_paths_length(&paths), NULL))
+		file_paths_get(&paths, i);
+		struct fs_path path = file_paths_measured(&paths);
+		if (fs_read_path(fs, &path, NULL))
 			return -1;
 		(*reads)++;
 	}

@@ -35,6 +35,17 @@
  *       model invariant, a file the disk filled under) or the plot failed; 2
  *       bad arguments, a malformed trace, a --base no mark has (MR3) or a DIR
  *       that cannot be made (CLI2); 128+signal interrupted.
+ *   CM4  DIR holds one compare's files, never a mix (MR4): every file is
+ *       written into DIR/.compare-tmp-XXXXXX and moved onto its name only
+ *       once the runs, the tables and parameters.json are written (a figure
+ *       that fails to draw is then only missing); files of an earlier
+ *       compare this one did not write (its figures, the run CSVs its
+ *       parameters.json lists) are removed then. A signal, a run stopped
+ *       by bad input or a disk that fills before that removes the stage: DIR
+ *       as it was (and gone again if this compare made it).
+ *   CM5  parameters.json names the sha256 of compare.csv and of each run's
+ *       CSV, and is moved in last: report refuses a folder whose files are
+ *       not the ones it lists (cmd_report.c RP6).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -67,6 +78,7 @@ struct compare_args {
 	char **given;                 /* the arguments as given, for parameters.json */
 	GArray *entries;              /* every option, for parameters.json (cli_take_entries) */
 	char *trace_sha256;
+	struct multirun_stage stage;  /* CM4: where DIR's files are written until the commit */
 };
 
 /* One (design x) policy x mount combination. */
@@ -76,6 +88,7 @@ struct combination {
 	const char *policy;
 	struct fs_config config;
 	char *csv;                    /* DIR/[<design>-]<mount>-<policy>.csv */
+	char *staged;                 /* the same name in the stage, where the run writes it (CM4) */
 	char *label;                  /* "[zfs/]relatime/inline", for the plot's legend */
 };
 
@@ -92,6 +105,7 @@ static void free_args(struct compare_args *a)
 	if (a->entries)
 		g_array_unref(a->entries);
 	g_free(a->trace_sha256);
+	multirun_stage_clear(&a->stage);
 }
 
 static const struct cli_doc compare_doc = {
@@ -109,7 +123,13 @@ static const struct cli_doc compare_doc = {
 		 "space, first ENOSPC marked). With --json the summary goes to stdout as JSON\n"
 		 "and the table to stderr. With --designs the files are\n"
 		 "DIR/<design>-<mount>-<policy>.csv, compare.csv starts with a design column and each\n"
-		 "figure has a panel per design (policies default to inline there).",
+		 "figure has a panel per design (policies default to inline there).\n\n"
+		 "DIR changes only when the compare ends: its files are written to\n"
+		 "DIR/.compare-tmp-XXXXXX and moved in when every run, table and\n"
+		 "parameters.json is written; then the files of an earlier compare there that\n"
+		 "this one did not write (a figure such as compare-ratio, the run CSVs its\n"
+		 "parameters.json lists) are removed. Interrupted, or on a full disk, DIR is\n"
+		 "left as it was (a compare killed with SIGKILL may leave the hidden folder).",
 	.examples = "  cowsim gen seed-experiment --from-dir /usr/include --snapshots 10 -o t.trace\n"
 		    "  cowsim compare t.trace --policies inline,side-table,threshold:5%,snapshot-aware \\\n"
 		    "      --mounts relatime,strictatime,noatime -o cmp\n"
@@ -118,10 +138,10 @@ static const struct cli_doc compare_doc = {
 		    "  cowsim compare rot.trace --designs btrfs,keyed,zfs --mounts relatime,noatime -o rot\n"
 		    "  cowsim compare t.trace --mounts relatime,noatime --json -q | jq '.runs[].amplification'",
 	.exits = "  0  done (a run ended by ENOSPC is a result; with no Python, no figures)\n"
-		 "  1  a run broke, the disk filled under DIR, or the plot failed\n"
+		 "  1  a run broke, the disk filled under DIR (DIR as it was), or the plot failed\n"
 		 "  2  bad arguments, a malformed trace (read through before DIR is touched), a\n"
 		 "     --base that is no mark of the trace, or a DIR that cannot be made\n"
-		 "  130/143  interrupted",
+		 "  130/143  interrupted (DIR as it was)",
 	.model_options = true,
 };
 
@@ -189,6 +209,7 @@ static void combinations_free(GArray *combinations)
 	for (unsigned i = 0; i < combinations->len; i++) {
 		struct combination *c = &g_array_index(combinations, struct combination, i);
 		g_free(c->csv);
+		g_free(c->staged);
 		g_free(c->label);
 	}
 	g_array_unref(combinations);
@@ -270,6 +291,8 @@ static int run_all(const struct compare_args *a, GArray *combinations, RowsTable
 {
 	int status = EXIT_OK;
 	for (unsigned i = 0; i < combinations->len; i++) {
+		if (multirun_interrupted) /* between two runs */
+			return multirun_interrupted_status();
 		const struct combination *c = &g_array_index(combinations, struct combination, i);
 		g_autofree char *what = combination_name(c);
 		g_autofree char *name = combination_short_name(c);
@@ -278,7 +301,7 @@ static int run_all(const struct compare_args *a, GArray *combinations, RowsTable
 		g_autoptr(GError) error = NULL;
 		struct rows_summary summary;
 		double started = multirun_seconds();
-		int run = multirun_run(a->rest[0], &c->config, &a->run, c->csv, &summary, &error);
+		int run = multirun_run(a->rest[0], &c->config, &a->run, c->staged, &summary, &error);
 		if (run != EXIT_OK && run != EXIT_RUN_FAILED) {
 			rows_summary_clear(&summary);
 			fprintf(stderr, "cowsim compare: %s\n", error ? error->message : "failed");
@@ -307,11 +330,11 @@ static int plot_kind(const struct compare_args *a, GArray *combinations, const c
 	g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
 	g_ptr_array_add(argv, g_strdup("plot"));
 	if (!strcmp(kind, "bars")) {
-		g_ptr_array_add(argv, g_build_filename(a->run.out, "compare.csv", NULL));
+		g_ptr_array_add(argv, multirun_stage_file(&a->stage, "compare.csv"));
 	} else {
 		for (unsigned i = 0; i < combinations->len; i++) {
 			const struct combination *c = &g_array_index(combinations, struct combination, i);
-			g_ptr_array_add(argv, g_strdup(c->csv));
+			g_ptr_array_add(argv, g_strdup(c->staged));
 			g_ptr_array_add(argv, g_strdup_printf("--label=%s", c->label));
 		}
 		bool designs = g_array_index(combinations, struct combination, 0).design != NULL;
@@ -319,7 +342,7 @@ static int plot_kind(const struct compare_args *a, GArray *combinations, const c
 	}
 	g_ptr_array_add(argv, g_strdup_printf("--kind=%s", kind));
 	g_ptr_array_add(argv, g_strdup("-o"));
-	g_ptr_array_add(argv, g_build_filename(a->run.out, name, NULL));
+	g_ptr_array_add(argv, multirun_stage_file(&a->stage, name));
 	g_ptr_array_add(argv, g_strdup_printf("--title=%s", title));
 	for (size_t i = 0; extra[i]; i++)
 		g_ptr_array_add(argv, g_strdup(extra[i]));
@@ -397,30 +420,32 @@ static int plot(const struct compare_args *a, GArray *combinations, bool any_mar
 	const char *const by_mark[] = { "--x=mark", NULL };
 	struct layout l = layout_of(combinations);
 	int status = plot_kind(a, combinations, "compare", "curves", curves_title, l.curves);
+#define NEXT_FIGURE (status == EXIT_OK && !multirun_interrupted) /* a signal ends the figures (CM4) */
 	if (status == EXIT_SKIPPED) {
 		fprintf(stderr, "cowsim compare: no plot (see above); the CSVs and tables are written\n");
 		return EXIT_OK;
 	}
-	if (status == EXIT_OK && l.bars_drawn)
+	if (NEXT_FIGURE && l.bars_drawn)
 		status = plot_kind(a, combinations, "compare-bars", "bars", bars_title, l.bars);
 	else if (status == EXIT_OK && !a->run.quiet)
 		fprintf(stderr, "cowsim compare: no compare-bars: several designs, mounts and policies at once "
 			"(compare.csv has them)\n");
 	unsigned noatime = count_mount(combinations, "noatime");
-	if (status == EXIT_OK && noatime && noatime < combinations->len) /* a baseline and a run to divide */
+	if (NEXT_FIGURE && noatime && noatime < combinations->len) /* a baseline and a run to divide */
 		status = plot_kind(a, combinations, "compare-ratio", "ratio", ratio_title, l.ratio);
-	if (status == EXIT_OK)
+	if (NEXT_FIGURE)
 		status = plot_kind(a, combinations, "compare-attribution", "stack", stack_title, by_mark);
-	if (status == EXIT_OK)
+	if (NEXT_FIGURE)
 		status = plot_kind(a, combinations, "compare-free", "free", free_title, l.free_space);
+#undef NEXT_FIGURE
 	return status == EXIT_OK ? EXIT_OK : EXIT_RUN_FAILED;
 }
 
 static int write_tables(const struct compare_args *a, const RowsTable *table)
 {
 	g_autoptr(GError) error = NULL;
-	g_autofree char *csv = g_build_filename(a->run.out, "compare.csv", NULL);
-	g_autofree char *md = g_build_filename(a->run.out, "compare.md", NULL);
+	g_autofree char *csv = multirun_stage_file(&a->stage, "compare.csv");
+	g_autofree char *md = multirun_stage_file(&a->stage, "compare.md");
 	if (!rows_table_write_csv(table, csv, &error) || !rows_table_write_markdown(table, md, &error)) {
 		fprintf(stderr, "cowsim compare: %s\n", error->message);
 		return EXIT_RUN_FAILED;
@@ -439,15 +464,35 @@ static struct provenance provenance_of(struct compare_args *a)
 				    .trace = a->rest[0], .trace_sha256 = a->trace_sha256 };
 }
 
-/* DIR/parameters.json: what produced the folder (provenance.h); the trace's
- * sha256 is kept for the --json summary. */
-static int write_parameters(struct compare_args *a, GArray *combinations)
+/* The trace's sha256, for parameters.json and the --json summary, taken
+ * before the runs (a trace that cannot be read is bad input). */
+static int hash_trace(struct compare_args *a)
 {
 	g_autoptr(GError) error = NULL;
 	if (!(a->trace_sha256 = sweep_store_file_sha256(a->rest[0], &error))) {
 		fprintf(stderr, "cowsim compare: %s\n", error->message);
 		return EXIT_BAD_INPUT;
 	}
+	return EXIT_OK;
+}
+
+/* "sha256": the hash of the staged file NAME, null when it was not written. */
+static void json_file_sha256(ResultsJson *w, const struct compare_args *a, const char *key, const char *name)
+{
+	g_autofree char *path = multirun_stage_file(&a->stage, name);
+	g_autofree char *sha256 = sweep_store_file_sha256(path, NULL);
+	if (sha256)
+		results_json_string(w, key, sha256);
+	else
+		results_json_null(w, key);
+}
+
+/* DIR/parameters.json: what produced the folder (provenance.h), with the
+ * sha256 of compare.csv and of each run's CSV (CM5), so report can tell the
+ * folder's files belong together. Written after them, into the stage. */
+static int write_parameters(struct compare_args *a, GArray *combinations)
+{
+	g_autoptr(GError) error = NULL;
 	struct provenance p = provenance_of(a);
 	ResultsJson *w = provenance_begin(&p, PROVENANCE_PARAMETERS_SCHEMA, &error);
 	if (!w) {
@@ -466,11 +511,16 @@ static int write_parameters(struct compare_args *a, GArray *combinations)
 		results_json_string(w, "mount", c->mount);
 		results_json_string(w, "policy", c->policy);
 		results_json_string(w, "csv", csv);
+		json_file_sha256(w, a, "sha256", csv);
 		results_json_end(w);
 	}
 	results_json_end(w);
+	results_json_begin_object(w, "summary");
+	results_json_string(w, "csv", "compare.csv");
+	json_file_sha256(w, a, "sha256", "compare.csv");
 	results_json_end(w);
-	g_autofree char *path = g_build_filename(a->run.out, PROVENANCE_PARAMETERS_FILE, NULL);
+	results_json_end(w);
+	g_autofree char *path = multirun_stage_file(&a->stage, PROVENANCE_PARAMETERS_FILE);
 	return provenance_write(w, "compare", path) ? EXIT_OK : EXIT_RUN_FAILED;
 }
 
@@ -495,6 +545,78 @@ static int write_json(struct compare_args *a, GArray *combinations, const RowsTa
 	return provenance_write(w, "compare", a->json) ? status : EXIT_RUN_FAILED;
 }
 
+/* The files of DIR a compare writes (per-run CSVs aside): an earlier
+ * compare's that this one does not write again are removed at the commit
+ * (CM4), so no figure outlives the data it was drawn from. */
+static const char *const compare_files[] = {
+	"compare.csv", "compare.md", PROVENANCE_PARAMETERS_FILE, "compare.png", "compare.svg", "compare-bars.png",
+	"compare-bars.svg", "compare-ratio.png", "compare-ratio.svg", "compare-attribution.png",
+	"compare-attribution.svg", "compare-free.png", "compare-free.svg", NULL,
+};
+
+/* compare_files and the run CSVs the folder's parameters.json lists (plain
+ * names only: a hand-edited "../x" removes nothing outside DIR). */
+static GStrv stale_files(const char *dir)
+{
+	g_autoptr(GStrvBuilder) names = g_strv_builder_new();
+	g_strv_builder_addv(names, (const char **)compare_files);
+	g_autofree char *path = g_build_filename(dir, PROVENANCE_PARAMETERS_FILE, NULL);
+	g_autofree char *text = NULL;
+	g_file_get_contents(path, &text, NULL, NULL);
+	g_autoptr(GPtrArray) runs = multirun_parameters_objects(text, "runs");
+	for (unsigned i = 0; runs && i < runs->len; i++) {
+		const char *csv = g_hash_table_lookup(runs->pdata[i], "csv");
+		if (csv && !strchr(csv, '/') && g_str_has_suffix(csv, ".csv") && csv[0] != '.')
+			g_strv_builder_add(names, csv);
+	}
+	return g_strv_builder_end(names);
+}
+
+/* CM4: every file of this compare onto its name in DIR, parameters.json
+ * last (until then the old one, whose sha256s do not match the new files,
+ * tells report the folder is mixed); then the earlier compare's leftovers go. */
+static int commit(struct compare_args *a)
+{
+	g_autoptr(GError) error = NULL;
+	g_auto(GStrv) stale = stale_files(a->run.out);
+	const char *const last[] = { PROVENANCE_PARAMETERS_FILE, NULL };
+	if (multirun_stage_commit(&a->stage, last, (const char *const *)stale, &error))
+		return EXIT_OK;
+	fprintf(stderr, "cowsim compare: %s\n", error->message);
+	return EXIT_RUN_FAILED;
+}
+
+/* The combinations' CSVs in the stage (CM4). */
+static void stage_runs(struct compare_args *a, GArray *combinations)
+{
+	for (unsigned i = 0; i < combinations->len; i++) {
+		struct combination *c = &g_array_index(combinations, struct combination, i);
+		g_autofree char *name = g_path_get_basename(c->csv);
+		c->staged = multirun_stage_file(&a->stage, name);
+	}
+}
+
+/* The runs, the tables, parameters.json and the figures, into the stage;
+ * the exit status so far (CM3). `*whole`: every data file is written (the
+ * figures may have failed), so the stage may replace DIR's files. */
+static int run_into_stage(struct compare_args *a, GArray *combinations, RowsTable *table, bool *whole)
+{
+	bool any_mark = false;
+	int status = run_all(a, combinations, table, &any_mark);
+	if (status != EXIT_OK && status != EXIT_RUN_FAILED)
+		return status;
+	int written = write_tables(a, table);
+	if (written == EXIT_OK)
+		written = write_parameters(a, combinations);
+	*whole = written == EXIT_OK && !multirun_interrupted;
+	int plotted = *whole ? plot(a, combinations, any_mark) : EXIT_OK;
+	if (multirun_interrupted)
+		return multirun_interrupted_status();
+	if (status == EXIT_OK)
+		status = written != EXIT_OK ? written : plotted;
+	return status;
+}
+
 static int compare(struct compare_args *a)
 {
 	g_autoptr(GError) error = NULL;
@@ -512,13 +634,14 @@ static int compare(struct compare_args *a)
 	GArray *combinations = plan(a, designs, mounts, policies);
 	if (!combinations)
 		return EXIT_BAD_INPUT;
-	int status = multirun_make_out_dir("compare", &a->run);
+	int status = hash_trace(a);
 	if (status == EXIT_OK)
-		status = write_parameters(a, combinations);
+		status = multirun_stage_open("compare", &a->run, &a->stage);
 	if (status != EXIT_OK) {
 		combinations_free(combinations);
 		return status;
 	}
+	stage_runs(a, combinations);
 	const struct rows_param params[] = {
 		{ "design", RESULTS_CELL_STRING, RESULTS_UNIT_TEXT },
 		{ "mount", RESULTS_CELL_STRING, RESULTS_UNIT_TEXT },
@@ -527,13 +650,21 @@ static int compare(struct compare_args *a)
 	/* The design column with --designs only (files as before without). */
 	g_autoptr(RowsTable) table = designs ? rows_table_new(params, G_N_ELEMENTS(params))
 					     : rows_table_new(params + 1, G_N_ELEMENTS(params) - 1);
-	bool any_mark = false;
-	status = run_all(a, combinations, table, &any_mark);
+	bool whole = false;
+	status = run_into_stage(a, combinations, table, &whole);
+	bool moving = whole && status <= EXIT_BAD_INPUT;
+	int committed = moving ? commit(a) : EXIT_RUN_FAILED;
+	if (committed != EXIT_OK) {
+		multirun_stage_discard(&a->stage);
+		if (moving) /* a rename failed part way: parameters.json, moved last, is the old one */
+			fprintf(stderr, "cowsim compare: %s holds files of two compares (report refuses it): run the "
+				"compare again\n", a->run.out);
+		else
+			fprintf(stderr, "cowsim compare: %s: %s as it was\n",
+				status > EXIT_BAD_INPUT ? "interrupted" : "not finished", a->run.out);
+	}
 	if (status == EXIT_OK || status == EXIT_RUN_FAILED) {
-		int written = write_tables(a, table);
-		int plotted = written == EXIT_OK ? plot(a, combinations, any_mark) : EXIT_RUN_FAILED;
-		if (status == EXIT_OK)
-			status = written != EXIT_OK ? written : plotted;
+		status = MAX(status, committed);
 		if (a->json)
 			status = write_json(a, combinations, table, status);
 	}

@@ -19,9 +19,10 @@
  * Invariants
  *   CP1  The arguments reach plot.py exactly as given (no re-parsing here,
  *       except a leading --help/-h, which works without Python).
- *   CP2  Exit status: plot.py's own (0; 2 bad input or a picture that cannot be
- *       written, which is renamed into place whole or not at all); 77 when
- *       no Python or no script is found; 1 if Python died from a signal.
+ *   CP2  Exit status: plot.py's own (0; 1 the disk filled or failed under a
+ *       picture, which is renamed into place whole or not at all; 2 bad input
+ *       or an output that cannot be created, sim/cli.h CLI2); 77 when no
+ *       Python or no script is found; 1 if Python died from a signal.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -84,8 +85,10 @@ static void plot_usage(FILE *out)
 		"  cowsim plot sw/sweep.csv --kind sweep -o sw/sweep\n\n"
 		"Exit status:\n"
 		"  0  drawn\n"
-		"  1  python died\n"
-		"  2  bad arguments, a missing file or column, or the files could not be written\n"
+		"  1  the disk filled or failed under the pictures (the old ones are kept), or\n"
+		"     python died\n"
+		"  2  bad arguments, a missing file or column, or an output that cannot be\n"
+		"     created (a missing folder, no permission)\n"
 		"  77  no Python with matplotlib, or no plot.py\n",
 		PLOT_PYTHON);
 }

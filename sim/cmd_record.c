@@ -16,9 +16,11 @@
  *
  * -o FILE is opened before the command runs (and discarded if it fails).
  *
- * Exit status (sim/commands.h): 0 recorded; 2 bad arguments, an unreadable
- * DIR, a malformed log line with --strict, or a trace that cannot be
- * written; 77 strace is missing or cannot trace here (no ptrace).
+ * Exit status (sim/commands.h, sim/cli.h CLI2): 0 recorded; 1 the disk
+ * filled or failed under -o FILE while the trace was written (FILE as it
+ * was); 2 bad arguments, an unreadable DIR, a malformed log line with
+ * --strict, or an -o FILE that cannot be created (checked before the
+ * command runs); 77 strace is missing or cannot trace here (no ptrace).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -70,8 +72,10 @@ static const struct cli_doc record_doc = {
 		    "  cowsim run grep.trace -m relatime -o grep.csv\n"
 		    "  cowsim record --root . --prelude -- make | cowsim run - -o make.csv",
 	.exits = "  0  recorded\n"
-		 "  2  bad arguments, an unreadable DIR, a malformed log line with --strict, or a\n"
-		 "     trace that cannot be written\n"
+		 "  1  the disk filled or failed under -o FILE while the trace was written (FILE\n"
+		 "     as it was)\n"
+		 "  2  bad arguments, an unreadable DIR, a malformed log line with --strict, or an\n"
+		 "     -o FILE that cannot be created (checked before the command runs)\n"
 		 "  77  strace is missing or cannot trace here (no ptrace)",
 };
 
@@ -161,12 +165,17 @@ static int convert(const struct record_args *a, const struct strace_options *opt
 {
 	g_autoptr(GError) error = NULL;
 	bool ok = write_trace(a, opt, log, out ? out->stream : stdout, &error);
-	if (out)
-		ok = ok ? output_file_commit(out, &error) : (output_file_discard(out), false);
+	bool write_failed = !ok && out && ferror(out->stream); /* -o FILE opened, then the disk failed under it */
+	if (out && !ok)
+		output_file_discard(out);
+	else if (out && !output_file_commit(out, &error))
+		ok = false, write_failed = true;
 	if (ok)
 		return EXIT_OK;
+	if (write_failed && !g_str_has_prefix(error->message, "cannot "))
+		g_prefix_error(&error, "cannot write '%s': ", a->out);
 	fprintf(stderr, "cowsim record: %s\n", error->message);
-	return EXIT_BAD_INPUT;
+	return write_failed ? EXIT_RUN_FAILED : EXIT_BAD_INPUT; /* CLI2: a disk failing mid-write is 1 */
 }
 
 /* -o FILE is opened before the command runs: a long build is not run only to

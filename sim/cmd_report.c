@@ -55,6 +55,13 @@
  *      first figure; the summary's Markdown twin is listed, not rendered.
  *   RP5 A figure that records the command that drew it shows it, as text the
  *      shell can run in the folder (plot.py makes its paths relative to it).
+ *   RP6 A compare's folder is shown only if its files belong together: the
+ *      runs parameters.json lists are compare.csv's lines, in order, each
+ *      listed CSV is there, and every sha256 it records (compare.csv's, each
+ *      run CSV's: cmd_compare.c CM5) is that file's. Otherwise exit 2 naming
+ *      the file and the field that disagree, never a page that mixes two
+ *      compares (the trace parameters.json names is not the one the tables
+ *      came from).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -68,6 +75,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "multirun.h"
 #include "options.h"
 #include "provenance.h"
 #include "results.h"
@@ -479,6 +487,97 @@ static bool read_folder(struct folder *f, const char *dir, const char *output, G
 		return false;
 	}
 	return true;
+}
+
+/* ---- RP6: a compare's files belong together -------------------------------------- */
+
+/* "design zfs, mount relatime, policy inline" (design only when given). */
+static char *run_text(const char *design, const char *mount, const char *policy)
+{
+	return g_strdup_printf("%s%s%smount %s, policy %s", design ? "design " : "", design ? design : "",
+			       design ? ", " : "", mount ? mount : "?", policy ? policy : "?");
+}
+
+/* compare.csv's line `row` as run_text(). */
+static char *summary_run_text(const CsvTable *summary, unsigned row)
+{
+	const GPtrArray *cells = summary->rows->pdata[row];
+	int design = csv_column(summary, "design"), mount = csv_column(summary, "mount");
+	int policy = csv_column(summary, "policy");
+	return run_text(design < 0 ? NULL : csv_cell(cells, (unsigned)design),
+			mount < 0 ? NULL : csv_cell(cells, (unsigned)mount),
+			policy < 0 ? NULL : csv_cell(cells, (unsigned)policy));
+}
+
+/* The field `field` of parameters.json records `expected` as the sha256 of
+ * DIR/NAME (when it records one). */
+static bool sha256_matches(const struct folder *f, const char *name, const char *field, const char *expected,
+			   GError **error)
+{
+	g_autofree char *path = g_build_filename(f->dir, name, NULL);
+	g_autofree char *parameters = g_build_filename(f->dir, PROVENANCE_PARAMETERS_FILE, NULL);
+	g_autofree char *actual = expected ? sweep_store_file_sha256(path, NULL) : NULL;
+	if (!expected || (actual && !strcmp(actual, expected)))
+		return true;
+	g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+		    "%s: field %s: %s is not the file it records (sha256 %.12s..., the file's %.12s...): the folder "
+		    "mixes two compares; run the compare again", parameters, field, path, expected,
+		    actual ? actual : "unreadable");
+	return false;
+}
+
+/* One run of parameters.json against compare.csv's line `i` and its CSV. */
+static bool run_matches(const struct folder *f, const CsvTable *summary, GHashTable *run, unsigned i, GError **error)
+{
+	g_autofree char *parameters = g_build_filename(f->dir, PROVENANCE_PARAMETERS_FILE, NULL);
+	g_autofree char *listed = run_text(g_hash_table_lookup(run, "design"), g_hash_table_lookup(run, "mount"),
+					   g_hash_table_lookup(run, "policy"));
+	g_autofree char *line = i < summary->rows->len ? summary_run_text(summary, i) : NULL;
+	if (!line || strcmp(listed, line)) {
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+			    "%s: field runs[%u]: lists %s, but %s/compare.csv line %u %s%s: the folder mixes two "
+			    "compares; run the compare again", parameters, i, listed, f->dir, i + 2,
+			    line ? "has " : "is not there", line ? line : "");
+		return false;
+	}
+	const char *csv = g_hash_table_lookup(run, "csv");
+	g_autofree char *path = csv ? g_build_filename(f->dir, csv, NULL) : NULL;
+	if (csv && !g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: field runs[%u].csv: %s is not there",
+			    parameters, i, path);
+		return false;
+	}
+	g_autofree char *field = g_strdup_printf("runs[%u].sha256", i);
+	return !csv || sha256_matches(f, csv, field, g_hash_table_lookup(run, "sha256"), error);
+}
+
+/* RP6 for a folder whose parameters.json a compare wrote; any other passes. */
+static bool compare_folder_whole(const struct folder *f, GError **error)
+{
+	if (!f->parameters || !strstr(f->parameters, "\n  \"command\": \"compare\",\n"))
+		return true;
+	g_autoptr(GPtrArray) runs = multirun_parameters_objects(f->parameters, "runs");
+	g_autoptr(GPtrArray) summary_member = multirun_parameters_objects(f->parameters, "summary");
+	const CsvTable *summary = f->csvs->len ? f->csvs->pdata[0] : NULL;
+	if (!summary || strcmp(summary->name, "compare.csv")) {
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+			    "%s/%s: field command: a compare's, but %s/compare.csv is not there", f->dir,
+			    PROVENANCE_PARAMETERS_FILE, f->dir);
+		return false;
+	}
+	for (unsigned i = 0; runs && i < runs->len; i++)
+		if (!run_matches(f, summary, runs->pdata[i], i, error))
+			return false;
+	if (runs && runs->len != summary->rows->len) {
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+			    "%s/%s: field runs: lists %u runs, but %s/compare.csv has %u lines: the folder mixes two "
+			    "compares; run the compare again", f->dir, PROVENANCE_PARAMETERS_FILE, runs->len, f->dir,
+			    summary->rows->len);
+		return false;
+	}
+	return !summary_member || !summary_member->len ||
+	       sha256_matches(f, "compare.csv", "summary.sha256",
+			      g_hash_table_lookup(summary_member->pdata[0], "sha256"), error);
 }
 
 /* ---- parameters ----------------------------------------------------------------- */
@@ -1316,7 +1415,7 @@ static const struct cli_doc report_doc = {
 		   "parameters, the plots first (inlined as data URIs, each with the command that drew\n"
 		   "it), the summary table, the calibration error that applies, and the per-run\n"
 		   "tables folded.",
-	.examples = "  cowsim compare t.trace -o cmp && cowsim report cmp\n"
+	.examples = "  cowsim compare t.trace --mounts relatime,noatime -o cmp && cowsim report cmp\n"
 		    "  cowsim report cmp -o cmp.html --title 'seed experiment'\n"
 		    "  cowsim report cmp -o - > page.html",
 	.notes = "Beside a page written to FILE.html goes FILE.parameters.json (docs/json.md): cowsim's\n"
@@ -1324,8 +1423,10 @@ static const struct cli_doc report_doc = {
 		 "parameters.json (the trace's sha256 and generator); none with -o -.",
 	.exits = "  0  written\n"
 		 "  1  the disk filled under the page or its parameters.json\n"
-		 "  2  bad arguments, an unreadable folder, a malformed CSV or an output path\n"
-		 "     that cannot be written",
+		 "  2  bad arguments, an unreadable folder, a malformed CSV, a compare's folder\n"
+		 "     whose parameters.json does not match its compare.csv and run CSVs (a mix of\n"
+		 "     two compares: the file and the field are named), or an output path that\n"
+		 "     cannot be written",
 };
 
 static int parse_report_args(int argc, char **argv, struct report_args *a)
@@ -1414,7 +1515,7 @@ static int write_report(const struct report_args *a)
 {
 	g_autoptr(GError) error = NULL;
 	struct folder f;
-	bool ok = read_folder(&f, a->rest[0], a->output, &error);
+	bool ok = read_folder(&f, a->rest[0], a->output, &error) && compare_folder_whole(&f, &error);
 	g_autoptr(GString) page = g_string_new(NULL);
 	ok = ok && html_page(page, &f, a, &error);
 	g_autofree char *folder_parameters = g_steal_pointer(&f.parameters);

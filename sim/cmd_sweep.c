@@ -53,6 +53,10 @@
  *       reported and the others still run; the worst status is the exit.
  *   SW4  A point is finished only when its file is written (SS1, SS2): an
  *       interrupted or failed point is run again by the next sweep.
+ *   SW5  DIR/sweep.png and .svg show the sweep.csv beside them or are not
+ *       there: the first rewrite that changes sweep.csv's bytes removes them
+ *       (an interrupted sweep leaves no figure of the earlier sweep.csv), and
+ *       the sweep draws them again when it ends.
  */
 #include <errno.h>
 #include <signal.h>
@@ -143,7 +147,9 @@ static const struct cli_doc sweep_doc = {
 		 "DIR/sweep-plan.ini, DIR/parameters.json (cowsim's version and commit, the trace's\n"
 		 "sha256 or the --gen command, every option; docs/json.md) and DIR/points/ (a\n"
 		 ".point and a .csv per finished point). With --json the summary goes to stdout as\n"
-		 "JSON and the table to stderr; --point K writes neither.",
+		 "JSON and the table to stderr; --point K writes neither. sweep.png/.svg always\n"
+		 "show the sweep.csv beside them: once this sweep changes sweep.csv they are\n"
+		 "removed, and drawn again when it ends (an interrupted sweep leaves none).",
 	.examples = "  cowsim sweep t.trace --vary nodesize=4K,16K,64K --policies inline,side-table\n"
 		    "  cowsim sweep --gen 'seed-experiment --from-dir /usr/include --snapshots {snapshots}' \\\n"
 		    "      --vary snapshots=0..50/10 --vary nodesize=4K,16K,64K -o sw -j 2",
@@ -557,6 +563,30 @@ static RowsTable *finished_table(const struct sweep *s, GError **error)
 	return g_steal_pointer(&table);
 }
 
+/* SW5: once sweep.csv no longer holds `before` (its bytes before the
+ * rewrite), the figures drawn from it go. */
+static void drop_stale_figures(const char *dir, const char *csv, const char *before, gsize before_length)
+{
+	g_autofree char *after = NULL;
+	gsize after_length = 0;
+	if (g_file_get_contents(csv, &after, &after_length, NULL) && before && after_length == before_length &&
+	    !memcmp(after, before, after_length))
+		return;
+	static const char *const figures[] = { "sweep.png", "sweep.svg" };
+	for (size_t i = 0; i < G_N_ELEMENTS(figures); i++) {
+		g_autofree char *path = g_build_filename(dir, figures[i], NULL);
+		g_unlink(path);
+	}
+}
+
+/* Whether DIR has a figure of sweep.csv (SW5). */
+static bool has_figures(const char *dir)
+{
+	g_autofree char *png = g_build_filename(dir, "sweep.png", NULL);
+	g_autofree char *svg = g_build_filename(dir, "sweep.svg", NULL);
+	return g_file_test(png, G_FILE_TEST_EXISTS) || g_file_test(svg, G_FILE_TEST_EXISTS);
+}
+
 /* DIR/sweep.csv from the finished points (SW2); not more than once a
  * second once it is long, unless `force`. */
 static bool write_csv(struct sweep *s, struct progress *p, bool force, GError **error)
@@ -566,8 +596,18 @@ static bool write_csv(struct sweep *s, struct progress *p, bool force, GError **
 		return true;
 	p->last_csv_write = now;
 	g_autoptr(RowsTable) table = finished_table(s, error);
-	g_autofree char *csv = g_build_filename(s->args->run.out, "sweep.csv", NULL);
-	return table && rows_table_write_csv(table, csv, error);
+	const char *dir = s->args->run.out;
+	g_autofree char *csv = g_build_filename(dir, "sweep.csv", NULL);
+	g_autofree char *before = NULL;
+	gsize before_length = 0;
+	bool figures = has_figures(dir);
+	if (figures)
+		g_file_get_contents(csv, &before, &before_length, NULL);
+	if (!table || !rows_table_write_csv(table, csv, error))
+		return false;
+	if (figures)
+		drop_stale_figures(dir, csv, before, before_length);
+	return true;
 }
 
 /* Reads back point `point`'s file into s->lines. */

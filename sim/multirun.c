@@ -67,6 +67,143 @@ int multirun_make_out_dir(const char *command, const struct multirun_args *a)
 	return EXIT_OK;
 }
 
+/* ---- MR4: a staged folder ------------------------------------------------ */
+
+int multirun_stage_open(const char *command, const struct multirun_args *a, struct multirun_stage *stage)
+{
+	*stage = (struct multirun_stage){ .dir = g_strdup(a->out), .made_dir = !g_file_test(a->out, G_FILE_TEST_EXISTS) };
+	int status = multirun_make_out_dir(command, a);
+	if (status != EXIT_OK)
+		return status;
+	g_autofree char *name = g_strdup_printf(".%s-tmp-XXXXXX", command);
+	stage->path = g_build_filename(a->out, name, NULL);
+	if (g_mkdtemp(stage->path))
+		return EXIT_OK;
+	int saved = errno;
+	fprintf(stderr, "cowsim %s: cannot create a folder in '%s': %s\n", command, a->out, g_strerror(saved));
+	g_clear_pointer(&stage->path, g_free);
+	if (stage->made_dir)
+		g_rmdir(stage->dir);
+	return saved == ENOSPC || saved == EIO || saved == EDQUOT ? EXIT_RUN_FAILED : EXIT_BAD_INPUT; /* CLI2 */
+}
+
+char *multirun_stage_file(const struct multirun_stage *stage, const char *name)
+{
+	return g_build_filename(stage->path, name, NULL);
+}
+
+static bool listed(const char *const *names, const char *name)
+{
+	return names && g_strv_contains(names, name);
+}
+
+static int compare_names(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The plain files of the stage, sorted (so the renames happen in one order). */
+static GPtrArray *stage_names(const struct multirun_stage *stage, GError **error)
+{
+	g_autoptr(GDir) d = g_dir_open(stage->path, 0, error);
+	if (!d)
+		return NULL;
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+	for (const char *name; (name = g_dir_read_name(d));)
+		g_ptr_array_add(names, g_strdup(name));
+	g_ptr_array_sort(names, compare_names);
+	return names;
+}
+
+static bool move_in(const struct multirun_stage *stage, const char *name, GError **error)
+{
+	g_autofree char *from = multirun_stage_file(stage, name);
+	g_autofree char *to = g_build_filename(stage->dir, name, NULL);
+	if (g_rename(from, to) == 0)
+		return true;
+	int saved = errno;
+	g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "cannot move '%s' onto '%s': %s", from, to,
+		    g_strerror(saved));
+	return false;
+}
+
+bool multirun_stage_commit(struct multirun_stage *stage, const char *const *last, const char *const *stale,
+			   GError **error)
+{
+	g_autoptr(GPtrArray) names = stage_names(stage, error);
+	if (!names)
+		return false;
+	for (int pass = 0; pass < 2; pass++) /* the `last` names in the second pass */
+		for (unsigned i = 0; i < names->len; i++)
+			if (listed(last, names->pdata[i]) == (pass == 1) && !move_in(stage, names->pdata[i], error))
+				return false;
+	for (size_t i = 0; stale && stale[i]; i++) {
+		if (g_ptr_array_find_with_equal_func(names, stale[i], g_str_equal, NULL))
+			continue;
+		g_autofree char *path = g_build_filename(stage->dir, stale[i], NULL);
+		g_unlink(path); /* ENOENT: the old folder did not have it */
+	}
+	g_rmdir(stage->path);
+	g_clear_pointer(&stage->path, g_free);
+	return true;
+}
+
+void multirun_stage_discard(struct multirun_stage *stage)
+{
+	if (!stage->path)
+		return;
+	g_autoptr(GPtrArray) names = stage_names(stage, NULL);
+	for (unsigned i = 0; names && i < names->len; i++) {
+		g_autofree char *path = multirun_stage_file(stage, names->pdata[i]);
+		g_unlink(path);
+	}
+	g_rmdir(stage->path);
+	if (stage->made_dir)
+		g_rmdir(stage->dir); /* only if empty: nothing else was put there meanwhile */
+	g_clear_pointer(&stage->path, g_free);
+}
+
+void multirun_stage_clear(struct multirun_stage *stage)
+{
+	g_clear_pointer(&stage->dir, g_free);
+	g_clear_pointer(&stage->path, g_free);
+}
+
+GPtrArray *multirun_parameters_objects(const char *json, const char *member)
+{
+	g_auto(GStrv) lines = g_strsplit(json ? json : "", "\n", -1);
+	g_autofree char *array = g_strdup_printf("  \"%s\": [", member);
+	g_autofree char *object = g_strdup_printf("  \"%s\": {", member);
+	char **l = lines;
+	while (*l && strcmp(*l, array) && strcmp(*l, object))
+		l++;
+	if (!*l)
+		return NULL;
+	GPtrArray *objects = g_ptr_array_new_with_free_func((GDestroyNotify)g_hash_table_unref);
+	if (!strcmp(*l, object))
+		g_ptr_array_add(objects, g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free));
+	for (l++; *l && !g_str_has_prefix(*l, "  ]") && !g_str_has_prefix(*l, "  }"); l++) {
+		const char *text = *l + strspn(*l, " ");
+		if (*text == '{')
+			g_ptr_array_add(objects, g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free));
+		if (*text != '"' || !objects->len)
+			continue;
+		g_autofree char *key = g_strndup(text + 1, strcspn(text + 1, "\""));
+		const char *start = text + 1 + strlen(key) + strlen("\": ");
+		g_autofree char *value = g_strndup(start, strlen(start) - g_str_has_suffix(start, ","));
+		if (!strcmp(value, "null"))
+			continue;
+		if (*value == '"' && strlen(value) >= 2) { /* JSON's escapes \" \\ \n are C's */
+			value[strlen(value) - 1] = '\0';
+			char *plain = g_strcompress(value + 1);
+			g_free(value);
+			value = plain;
+		}
+		g_hash_table_replace(objects->pdata[objects->len - 1], g_steal_pointer(&key), g_steal_pointer(&value));
+	}
+	return objects;
+}
+
 /* The labels of TRACE's marks, in order, each once, as "a, b, c"; NULL
  * with *error at the first malformed line. */
 static char *trace_marks(const char *trace, GHashTable *labels, GError **error)

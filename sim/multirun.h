@@ -23,6 +23,12 @@
  *       mark of the trace, checked then too, and a run that replays a whole
  *       trace (a --gen one) without meeting it is bad input (exit 2), never a
  *       line of empty columns.
+ *   MR4  A staged folder (multirun_stage_*) changes DIR only at its commit:
+ *       until then every file goes to DIR/.COMMAND-tmp-XXXXXX (same
+ *       filesystem, a hidden name report leaves out). The commit renames each
+ *       file onto its name in DIR, `last` ones last, then removes the `stale`
+ *       names the stage did not hold; a discard removes the stage (and DIR when
+ *       the stage made it and it is empty again), leaving DIR as it was.
  */
 #ifndef COWSIM_SIM_MULTIRUN_H
 #define COWSIM_SIM_MULTIRUN_H
@@ -58,6 +64,38 @@ int multirun_check_trace(const char *command, const char *trace, const char *bas
 /* Creates args->out. EXIT_OK, or with the message printed EXIT_BAD_INPUT (a
  * folder that cannot be made there) or EXIT_RUN_FAILED (a full disk), CLI2. */
 int multirun_make_out_dir(const char *command, const struct multirun_args *args);
+
+/* MR4: DIR's next set of files, written beside it first. */
+struct multirun_stage {
+	char *dir;                    /* DIR */
+	char *path;                   /* DIR/.COMMAND-tmp-XXXXXX; NULL once committed or discarded */
+	bool made_dir;                /* DIR did not exist before: a discard removes it if empty */
+};
+
+/* Creates args->out (as multirun_make_out_dir) and the stage inside it.
+ * EXIT_OK, or with the message printed the status of a DIR that cannot be
+ * made (CLI2). */
+int multirun_stage_open(const char *command, const struct multirun_args *args, struct multirun_stage *stage);
+/* STAGE/NAME, where the file DIR/NAME is written until the commit. */
+char *multirun_stage_file(const struct multirun_stage *stage, const char *name);
+/* Moves every file of the stage onto DIR/NAME (the `last` names last), then
+ * removes DIR/NAME for each name of `stale` (NULL-terminated, plain file
+ * names; either list may be NULL) that the stage did not hold, and the stage.
+ * False with *error naming the file that could not be moved; the files not
+ * yet moved stay in the stage. */
+bool multirun_stage_commit(struct multirun_stage *stage, const char *const *last, const char *const *stale,
+			   GError **error);
+/* Removes the stage and its files: DIR as it was (MR4). Nothing when
+ * already committed or discarded. */
+void multirun_stage_discard(struct multirun_stage *stage);
+void multirun_stage_clear(struct multirun_stage *stage);
+
+/* The objects of member `member` of a parameters.json text (provenance.h
+ * writes one member a line, two spaces of indent a level): one GHashTable
+ * (key -> value text, strings unescaped, null members left out) per object
+ * of an array member such as compare's "runs", or one for an object member
+ * such as "summary". NULL when the text has no such member. */
+GPtrArray *multirun_parameters_objects(const char *json, const char *member);
 
 /* The signal that stopped the commands (SIGINT, SIGTERM), 0 while none came. */
 extern volatile int multirun_interrupted;

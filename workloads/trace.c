@@ -74,7 +74,9 @@
  *   TR10 an op trace_reader_next() returns carries its strings' lengths:
  *      path_len == strlen(path) and path2_len == strlen(path2) (0 for a
  *      string it has not), from the scan or the token that found them, so
- *      no one after the reader measures them again.
+ *      no one after the reader measures them again; and where its path's
+ *      last component starts: path[name_at - 1] is its last '/' (a path is
+ *      absolute, TO1), so that a walk need not search the name for one.
  */
 #include "trace.h"
 
@@ -723,6 +725,13 @@ void trace_reader_free(struct trace_reader *reader)
 
 /* --- values into the op ---------------------------------------------------------- */
 
+/* TR10: one past the last '/' of a path of LEN bytes that starts with one (TO1). */
+static inline uint16_t name_at(const char *path, size_t len)
+{
+	const char *slash = memrchr(path, '/', len);
+	return slash ? (uint16_t)(slash - path + 1) : 0;
+}
+
 static bool store_string(struct trace_reader *r, struct trace_op *op, const struct trace_positional *p,
 			 const struct token *t, GError **error)
 {
@@ -733,9 +742,10 @@ static bool store_string(struct trace_reader *r, struct trace_op *op, const stru
 	if (p->slot == TRACE_SLOT_PATH) { /* TR10: the token has no NUL byte (the problems above) */
 		op->path = t->text;
 		op->path_len = (uint32_t)t->len;
+		op->name_at = name_at(t->text, t->len);
 	} else {
 		op->path2 = t->text;
-		op->path2_len = (uint32_t)t->len;
+		op->path2_len = (uint16_t)t->len;
 	}
 	return true;
 }
@@ -1210,6 +1220,7 @@ int trace_reader_next(struct trace_reader *r, struct trace_op *op, GError **erro
 	op->line = r->line_no + 1;
 	op->path = path;
 	op->path_len = (uint32_t)len; /* TR10 */
+	op->name_at = name_at(path, len);
 	char *end = path + len; /* the byte after the path: not plain, at worst TR5's sentinel */
 	if (*end == ' ' && k->grammar->keys)
 		return next_with_options(r, op, k, line, len, error);

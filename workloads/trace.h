@@ -126,7 +126,8 @@ struct trace_op {
 	bool readonly;         /* snapshot ... ro */
 	bool has_range;        /* read PATH OFF LEN */
 	bool clock_relative;   /* clock +DURATION (true) or clock @TIME (false) */
-	uint32_t path2_len;    /* strlen(path2) in an op read from a trace (TR10); 0 in ops made in code */
+	uint16_t name_at;      /* path[name_at - 1] is its last '/' in an op read from a trace (TR10); 0 else */
+	uint16_t path2_len;    /* strlen(path2) in an op read from a trace (TR10); 0 in ops made in code */
 	int64_t clock_ns;      /* the duration (>= 0) or the absolute time, nanoseconds */
 	uint64_t line;         /* 1-based source line; 0 for ops not read from a file */
 };

@@ -1355,14 +1355,45 @@ static void test_namespace_check_fails_on_a_directory_cursor_off_the_roots_path(
 	assert_int_equal(btree_item_key(item)->objectid, dir.inode);
 	assert_int_equal(btree_item_key(item)->type, BTRFS_INODE_ITEM_KEY);
 	assert_cursor_check_breaks(fs, cursor, "directory cursor");
-	/* A stale cursor is not taken: the next create looks from the root and moves it. */
+	/* A stale cursor is not taken: the next create looks from the root and moves it. (Stale:
+	 * its stamp is not the tree's links, BT18, the test below.) */
 	unsigned top = cursor->inode_near.levels - 1u;
 	cursor->inode_near.slots[top] = cursor->inode_near.slots[top] ? 0 : 1;
+	cursor->inode_near.links = 0;
 	assert_false(btree_path_is_current(cursor->subvolume->tree, &cursor->inode_near));
 	assert_int_equal(fs_create(fs, "/d/new-001", 100, &attributes), 0);
 	assert_true(btree_path_is_current(cursor->subvolume->tree, &cursor->inode_near));
 	assert_non_null(fs_dir_lookup(dir.subvolume, dir.inode, "new-001", 7));
 	fixture_assert_fs_ok(fs, "after the creates");
+	fs_free(fs);
+	(void)state;
+}
+
+/* --- perfcreate: the directory cursor is a kept path (fs_namespace.c NS3, btree.h BT18) ------ */
+
+/* The directory cursor stamped with its tree's links is linked: a create takes it without asking
+ * btree_path_is_current(). Off the root's path with the stamp current (as a change to the tree
+ * that did not count in its links would leave it), the namespace check names BT18. */
+static void test_namespace_check_fails_on_a_stamped_directory_cursor_off_the_root(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	struct fs_attributes attributes;
+	fs_attributes_init(&attributes);
+	assert_int_equal(fs_create(fs, "/d/new-000", 100, &attributes), 0);
+	assert_int_equal(fs_create(fs, "/d/new-001", 100, &attributes), 0);
+	struct read_cursor *cursor = &fs->dir_cursor;
+	const struct btree *tree = cursor->subvolume->tree;
+	assert_true(btree_path_kept_linked(tree, &cursor->inode_near));
+	assert_int_equal(cursor->inode_near.links, tree->links); /* found linked: stamped */
+	fixture_assert_fs_ok(fs, "a stamped cursor");
+	unsigned top = cursor->inode_near.levels - 1u;
+	uint32_t slot = cursor->inode_near.slots[top];
+	assert_true(cursor->inode_near.levels > 1 && cursor->subvolume->tree->root->nritems > 1);
+	cursor->inode_near.slots[top] = slot ? 0 : 1;
+	assert_false(btree_path_is_current(tree, &cursor->inode_near));
+	assert_namespace_corrupt(fs, "corrupt directory cursor: BT18 a kept path stamped with tree");
+	cursor->inode_near.slots[top] = slot;
+	fixture_assert_fs_ok(fs, "the cursor put right");
 	fs_free(fs);
 	(void)state;
 }
@@ -2739,6 +2770,7 @@ int main(void)
 		cmocka_unit_test(test_namespace_check_fails_on_a_read_cursor_off_the_roots_path),
 		cmocka_unit_test(test_namespace_check_fails_on_a_directory_cursor_off_the_roots_path),
 		cmocka_unit_test(test_a_create_through_the_directory_cursor_does_what_one_from_the_root_does),
+		cmocka_unit_test(test_namespace_check_fails_on_a_stamped_directory_cursor_off_the_root),
 		cmocka_unit_test(test_a_step_through_the_dir_cache_finds_what_a_lookup_in_the_tree_finds),
 		cmocka_unit_test(test_dir_cache_check_fails_on_a_table_unlike_the_tree),
 		cmocka_unit_test(test_dir_cache_check_fails_on_a_broken_block),

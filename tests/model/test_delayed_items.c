@@ -243,6 +243,36 @@ static void test_delayed_items_check_fails_on_an_index_the_tree_already_has(void
 	fs_free(fs);
 }
 
+/* A directory's waiting indexes outgrow their list's first room and go in in order; the next
+ * directory's take the room it left (delayed_items.c index_list), and a name removed from the
+ * middle of them takes its index out: the tree holds every other index, each at its offset. */
+static void test_indexes_past_their_first_room_and_in_the_room_reused_go_in_in_order(void **state)
+{
+	struct fs *fs = new_fs("btrfs");
+	struct fs_attributes dir = fixture_attributes(0755, INT64_MIN, INT64_MIN);
+	for (const char *const *name = (const char *const[]){ "/a", "/b", NULL }; *name; name++)
+		assert_int_equal(fs_mkdir(fs, *name, &dir), 0);
+	create_files(fs, "/a", 0, 70); /* past 16, 32 and 64 */
+	fixture_assert_fs_ok(fs, "70 indexes waiting"); /* DI3: ascending, each with its DIR_ITEM */
+	assert_int_equal(fs_sync(fs), 0);
+	assert_int_equal(indexes_in_tree(fs, dir_inode(fs, "/a")), 70);
+	create_files(fs, "/b", 0, 40);
+	assert_int_equal(fs_unlink(fs, "/b/file-0017"), 0);
+	fixture_assert_fs_ok(fs, "one index taken out");
+	assert_int_equal(fs_sync(fs), 0);
+	uint64_t b = dir_inode(fs, "/b");
+	assert_int_equal(indexes_in_tree(fs, b), 39);
+	const struct subvolume *sv = fs_subvolume(fs, FS_TOP_SUBVOLUME);
+	for (uint64_t index = 2; index < 42; index++) { /* file-i took index i + 2 */
+		struct btree_key key = BTRFS_KEY(b, BTRFS_DIR_INDEX_KEY, index);
+		struct btree_path path;
+		assert_int_equal(btree_lookup(sv->tree, &key, &path), index != 19);
+	}
+	fixture_assert_fs_ok(fs, "after the commit");
+	fs_free(fs);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_a_snapshot_sees_every_waiting_index),
 		cmocka_unit_test(test_a_design_without_batches_writes_indexes_at_once),
 		cmocka_unit_test(test_a_batch_splits_a_full_leaf_at_the_insertion_point),
+		cmocka_unit_test(test_indexes_past_their_first_room_and_in_the_room_reused_go_in_in_order),
 		cmocka_unit_test(test_delayed_items_check_fails_when_the_count_is_off),
 		cmocka_unit_test(test_delayed_items_check_fails_when_the_dirty_inodes_are_miscounted),
 		cmocka_unit_test(test_delayed_items_check_fails_on_an_index_the_tree_already_has),

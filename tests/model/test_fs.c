@@ -235,6 +235,51 @@ static void test_fs_read_of_a_directory_is_eisdir_and_readdir_of_a_file_is_enotd
 	EXPECT_OK(fs_read(fs, "/d/f", NULL));
 }
 
+/* fs_read_path() of a path measured as its caller says (len, the last '/'): what fs_read() gives. */
+static int read_measured(struct fs *fs, const char *path)
+{
+	struct fs_path measured = { path, strlen(path), (size_t)(strrchr(path, '/') - path) + 1 };
+	return fs_read_path(fs, &measured, NULL);
+}
+
+static void test_fs_read_path_of_a_measured_path_answers_as_fs_read(void **state)
+{
+	struct fs *fs = *state;
+	mkdir_p(fs, "/d");
+	mkdir_p(fs, "/d/e");
+	create(fs, "/d/f", 10);
+	create(fs, "/d/e/g", 10);
+	static const char *const paths[] = { "/d/f", "/d/e/g", "/d/f", "/d/missing", "/d/e", "/d/f/x",
+					     "/d/e/g", "/d/./f", "/d/e/../f", "/d/e/", "/d/f" };
+	for (unsigned i = 0; i < G_N_ELEMENTS(paths); i++) {
+		int want = fs_read(fs, paths[i], NULL);
+		EXPECT_ERRNO(fs, read_measured(fs, paths[i]), want);
+	}
+}
+
+/* NS5: a listed directory is the walk's deepest level, so the reads of its names that follow (a
+ * grep) each take one step. */
+static void test_fs_readdir_leaves_the_walk_in_the_directory_it_listed(void **state)
+{
+	struct fs *fs = *state;
+	mkdir_p(fs, "/d");
+	mkdir_p(fs, "/d/e");
+	create(fs, "/d/e/g", 10);
+	EXPECT_OK(fs_readdir(fs, "/d/e", NULL));
+	const struct walk_memo *m = &fs->walk_memo;
+	assert_true(m->depth > 0);
+	assert_int_equal(m->levels[m->depth - 1].end, strlen("/d/e/"));
+	assert_memory_equal(m->prefix, "/d/e/", strlen("/d/e/"));
+	assert_true(m->levels[m->depth - 1].checked);
+	fixture_assert_fs_ok(fs, "after the readdir");
+	EXPECT_OK(read_measured(fs, "/d/e/g"));
+	EXPECT_OK(fs_readdir(fs, "/d", NULL)); /* one step from "/d/e/"'s parent: a full walk */
+	assert_int_equal(m->levels[m->depth - 1].end, strlen("/d/"));
+	EXPECT_OK(fs_readdir(fs, "/d/e", NULL)); /* one step from "/d/" */
+	assert_int_equal(m->levels[m->depth - 1].end, strlen("/d/e/"));
+	fixture_assert_fs_ok(fs, "after the readdirs");
+}
+
 static void test_fs_write_or_truncate_of_a_directory_is_eisdir(void **state)
 {
 	struct fs *fs = *state;
@@ -1163,6 +1208,8 @@ int main(void)
 		FS_TEST(test_fs_names_of_255_bytes_work_and_256_is_enametoolong),
 		FS_TEST(test_fs_stat_and_read_of_a_missing_path_are_enoent),
 		FS_TEST(test_fs_read_of_a_directory_is_eisdir_and_readdir_of_a_file_is_enotdir),
+		FS_TEST(test_fs_read_path_of_a_measured_path_answers_as_fs_read),
+		FS_TEST(test_fs_readdir_leaves_the_walk_in_the_directory_it_listed),
 		FS_TEST(test_fs_write_or_truncate_of_a_directory_is_eisdir),
 		FS_TEST(test_fs_link_gives_a_second_name_and_to_an_existing_name_is_eexist),
 		FS_TEST(test_fs_link_of_a_directory_is_eperm),

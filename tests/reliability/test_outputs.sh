@@ -12,7 +12,8 @@
 #     full disk (a 64 KiB tmpfs) end the run with exit 1 (CLI2: the disk
 #     failed under a write; it was 2), a message naming the file, PATH as it
 #     was and the whole rows written so far in PATH.partial (RUN1; they were
-#     under PATH before).
+#     under PATH before); plot and record onto the full disk exit 1 too (they
+#     were 2) and leave the old picture or trace.
 set -u
 cowsim=$1
 . "$(dirname "$0")/../tap.sh"
@@ -141,11 +142,27 @@ if mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
   if [ $status = 77 ]; then
     skip "a plot onto a full disk" "no python3-matplotlib"
   else
-    check "a plot onto a full disk exits 2 naming the output" "[ $status = 2 ] && grep -q 'cannot write' '$work/err'" \
+    # CLI2: the disk failing under a write is 1 (the run failed); 2 is for a path that cannot be created
+    check "a plot onto a full disk exits 1 (CLI2) naming the output" "[ $status = 1 ] && grep -q 'cannot write' '$work/err'" \
       "status $status: $(cat "$work/err")"
     check "and leaves the old pictures as they were, and no temporary file" \
       "[ \"\$(cat '$mnt/p.png' '$mnt/p.svg')\" = 'old png
 old svg' ] && [ -z \"\$(ls '$mnt' | grep tmp-)\" ]" "$(ls -la "$mnt")"
+  fi
+  # record -o onto the full disk: the trace (a --prelude of 300 files, ~30 KiB) does not fit.
+  mkdir "$work/tree"
+  for i in $(seq 300); do echo x >"$work/tree/a-file-with-a-long-name-$i"; done
+  rm -f "$mnt/p.png" "$mnt/p.svg" # room for the old trace, not for the new one
+  printf 'old trace\n' >"$mnt/rec.trace"
+  "$cowsim" record --root "$work/tree" --prelude -o "$mnt/rec.trace" -- ls "$work/tree" >/dev/null 2>"$work/err"
+  status=$?
+  if [ $status = 77 ]; then
+    skip "record onto a full disk" "no strace, or no ptrace here"
+  else
+    check "record -o onto a full disk exits 1 (CLI2) naming the trace, the old trace as it was" \
+      "[ $status = 1 ] && grep -q \"cannot write '$mnt/rec.trace'.*No space left\" '$work/err' &&
+       [ \"\$(cat '$mnt/rec.trace')\" = 'old trace' ] && [ -z \"\$(ls '$mnt' | grep tmp-)\" ]" \
+      "status $status: $(cat "$work/err"); $(ls -la "$mnt")"
   fi
   umount "$mnt"
 else

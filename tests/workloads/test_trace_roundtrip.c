@@ -21,6 +21,8 @@ static void assert_round_trip(const struct trace_op *op)
 	/* TR10: the reader hands over each string's length, quoted and escaped ones decoded. */
 	assert_int_equal(back.path_len, back.path ? strlen(back.path) : 0);
 	assert_int_equal(back.path2_len, back.path2 ? strlen(back.path2) : 0);
+	/* ... and where the path's last name starts, one past its last '/'. */
+	assert_int_equal(back.name_at, back.path ? (size_t)(strrchr(back.path, '/') - back.path) + 1 : 0);
 	if (!trace_op_equal(op, &back))
 		fail_msg("round trip changed the op:\n%s", text);
 	assert_int_equal(back.line, 2);

@@ -99,6 +99,8 @@ static void test_reader_fast_path_reads_back_what_was_written_across_chunks(void
 				 expected.path);
 		if (op.path_len != strlen(op.path) || op.path2_len != (op.path2 ? strlen(op.path2) : 0))
 			fail_msg("line %d: the fast path's lengths %u, %u (TR10)", i + 2, op.path_len, op.path2_len);
+		if (op.name_at != (size_t)(strrchr(op.path, '/') - op.path) + 1)
+			fail_msg("line %d: the fast path's name_at %u in '%s' (TR10)", i + 2, op.name_at, op.path);
 		i++;
 	}
 	if (got < 0)
