@@ -431,7 +431,7 @@ static bool walk_one_step(struct fs *fs, const struct fs_path *p, struct inode_l
 	*out = deepest->dir;
 	bool into_dir;
 	*ret = step_into(fs, out, name, name_len, near, true, &into_dir);
-	if (!*ret && into_dir && !fs_is_placeholder(out)) /* into_dir is set only when the step found */
+	if (!*ret && into_dir) /* into_dir is set only by a step that found a directory (not a placeholder) */
 		memo_push_into(fs, path, end + name_len, out);
 	return true;
 }
@@ -476,7 +476,7 @@ static int walk(struct fs *fs, const char *path, size_t end, struct inode_locati
 		if (at_level >= 0)
 			m->levels[at_level].checked = true; /* the step out of it found a directory */
 		if (i == end) {
-			if (into_dir && !fs_is_placeholder(out))
+			if (into_dir)
 				memo_push_into(fs, path, end, out);
 			break;
 		}
