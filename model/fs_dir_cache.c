@@ -365,7 +365,14 @@ static struct dir_table *fill(struct fs *fs, struct subvolume *sv, uint32_t top,
  * not be live (a hint's). */
 static void prefetch(uintptr_t block, uint32_t bytes)
 {
-	for (uintptr_t p = block + CACHE_LINE; p < block + MIN(bytes, (uint32_t)DIR_CACHE_PREFETCH_BYTES); p += CACHE_LINE)
+	uintptr_t p = block + CACHE_LINE, end = block + MIN(bytes, (uint32_t)DIR_CACHE_PREFETCH_BYTES);
+	for (; p + 3 * CACHE_LINE < end; p += 4 * CACHE_LINE) { /* four a turn: the loop's own steps were most of it */
+		__builtin_prefetch((const void *)p);
+		__builtin_prefetch((const void *)(p + CACHE_LINE));
+		__builtin_prefetch((const void *)(p + 2 * CACHE_LINE));
+		__builtin_prefetch((const void *)(p + 3 * CACHE_LINE));
+	}
+	for (; p < end; p += CACHE_LINE)
 		__builtin_prefetch((const void *)p);
 }
 

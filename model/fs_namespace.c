@@ -333,6 +333,26 @@ static inline __attribute__((always_inline)) int step_into(struct fs *fs, struct
 	return 0;
 }
 
+/* How many leading bytes a and b share, at most limit: a word at a time (a
+ * walk that turns to another directory compared the memo's prefix byte by
+ * byte, a fifth of its instructions). */
+static size_t shared_bytes(const char *a, const char *b, size_t limit)
+{
+	size_t same = 0;
+	for (; same + 8 <= limit; same += 8) {
+		uint64_t differ = fs_load64(a + same) ^ fs_load64(b + same);
+		if (differ) /* the first byte that differs: the lowest one in memory order */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+			return same + (size_t)__builtin_clzll(differ) / 8;
+#else
+			return same + (size_t)__builtin_ctzll(differ) / 8;
+#endif
+	}
+	while (same < limit && a[same] == b[same])
+		same++;
+	return same;
+}
+
 /* NS1: how many of the memo's levels path[0, end) starts with; the walk
  * resumes at the deepest of them. A memo older than the last name that
  * went away is forgotten. */
@@ -349,9 +369,7 @@ static unsigned memo_levels_matching(struct fs *fs, const char *path, size_t end
 		depth--;
 	if (!depth || fs_bytes_equal(m->prefix, path, m->levels[depth - 1].end))
 		return depth; /* the common case: another file of the last directory */
-	size_t same = 0, limit = m->levels[depth - 1].end;
-	while (same < limit && m->prefix[same] == path[same])
-		same++;
+	size_t same = shared_bytes(m->prefix, path, m->levels[depth - 1].end);
 	while (depth && m->levels[depth - 1].end > same)
 		depth--;
 	return depth;
