@@ -215,12 +215,20 @@ int fs_settime(struct fs *fs, const char *path, int64_t atime, int64_t mtime);
 int fs_read(struct fs *fs, const char *path, bool *atime_updated);
 /* A path its caller has measured (a replay's reader, the bench): len is
  * strlen(bytes) (bytes[len] is its NUL) and bytes[name_at - 1] its last '/',
- * which the walk then neither measures nor searches the last name for. */
+ * which the walk then neither measures nor searches the last name for.
+ * When hashed, name_hash is fs_name_hash() of the last name, bytes[name_at,
+ * len) (a replay's reader hashes it on its own thread), which the walk then
+ * does not hash again. */
 struct fs_path {
 	const char *bytes;
 	size_t len;
 	size_t name_at;
+	uint32_t name_hash;
+	bool hashed;
 };
+/* The hash a directory's entries are found by (btrfs_name_hash(): crc32c
+ * from ~1) of the LENGTH bytes at NAME. */
+uint32_t fs_name_hash(const char *name, size_t length);
 /* fs_read() of a measured path. */
 int fs_read_path(struct fs *fs, const struct fs_path *path, bool *atime_updated);
 int fs_readdir(struct fs *fs, const char *path, bool *atime_updated);

@@ -255,7 +255,6 @@ struct name_location {
 #define FS_HASH_SLOT_UNKNOWN UINT64_MAX
 
 /* fs_namespace.c */
-uint32_t fs_name_hash(const char *name, size_t length);
 int fs_resolve(struct fs *fs, const char *path, struct inode_location *out);
 /* fs_resolve() leaving *near (levels 0 on entry) at the last lookup it
  * made, the final name's directory entry: the inode item is usually close

@@ -283,13 +283,13 @@ static struct subvolume *linked_subvolume(struct fs *fs, const struct subvolume 
 }
 
 /* One component: AT (a directory, already known to be one when AT_IS_DIR:
- * NS2) to its entry NAME; *INTO_DIR: the entry's type says a directory
- * (NS6). A directory's inode item and its DIR_ITEMs share the objectid, so
+ * NS2) to its entry NAME, whose fs_name_hash() is HASH; *INTO_DIR: the
+ * entry's type says a directory (NS6). A directory's inode item and its DIR_ITEMs share the objectid, so
  * both lookups usually land in one leaf: *near carries it. Inlined in both
  * of walk()'s steps: it is most of a walk. */
 static inline __attribute__((always_inline)) int step_into(struct fs *fs, struct inode_location *at,
-							   const char *name, size_t length, struct btree_path *near,
-							   bool at_is_dir, bool *into_dir)
+							   const char *name, size_t length, uint32_t hash,
+							   struct btree_path *near, bool at_is_dir, bool *into_dir)
 {
 	if (length > BTRFS_NAME_LEN)
 		return -ENAMETOOLONG;
@@ -300,7 +300,6 @@ static inline __attribute__((always_inline)) int step_into(struct fs *fs, struct
 		if (!fs_mode_is_dir(btree_item_inode(inode)->mode))
 			return -ENOTDIR;
 	}
-	uint32_t hash = fs_name_hash(name, length);
 	uint64_t location;
 	bool location_is_root;
 	const struct dir_cache_entry *cached;
@@ -448,7 +447,9 @@ static bool walk_one_step(struct fs *fs, const struct fs_path *p, struct inode_l
 		return false;
 	*out = deepest->dir;
 	bool into_dir;
-	*ret = step_into(fs, out, name, name_len, near, true, &into_dir);
+	/* the reader's hash of the name, when it gave one: the name is path[name_at, len) */
+	uint32_t hash = p->hashed ? p->name_hash : fs_name_hash(name, name_len);
+	*ret = step_into(fs, out, name, name_len, hash, near, true, &into_dir);
 	if (!*ret && into_dir) /* into_dir is set only by a step that found a directory (not a placeholder) */
 		memo_push_into(fs, path, end + name_len, out);
 	return true;
@@ -488,7 +489,8 @@ static int walk(struct fs *fs, const char *path, size_t end, struct inode_locati
 			return -EINVAL;
 		bool out_is_dir = at_level >= 0 && m->levels[at_level].checked; /* NS2 */
 		bool into_dir;
-		int ret = step_into(fs, out, path + start, length, near, out_is_dir, &into_dir);
+		int ret = step_into(fs, out, path + start, length, fs_name_hash(path + start, length), near, out_is_dir,
+				    &into_dir);
 		if (ret)
 			return ret;
 		if (at_level >= 0)

@@ -186,7 +186,7 @@ static const char *file_paths_get(struct file_paths *paths, uint64_t i)
 /* The path file_paths_get() returned last, measured. */
 static struct fs_path file_paths_measured(const struct file_paths *paths)
 {
-	return (struct fs_path){ paths->buf, paths->number_end + 2 /* ".c" */, paths->name_at };
+	return (struct fs_path){ .bytes = paths->buf, .len = paths->number_end + 2 /* ".c" */, .name_at = paths->name_at };
 }
 
 static int populate(struct fs *fs, uint64_t files, uint64_t file_bytes)

@@ -134,7 +134,9 @@ static inline int apply_read(struct fs *fs, const struct trace_op *op)
 		return -EINVAL;
 	/* The reader measured the path and found its last name (TR10): the walk's step out of the
 	 * last directory compares the prefix and nothing else. */
-	int ret = op->path_len ? fs_read_path(fs, &(struct fs_path){ op->path, op->path_len, op->name_at }, NULL)
+	int ret = op->path_len ? fs_read_path(fs, &(struct fs_path){ .bytes = op->path, .len = op->path_len,
+								     .name_at = op->name_at, .name_hash = op->name_hash,
+								     .hashed = true }, NULL)
 			       : fs_read(fs, op->path, NULL);
 	return ret == -ENOSPC ? 0 : ret;
 }
@@ -567,6 +569,7 @@ enum replay_status replay_run(const char *trace_path, const struct replay_option
 	struct trace_reader *reader = trace_reader_open(trace_path, error);
 	if (!reader)
 		return outcome->status = REPLAY_BAD_INPUT;
+	trace_reader_hash_names(reader, fs_name_hash); /* the reader's thread hashes each read's name (TR10) */
 	/* RP9: the reader is the pipe's from here; with read-ahead it reads on while fs_new() runs.
 	 * RP10: every return below frees the pipe, which joins its thread. */
 	g_autoptr(trace_pipe) pipe = trace_pipe_start(reader, !options->no_read_ahead, options->interrupted,

@@ -76,7 +76,9 @@
  *      string it has not), from the scan or the token that found them, so
  *      no one after the reader measures them again; and where its path's
  *      last component starts: path[name_at - 1] is its last '/' (a path is
- *      absolute, TO1), so that a walk need not search the name for one.
+ *      absolute, TO1), so that a walk need not search the name for one; and,
+ *      from a reader told to hash names (trace_reader_hash_names()), name_hash
+ *      is that function of path[name_at, path_len), on the reader's thread.
  */
 #include "trace.h"
 
@@ -287,6 +289,7 @@ struct trace_reader {
 	struct keyword path_only[KEYWORD_SLOTS];
 	const char *last_path; /* inside buf; refill() forgets it (last_path_len 0) */
 	size_t last_path_len;
+	trace_name_hash_fn name_hash; /* TR10: NULL, or what hashes each op's last name */
 };
 
 /* One token of the current line. */
@@ -732,6 +735,21 @@ static inline uint16_t name_at(const char *path, size_t len)
 	return slash ? (uint16_t)(slash - path + 1) : 0;
 }
 
+/* TR10: the op's path (LEN bytes at PATH), where its last name starts, and that name's hash. */
+static inline void store_path(const struct trace_reader *r, struct trace_op *op, const char *path, size_t len)
+{
+	op->path = path;
+	op->path_len = (uint32_t)len;
+	op->name_at = name_at(path, len);
+	if (r->name_hash)
+		op->name_hash = r->name_hash(path + op->name_at, len - op->name_at);
+}
+
+void trace_reader_hash_names(struct trace_reader *reader, trace_name_hash_fn hash)
+{
+	reader->name_hash = hash;
+}
+
 static bool store_string(struct trace_reader *r, struct trace_op *op, const struct trace_positional *p,
 			 const struct token *t, GError **error)
 {
@@ -740,9 +758,7 @@ static bool store_string(struct trace_reader *r, struct trace_op *op, const stru
 	if (reason)
 		return fail_value(r, error, t->column, p->field, reason, t->text, t->len);
 	if (p->slot == TRACE_SLOT_PATH) { /* TR10: the token has no NUL byte (the problems above) */
-		op->path = t->text;
-		op->path_len = (uint32_t)t->len;
-		op->name_at = name_at(t->text, t->len);
+		store_path(r, op, t->text, t->len);
 	} else {
 		op->path2 = t->text;
 		op->path2_len = (uint16_t)t->len;
@@ -1218,9 +1234,7 @@ int trace_reader_next(struct trace_reader *r, struct trace_op *op, GError **erro
 	op->kind = k->kind;
 	op->mode = k->default_mode;
 	op->line = r->line_no + 1;
-	op->path = path;
-	op->path_len = (uint32_t)len; /* TR10 */
-	op->name_at = name_at(path, len);
+	store_path(r, op, path, len); /* TR10 */
 	char *end = path + len; /* the byte after the path: not plain, at worst TR5's sentinel */
 	if (*end == ' ' && k->grammar->keys)
 		return next_with_options(r, op, k, line, len, error);

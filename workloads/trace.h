@@ -119,13 +119,16 @@ struct trace_op {
 	uint32_t mode;         /* permission bits only (<= 07777): mkdir, create */
 	uint32_t uid;          /* mkdir, create */
 	uint32_t gid;          /* mkdir, create */
-	uint32_t times_given;  /* TRACE_TIME_* bits: which of the three below are set */
-	int64_t atime_ns;      /* nanoseconds since the epoch (may be negative) */
-	int64_t mtime_ns;
-	int64_t ctime_ns;      /* only mkdir/create; a real fs cannot set ctime */
+	uint8_t times_given;   /* TRACE_TIME_* bits: which of the three below are set */
 	bool readonly;         /* snapshot ... ro */
 	bool has_range;        /* read PATH OFF LEN */
 	bool clock_relative;   /* clock +DURATION (true) or clock @TIME (false) */
+	int64_t atime_ns;      /* nanoseconds since the epoch (may be negative) */
+	int64_t mtime_ns;
+	int64_t ctime_ns;      /* only mkdir/create; a real fs cannot set ctime */
+	/* An op read by a reader told to hash names (trace_reader_hash_names(), TR10): the hash of its
+	 * path's last name, path[name_at, path_len); 0 else */
+	uint32_t name_hash;
 	uint16_t name_at;      /* path[name_at - 1] is its last '/' in an op read from a trace (TR10); 0 else */
 	uint16_t path2_len;    /* strlen(path2) in an op read from a trace (TR10); 0 in ops made in code */
 	int64_t clock_ns;      /* the duration (>= 0) or the absolute time, nanoseconds */
@@ -205,6 +208,12 @@ bool trace_reader_may_block(const struct trace_reader *reader);
  * it); false otherwise, and nothing changes (a regular file's read never
  * blocks for long). */
 bool trace_reader_watch_cancel(struct trace_reader *reader, int fd);
+/* A hash of a path's last name (LEN bytes at NAME), for trace_reader_hash_names(). */
+typedef uint32_t (*trace_name_hash_fn)(const char *name, size_t len);
+/* From now on every op read with a path carries HASH of its last name (trace_op.name_hash, TR10):
+ * the reader's thread hashes it, not the user's (a replay's model looks a directory's entries up
+ * by such a hash).  NULL: no hash (name_hash 0). */
+void trace_reader_hash_names(struct trace_reader *reader, trace_name_hash_fn hash);
 
 void trace_reader_free(struct trace_reader *reader);
 /* The typedef exists only so that g_autoptr(trace_reader) works. */

@@ -235,11 +235,31 @@ static void test_fs_read_of_a_directory_is_eisdir_and_readdir_of_a_file_is_enotd
 	EXPECT_OK(fs_read(fs, "/d/f", NULL));
 }
 
-/* fs_read_path() of a path measured as its caller says (len, the last '/'): what fs_read() gives. */
+/* fs_read_path() of a path measured as its caller says (len, the last '/', the last name's hash,
+ * as a replay's reader gives them): what fs_read() gives. */
 static int read_measured(struct fs *fs, const char *path)
 {
-	struct fs_path measured = { path, strlen(path), (size_t)(strrchr(path, '/') - path) + 1 };
+	size_t len = strlen(path), name_at = (size_t)(strrchr(path, '/') - path) + 1;
+	struct fs_path measured = { .bytes = path, .len = len, .name_at = name_at,
+				    .name_hash = fs_name_hash(path + name_at, len - name_at), .hashed = true };
 	return fs_read_path(fs, &measured, NULL);
+}
+
+/* A measured path's hash is the caller's: the step out of the last directory looks the name up
+ * by it and does not hash the name again (the replay's reader hashed it on its own thread). */
+static void test_fs_read_path_looks_the_last_name_up_by_the_hash_given(void **state)
+{
+	struct fs *fs = *state;
+	mkdir_p(fs, "/d");
+	create(fs, "/d/f", 10);
+	create(fs, "/d/g", 10);
+	for (int i = 0; i < 4; i++) /* the walk's memo in /d, and /d's table of names (DC1) */
+		EXPECT_OK(read_measured(fs, i % 2 ? "/d/f" : "/d/g"));
+	struct fs_path wrong = { .bytes = "/d/f", .len = 4, .name_at = 3, .name_hash = fs_name_hash("g", 1),
+				 .hashed = true };
+	EXPECT_ERRNO(fs, fs_read_path(fs, &wrong, NULL), -ENOENT);
+	wrong.hashed = false; /* no hash given: the walk hashes the name itself */
+	EXPECT_OK(fs_read_path(fs, &wrong, NULL));
 }
 
 static void test_fs_read_path_of_a_measured_path_answers_as_fs_read(void **state)
@@ -1209,6 +1229,7 @@ int main(void)
 		FS_TEST(test_fs_stat_and_read_of_a_missing_path_are_enoent),
 		FS_TEST(test_fs_read_of_a_directory_is_eisdir_and_readdir_of_a_file_is_enotdir),
 		FS_TEST(test_fs_read_path_of_a_measured_path_answers_as_fs_read),
+		FS_TEST(test_fs_read_path_looks_the_last_name_up_by_the_hash_given),
 		FS_TEST(test_fs_readdir_leaves_the_walk_in_the_directory_it_listed),
 		FS_TEST(test_fs_write_or_truncate_of_a_directory_is_eisdir),
 		FS_TEST(test_fs_link_gives_a_second_name_and_to_an_existing_name_is_eexist),

@@ -71,8 +71,18 @@ static void fast_path_op(int i, struct trace_op *op, char *path, size_t size)
 	}
 }
 
+/* A name hash for trace_reader_hash_names() (FNV-1a): any function of the name's bytes. */
+static uint32_t test_name_hash(const char *name, size_t len)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 16777619u;
+	return h;
+}
+
 /* TR5/TR6: lines the fast path takes straight from the buffer read back as written, across the
- * chunk ends (where a line goes on past the buffer and read_line() takes it). */
+ * chunk ends (where a line goes on past the buffer and read_line() takes it); TR10: each with its
+ * last name's hash, from the fast path and the full lexer alike. */
 static void test_reader_fast_path_reads_back_what_was_written_across_chunks(void **state)
 {
 	enum { FAST_LINES = 40000 }; /* about 4.5 MB: 17 chunks */
@@ -90,6 +100,7 @@ static void test_reader_fast_path_reads_back_what_was_written_across_chunks(void
 	rewind(f);
 	g_autoptr(trace_reader) reader = trace_reader_new_from_stream(f, "fast.trace", true, &error);
 	assert_non_null(reader);
+	trace_reader_hash_names(reader, test_name_hash);
 	struct trace_op op, expected;
 	int i = 0, got;
 	while ((got = trace_reader_next(reader, &op, &error)) == 1) {
@@ -101,6 +112,8 @@ static void test_reader_fast_path_reads_back_what_was_written_across_chunks(void
 			fail_msg("line %d: the fast path's lengths %u, %u (TR10)", i + 2, op.path_len, op.path2_len);
 		if (op.name_at != (size_t)(strrchr(op.path, '/') - op.path) + 1)
 			fail_msg("line %d: the fast path's name_at %u in '%s' (TR10)", i + 2, op.name_at, op.path);
+		if (op.name_hash != test_name_hash(op.path + op.name_at, op.path_len - op.name_at))
+			fail_msg("line %d: the last name's hash %08x in '%s' (TR10)", i + 2, op.name_hash, op.path);
 		i++;
 	}
 	if (got < 0)
