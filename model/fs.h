@@ -218,13 +218,16 @@ int fs_read(struct fs *fs, const char *path, bool *atime_updated);
  * which the walk then neither measures nor searches the last name for.
  * When hashed, name_hash is fs_name_hash() of the last name, bytes[name_at,
  * len) (a replay's reader hashes it on its own thread), which the walk then
- * does not hash again. */
+ * does not hash again. bytes[0, shared) are those of the last measured path
+ * given to fs_read_path() on this fs (0: not known), which the walk then
+ * need not compare again (a replay's reader found them). */
 struct fs_path {
 	const char *bytes;
 	size_t len;
 	size_t name_at;
 	uint32_t name_hash;
 	bool hashed;
+	size_t shared;
 };
 /* The hash a directory's entries are found by (btrfs_name_hash(): crc32c
  * from ~1) of the LENGTH bytes at NAME. */

@@ -92,6 +92,9 @@ struct walk_memo_level {
 struct walk_memo {
 	uint64_t names_removed;       /* fs->names_removed when the levels were recorded */
 	unsigned depth;               /* levels in use, by increasing end; 0: none */
+	/* NS7: prefix[0, read_prefix) is the last measured path's too (fs_read_path()'s), at most the
+	 * deepest level's end; 0: not known */
+	uint16_t read_prefix;
 	struct walk_memo_level levels[WALK_MEMO_LEVELS];
 	char prefix[4096];            /* the bytes up to the deepest level's end */
 };

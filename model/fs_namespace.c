@@ -67,6 +67,14 @@
  *     entry that led into it says FT_DIR, not only once a step out of it
  *     found its inode item: a grep entering a directory made that lookup
  *     (a tenth of the seed's walk, round 15a).
+ *  NS7 the memo's prefix[0, read_prefix) is also the last measured path's
+ *     (fs_path, which only fs_read_path() takes): NS5's step of a measured
+ *     path sets it to the prefix it found the path starts with, and every
+ *     other walk clears it (walk()). So a measured path whose caller says it
+ *     shares those bytes with the last one (fs_path.shared) takes NS5's step
+ *     without comparing them: the reads of a grep in one directory compared
+ *     its ~35 bytes each, where the replay's reader had compared each path
+ *     with the last one already.
  * A step out of a directory the walks kept stepping out of asks that
  * directory's table of entries instead of the tree, a table a snapshot and
  * its source share while neither changed the directory (fs_dir_cache.c,
@@ -439,8 +447,11 @@ static bool walk_one_step(struct fs *fs, const struct fs_path *p, struct inode_l
 			return false;
 		name_len = (size_t)(stop - name);
 	} else {
-		if (p->name_at != end || !fs_bytes_equal(m->prefix, path, end))
+		if (p->name_at != end)
 			return false;
+		if ((p->shared < end || m->read_prefix < end) && !fs_bytes_equal(m->prefix, path, end)) /* NS7 */
+			return false;
+		fs->walk_memo.read_prefix = (uint16_t)end; /* NS7: the path's, as the memo's */
 		name_len = p->len - end;
 	}
 	if (!name_len || (name[0] == '.' && (name_len == 1 || (name_len == 2 && name[1] == '.'))))
@@ -460,9 +471,10 @@ static bool walk_one_step(struct fs *fs, const struct fs_path *p, struct inode_l
  * prefix that ends with '/' (the root's "/" too) becomes a level. */
 static int walk(struct fs *fs, const char *path, size_t end, struct inode_location *out, struct btree_path *near)
 {
+	struct walk_memo *m = &fs->walk_memo;
+	m->read_prefix = 0; /* NS7: the bytes may become another path's */
 	if (path[0] != '/' || !end)
 		return -EINVAL;
-	struct walk_memo *m = &fs->walk_memo;
 	m->depth = memo_levels_matching(fs, path, end);
 	size_t i;
 	int at_level; /* the memo's level for *out, -1 when it has none */
@@ -658,6 +670,12 @@ bool fs_namespace_check(struct fs *fs, GError **error)
 	if (fs->walk_memo.depth > WALK_MEMO_LEVELS) {
 		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT, "corrupt walk memo: %u levels",
 			    fs->walk_memo.depth);
+		return false;
+	}
+	if (fs->walk_memo.read_prefix > fs->walk_memo.levels[fs->walk_memo.depth - 1].end) {
+		g_set_error(error, MODEL_ERROR, MODEL_ERROR_CORRUPT,
+			    "corrupt walk memo: NS7 the last read's %u bytes pass the deepest level's end %u",
+			    fs->walk_memo.read_prefix, fs->walk_memo.levels[fs->walk_memo.depth - 1].end);
 		return false;
 	}
 	g_autofree struct walk_memo *memo = g_memdup2(&fs->walk_memo, sizeof(fs->walk_memo));

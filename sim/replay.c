@@ -126,24 +126,35 @@ static void set_cause(struct fs *fs, int *in_force, enum trace_op_kind kind)
 }
 
 /* A read op: 0 or a negative errno; an atime update that met ENOSPC is no
- * error of the trace (the model counts it as a failed read). */
-static inline int apply_read(struct fs *fs, const struct trace_op *op)
+ * error of the trace (the model counts it as a failed read). *PATH_READ: the
+ * last op with a path was a read whose path went to fs_read_path(), which
+ * this one's becomes. */
+static inline int apply_read(struct fs *fs, const struct trace_op *op, bool *path_read)
 {
 	/* rw_verify_area(): a range that passes the largest file offset is EINVAL. */
-	if (op->has_range && (op->offset > INT64_MAX || op->length > INT64_MAX - op->offset))
+	if (op->has_range && (op->offset > INT64_MAX || op->length > INT64_MAX - op->offset)) {
+		*path_read = false;
 		return -EINVAL;
-	/* The reader measured the path and found its last name (TR10): the walk's step out of the
-	 * last directory compares the prefix and nothing else. */
+	}
+	/* The reader measured the path, found and hashed its last name, and compared it with the
+	 * last op's path (TR10): the walk's step out of the last directory does none of it again
+	 * (fs_path.shared: bytes the last measured path given to fs_read_path() has, when the last op with a path
+	 * was that read). */
+	bool shared_known = *path_read;
+	*path_read = op->path_len;
 	int ret = op->path_len ? fs_read_path(fs, &(struct fs_path){ .bytes = op->path, .len = op->path_len,
 								     .name_at = op->name_at, .name_hash = op->name_hash,
-								     .hashed = true }, NULL)
+								     .hashed = true,
+								     .shared = shared_known ? op->shared : 0 }, NULL)
 			       : fs_read(fs, op->path, NULL);
 	return ret == -ENOSPC ? 0 : ret;
 }
 
-/* Applies one op; returns 0 or a negative errno. */
-static int apply_op(struct fs *fs, const struct trace_op *op)
+/* Applies one op; returns 0 or a negative errno. *PATH_READ as apply_read()'s. */
+static int apply_op(struct fs *fs, const struct trace_op *op, bool *path_read)
 {
+	if (op->path && op->kind != TRACE_READ)
+		*path_read = false;
 	struct fs_attributes a;
 	switch (op->kind) {
 	case TRACE_MKDIR:
@@ -157,7 +168,7 @@ static int apply_op(struct fs *fs, const struct trace_op *op)
 	case TRACE_TRUNCATE:
 		return fs_truncate(fs, op->path, op->size);
 	case TRACE_READ:
-		return apply_read(fs, op);
+		return apply_read(fs, op, path_read);
 	case TRACE_STAT:
 		return fs_stat(fs, op->path);
 	case TRACE_READDIR: {
@@ -290,6 +301,7 @@ struct run_state {
 	uint32_t look_after;          /* RP7: the kinds (bits) that want a look after their op */
 	const struct fs_counters *counters; /* RP8: the model's, live */
 	bool events_seen;             /* RP8: both first events noted */
+	bool path_read;               /* the last op with a path was a read given to fs_read_path() */
 };
 
 static bool emit_row(struct run_state *st, uint64_t op_index, const char *label, GError **error)
@@ -513,10 +525,10 @@ static enum replay_status replay_loop(struct run_state *st, struct trace_pipe *p
 			before_op(st, op);
 		int ret;
 		if (op->kind == TRACE_READ && st->cause == SPACE_CAUSE_ATIME) {
-			ret = apply_read(st->fs, op); /* most ops of a grep: no cause to set, no switch */
+			ret = apply_read(st->fs, op, &st->path_read); /* most ops of a grep: no cause to set, no switch */
 		} else {
 			set_cause(st->fs, &st->cause, op->kind);
-			ret = apply_op(st->fs, op);
+			ret = apply_op(st->fs, op, &st->path_read);
 		}
 		uint64_t index = outcome->ops++;
 		if (G_UNLIKELY(!(index & (RP_FOLLOW_HEAP_OPS - 1))))

@@ -78,7 +78,9 @@
  *      last component starts: path[name_at - 1] is its last '/' (a path is
  *      absolute, TO1), so that a walk need not search the name for one; and,
  *      from a reader told to hash names (trace_reader_hash_names()), name_hash
- *      is that function of path[name_at, path_len), on the reader's thread.
+ *      is that function of path[name_at, path_len), on the reader's thread;
+ *      and path[0, shared) is the path of the op with a path read just before
+ *      (the fast path's last_path is always that op's path, or forgotten).
  */
 #include "trace.h"
 
@@ -739,7 +741,7 @@ static inline uint16_t name_at(const char *path, size_t len)
 static inline void store_path(const struct trace_reader *r, struct trace_op *op, const char *path, size_t len)
 {
 	op->path = path;
-	op->path_len = (uint32_t)len;
+	op->path_len = (uint16_t)len;
 	op->name_at = name_at(path, len);
 	if (r->name_hash)
 		op->name_hash = r->name_hash(path + op->name_at, len - op->name_at);
@@ -1200,6 +1202,8 @@ static G_GNUC_NO_INLINE int next_in_full(struct trace_reader *reader, struct tra
 		if (!parse_op(reader, op, error))
 			return -1;
 		remember_keyword(reader, op);
+		if (op->path)
+			reader->last_path_len = 0; /* TR10: the fast path's next op shares nothing it knows */
 		return 1;
 	}
 }
@@ -1227,10 +1231,12 @@ int trace_reader_next(struct trace_reader *r, struct trace_op *op, GError **erro
 	if (!k)
 		return next_in_full(r, op, error);
 	char *path = line + k->len + 1;
-	size_t len = trace_plain_path_after(path, r->last_path, r->last_path_len);
+	size_t shared;
+	size_t len = trace_plain_path_after(path, r->last_path, r->last_path_len, &shared);
 	if (!len)
 		return next_in_full(r, op, error);
 	op_clear(op);
+	op->shared = (uint16_t)shared; /* TR10: last_path is the path of the last op with one */
 	op->kind = k->kind;
 	op->mode = k->default_mode;
 	op->line = r->line_no + 1;

@@ -110,7 +110,10 @@ enum trace_time_bit {
 
 struct trace_op {
 	enum trace_op_kind kind;
-	uint32_t path_len;     /* strlen(path) in an op read from a trace (TR10); 0 in ops made in code */
+	uint16_t path_len;     /* strlen(path) in an op read from a trace (TR10); 0 in ops made in code */
+	/* path[0, shared) is the path of the op with a path read just before it (TR10): what the
+	 * reader's fast path found the two share; 0 when it does not know (the full lexer's ops) */
+	uint16_t shared;
 	const char *path;      /* see the kind's comment; NULL when the op has none */
 	const char *path2;     /* target / new name / DST / label / options; else NULL */
 	uint64_t size;         /* bytes: create size=, truncate SIZE */

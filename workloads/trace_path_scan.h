@@ -143,10 +143,13 @@ static inline size_t plain_path_span(const char *s, size_t known)
  * bytes.  0 is no verdict: the caller lexes the line in full.  LAST (LAST_LEN bytes) is a path this
  * function accepted before, NUL-terminated: the bytes S shares with it are not checked again, only
  * the components they may end.  S and LAST must be readable up to 15 bytes past the first byte
- * that differs or ends them (the reader's sentinel and padding, TR5). */
-static inline size_t trace_plain_path_after(const char *s, const char *last, size_t last_len)
+ * that differs or ends them (the reader's sentinel and padding, TR5).  *SHARED: how many leading
+ * bytes S shares with LAST (at most LAST_LEN, and no more than S's path: the byte that ends it is
+ * none of LAST's path bytes). */
+static inline size_t trace_plain_path_after(const char *s, const char *last, size_t last_len, size_t *shared)
 {
-	return plain_path_span(s, shared_prefix(s, last, last_len));
+	*shared = shared_prefix(s, last, last_len);
+	return plain_path_span(s, *shared);
 }
 
 #endif

@@ -1132,6 +1132,28 @@ static void test_namespace_check_fails_on_memo_levels_out_of_order(void **state)
 	(void)state;
 }
 
+/* --- perfwalk: the last measured path's bytes in the memo (fs_namespace.c NS7) ---------------- */
+
+/* A measured read leaves read_prefix at its directory's level: bytes past the deepest level's end
+ * would let a later read skip comparing bytes the memo does not hold. */
+static void test_namespace_check_fails_on_a_read_prefix_past_the_deepest_level(void **state)
+{
+	struct fs *fs = populated("btrfs");
+	const char *path = "/d/file-001";
+	assert_int_equal(fs_read(fs, path, NULL), 0); /* the levels: "/" and "/d/" */
+	struct fs_path measured = { .bytes = path, .len = strlen(path), .name_at = 3 };
+	assert_int_equal(fs_read_path(fs, &measured, NULL), 0); /* NS5's step: read_prefix 3 */
+	struct walk_memo *m = &fs->walk_memo;
+	assert_int_equal(m->read_prefix, 3);
+	fixture_assert_fs_ok(fs, "after a measured read");
+	m->read_prefix = (uint16_t)(m->levels[m->depth - 1].end + 1);
+	fixture_assert_fs_corrupt(fs, "corrupt walk memo: NS7 the last read's 4 bytes pass the deepest level's end 3");
+	m->read_prefix = 3;
+	fixture_assert_fs_ok(fs, "put right");
+	fs_free(fs);
+	(void)state;
+}
+
 /* --- the read cursor (fs_namespace.c NS3) ------------------------------------------------- */
 
 static void assert_namespace_corrupt(struct fs *fs, const char *want)
@@ -2763,6 +2785,7 @@ int main(void)
 		cmocka_unit_test(test_namespace_check_fails_on_a_memo_marked_checked_that_holds_a_file),
 		cmocka_unit_test(test_a_walk_from_the_memos_levels_finds_what_a_walk_from_the_root_finds),
 		cmocka_unit_test(test_namespace_check_fails_on_memo_levels_out_of_order),
+		cmocka_unit_test(test_namespace_check_fails_on_a_read_prefix_past_the_deepest_level),
 		cmocka_unit_test(test_namespace_check_fails_on_an_entry_outside_its_hash_window),
 		cmocka_unit_test(test_read_cursor_is_taken_only_while_linked_from_the_root),
 		cmocka_unit_test(test_a_read_through_the_cursor_finds_what_a_lookup_from_the_root_finds),

@@ -277,6 +277,28 @@ static void test_fs_read_path_of_a_measured_path_answers_as_fs_read(void **state
 	}
 }
 
+/* NS7: the bytes a measured path's caller says it shares with the last measured path are not
+ * compared again: the step out of the last directory trusts them (the replay's reader compared
+ * them), and nothing else does (a walk of another path forgets what the memo shared). */
+static void test_fs_read_path_trusts_the_bytes_said_shared_with_the_last_measured_path(void **state)
+{
+	struct fs *fs = *state;
+	mkdir_p(fs, "/d");
+	mkdir_p(fs, "/e");
+	create(fs, "/d/f", 10);
+	EXPECT_OK(read_measured(fs, "/d/f")); /* the memo's deepest level: "/d/" */
+	EXPECT_OK(read_measured(fs, "/d/f")); /* NS5's step: the memo's "/d/" is the path's */
+	struct fs_path other = { .bytes = "/e/f", .len = 4, .name_at = 3 };
+	other.shared = 3; /* not so: taken as "/d/f" */
+	EXPECT_OK(fs_read_path(fs, &other, NULL));
+	other.shared = 1; /* so: compared, walked */
+	EXPECT_ERRNO(fs, fs_read_path(fs, &other, NULL), -ENOENT);
+	EXPECT_OK(read_measured(fs, "/d/f"));
+	EXPECT_OK(fs_readdir(fs, "/e", NULL)); /* another walk: the memo's "/e/" is no read's */
+	struct fs_path again = { .bytes = "/d/f", .len = 4, .name_at = 3, .shared = 4 }; /* so: the last read's */
+	EXPECT_OK(fs_read_path(fs, &again, NULL));
+}
+
 /* NS5: a listed directory is the walk's deepest level, so the reads of its names that follow (a
  * grep) each take one step. */
 static void test_fs_readdir_leaves_the_walk_in_the_directory_it_listed(void **state)
@@ -1230,6 +1252,7 @@ int main(void)
 		FS_TEST(test_fs_read_of_a_directory_is_eisdir_and_readdir_of_a_file_is_enotdir),
 		FS_TEST(test_fs_read_path_of_a_measured_path_answers_as_fs_read),
 		FS_TEST(test_fs_read_path_looks_the_last_name_up_by_the_hash_given),
+		FS_TEST(test_fs_read_path_trusts_the_bytes_said_shared_with_the_last_measured_path),
 		FS_TEST(test_fs_readdir_leaves_the_walk_in_the_directory_it_listed),
 		FS_TEST(test_fs_write_or_truncate_of_a_directory_is_eisdir),
 		FS_TEST(test_fs_link_gives_a_second_name_and_to_an_existing_name_is_eexist),

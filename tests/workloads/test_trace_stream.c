@@ -103,6 +103,7 @@ static void test_reader_fast_path_reads_back_what_was_written_across_chunks(void
 	trace_reader_hash_names(reader, test_name_hash);
 	struct trace_op op, expected;
 	int i = 0, got;
+	char last_path[256] = "";
 	while ((got = trace_reader_next(reader, &op, &error)) == 1) {
 		fast_path_op(i, &expected, expected_path, sizeof(expected_path));
 		if (!trace_op_equal(&op, &expected) || op.line != (uint64_t)i + 2)
@@ -114,6 +115,9 @@ static void test_reader_fast_path_reads_back_what_was_written_across_chunks(void
 			fail_msg("line %d: the fast path's name_at %u in '%s' (TR10)", i + 2, op.name_at, op.path);
 		if (op.name_hash != test_name_hash(op.path + op.name_at, op.path_len - op.name_at))
 			fail_msg("line %d: the last name's hash %08x in '%s' (TR10)", i + 2, op.name_hash, op.path);
+		if (op.shared > strlen(last_path) || memcmp(op.path, last_path, op.shared))
+			fail_msg("line %d: '%s' shares %u bytes with '%s' (TR10)", i + 2, op.path, op.shared, last_path);
+		g_strlcpy(last_path, op.path, sizeof(last_path));
 		i++;
 	}
 	if (got < 0)
