@@ -776,25 +776,31 @@ static int compare_entry_address(gconstpointer a, gconstpointer b)
  * whenever the chunk's used bytes changed. Returns true when it wrote any. */
 static bool write_block_group_items(struct refs *refs, struct transaction *txn)
 {
-	unsigned count;
-	const struct chunk *chunks = blockstore_chunks(txn->store, &count);
+	unsigned count, now;
+	blockstore_chunks(txn->store, &count); /* chunks made by this pass's inserts: the next pass */
 	bool wrote = false;
 	for (unsigned i = 0; i < count; i++) {
-		struct btree_key key = BTRFS_KEY(chunks[i].start, BTRFS_BLOCK_GROUP_ITEM_KEY, chunks[i].length);
-		/* The item says the chunk's used bytes (extent_tree_check ET4). */
-		union item_payload used_payload = { .value = chunks[i].used };
+		/* A copy, and read again after a COW: the chunk array may grow under it. */
+		const struct chunk c = blockstore_chunks(txn->store, &now)[i];
+		struct btree_key key = BTRFS_KEY(c.start, BTRFS_BLOCK_GROUP_ITEM_KEY, c.length);
 		if (i >= refs->chunk_used_written->len) {
-			uint64_t used = chunks[i].used;
+			/* The item says the chunk's used bytes (extent_tree_check ET4); if
+			 * the insert changes them, the next pass rewrites it. */
+			union item_payload used_payload = { .value = c.used };
 			btree_insert_item(refs->extent_tree, txn, &key, BTRFS_BLOCK_GROUP_ITEM_SIZE, &used_payload);
-			g_array_append_val(refs->chunk_used_written, used);
+			g_array_append_val(refs->chunk_used_written, c.used);
 			wrote = true;
 			continue;
 		}
-		uint64_t *written = &g_array_index(refs->chunk_used_written, uint64_t, i);
-		if (*written == chunks[i].used)
+		if (g_array_index(refs->chunk_used_written, uint64_t, i) == c.used)
 			continue;
-		*btree_item_value_for_write(btree_lookup_for_write(refs->extent_tree, txn, &key)) = used_payload.value;
-		*written = chunks[i].used;
+		struct btree_item *item = btree_lookup_for_write(refs->extent_tree, txn, &key);
+		/* Read after the lookup's COW, which may free a block of this very
+		 * chunk: else the item keeps the old used bytes while the record of
+		 * what was written says the new, and no pass mends it. */
+		uint64_t used = blockstore_chunks(txn->store, &now)[i].used;
+		*btree_item_value_for_write(item) = used;
+		g_array_index(refs->chunk_used_written, uint64_t, i) = used;
 		wrote = true;
 	}
 	return wrote;
