@@ -553,6 +553,22 @@ bool btree_path_is_current(const struct btree *tree, const struct btree_path *pa
  * compared with the key first: lookups in key order land the same number
  * of items on each time (a grep's reads: a file's three items). */
 bool btree_lookup_kept(const struct btree *tree, const struct btree_key *key, struct btree_path *path);
+/* btree_lookup_kept()'s hop, inline and without a call: the item when the
+ * path is stamped linked (BT18) and its item `hop` slots on (in a leaf
+ * without runs) has the key, the path moved there; else NULL and the path
+ * as it was, for btree_lookup_kept() to answer. Most of a grep's reads end
+ * here (docs/performance.md round 18a). */
+static inline const struct btree_item *btree_lookup_kept_hop(const struct btree *tree, const struct btree_key *key,
+							     struct btree_path *path)
+{
+	const struct tree_block *leaf = path->nodes[0];
+	uint32_t guess = path->slots[0] + path->hop;
+	if (path->links != tree->links || !path->levels || !path->hop || guess >= leaf->nritems ||
+	    (leaf->flags & TREE_BLOCK_RUNS) || btree_key_compare(btree_item_key(&leaf->items[guess]), key))
+		return NULL;
+	path->slots[0] = guess;
+	return &leaf->items[guess];
+}
 /* Is a kept path still linked (BT18)? Stamped with the tree's links, it is;
  * else btree_path_is_current() says, and stamps it when it is. */
 bool btree_path_kept_linked(const struct btree *tree, struct btree_path *path);
