@@ -66,8 +66,11 @@
  * to bound the memory (256 full 16 KiB leaves of keyed backrefs are about
  * 5 MB of items). 64 compacted the seed run's leaves 5.6 M instructions
  * more; 256 cost `cowsim bench --sizes 1000000` 128 KB of peak RSS, 1024
- * 6.2 MB (docs/performance.md round 15c). */
-#define REFS_EXPANDED_LEAVES 256u
+ * 6.2 MB (docs/performance.md round 15c). 512 leaves most of the seed
+ * run's transactions to the commit's compaction: 4.1 M instructions fewer
+ * than 256 (as many as 1024), the bench's peak RSS 413.7 -> 414.4 MiB
+ * (one run each). */
+#define REFS_EXPANDED_LEAVES 512u
 
 /* One pending ref head: a block or a data extent with changed counts. */
 struct pending_head {
