@@ -707,9 +707,8 @@ static void test_refs_check_fails_when_the_pending_heads_leave_address_order(voi
 
 /* --- the count of pending heads (refs.c RF11), perf18cow ------------------------------ */
 
-/* The throttle's idle check and the reservations read the count, not the
- * queues: one more or one less than they hold fails. */
-static void test_refs_check_fails_when_the_pending_heads_are_miscounted(void **state)
+/* A btrfs fs with 40 creates' ref heads pending. */
+static struct fs *with_heads_pending(void)
 {
 	struct fs *fs = populated("btrfs");
 	struct fs_attributes a = fixture_attributes(0644, INT64_MIN, INT64_MIN);
@@ -717,6 +716,14 @@ static void test_refs_check_fails_when_the_pending_heads_are_miscounted(void **s
 		g_autofree char *path = g_strdup_printf("/d/new-%04u", i);
 		assert_int_equal(fs_create(fs, path, 8192, &a), 0);
 	}
+	return fs;
+}
+
+/* The throttle's idle check and the reservations read the count, not the
+ * queues: one more or one less than they hold fails. */
+static void test_refs_check_fails_when_the_pending_heads_are_miscounted(void **state)
+{
+	struct fs *fs = with_heads_pending();
 	unsigned pending = refs_pending_heads(fs->refs);
 	assert_true(pending > 0);
 	fixture_assert_fs_ok(fs, "heads pending");
@@ -741,12 +748,7 @@ static void test_refs_check_fails_when_the_pending_heads_are_miscounted(void **s
  * one above the limit, or -1 with no tree waiting, fails. */
 static void test_refs_check_fails_when_the_throttle_idle_bound_is_not_its_limit(void **state)
 {
-	struct fs *fs = populated("btrfs");
-	struct fs_attributes a = fixture_attributes(0644, INT64_MIN, INT64_MIN);
-	for (unsigned i = 0; i < 40; i++) {
-		g_autofree char *path = g_strdup_printf("/d/new-%04u", i);
-		assert_int_equal(fs_create(fs, path, 8192, &a), 0);
-	}
+	struct fs *fs = with_heads_pending();
 	fixture_assert_fs_ok(fs, "heads pending");
 	int64_t bound = refs_move_idle_max_for_test(fs->refs, 0);
 	refs_move_idle_max_for_test(fs->refs, bound + 1);
