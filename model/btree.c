@@ -309,16 +309,7 @@ _Static_assert(sizeof(struct payload_heap) == 16, "the heap's header is two word
  * its own,
  *   [count count count plain | t_0 .. t_count-1 | s_0 .. s_count-1]
  */
-enum overlay_form { OVERLAY_SHARED, OVERLAY_PLAIN, OVERLAY_MARKED };
-struct atime_overlay {
-	uint16_t count;                   /* inode items; marked: the leaf's items, one bit each */
-	uint16_t values;                  /* distinct atimes in value[] (plain: count) */
-	uint16_t capacity;                /* room in value[] (plain: count; marked: 1) */
-	uint8_t form;                     /* enum overlay_form */
-	uint8_t slot_bytes;               /* 1 when every slot is below 256 (the items do not move), else 2 */
-	int64_t value[];                  /* then the marked form's bitmap, or count slots and
-					   * (shared) count uint8_t indexes */
-};
+/* struct atime_overlay: btree.h (the inline atime read reads the marked form). */
 
 static void *overlay_slots(const struct atime_overlay *overlay)
 {
