@@ -556,16 +556,37 @@ static int __attribute__((noinline)) access_update(struct fs *fs, const struct i
 	return 0;
 }
 
+/* fs_access_inode() when the atime is not at once where the path says
+ * (no path, an overlay of another form, runs) or may be kept apart (a
+ * lazytime or lost atime, a policy's own). */
+static int __attribute__((noinline)) access_otherwise(struct fs *fs, const struct inode_location *where,
+						      const struct btree_item *inode, struct btree_path *near,
+						      bool *updated)
+{
+	int64_t stored = stored_atime(inode, near);
+	if (!atime_wanted(fs, where->subvolume, inode, stored)) {
+		fs->counters.atime_skipped++;
+		return 0;
+	}
+	return access_update(fs, where, inode, stored, near, updated);
+}
+
 /* Most accesses of a relatime mount write nothing (a second grep's every
- * read): that answer comes first, from the leaf the lookup left, with
- * nothing else on the frame. */
+ * read): that answer comes first, from the leaf the lookup left, with no
+ * call but the one that updates (so no frame: the rest is access_otherwise()). */
 int fs_access_inode(struct fs *fs, const struct inode_location *where, const struct btree_item *inode,
 		    struct btree_path *near, bool *updated)
 {
 	if (updated)
 		*updated = false;
-	int64_t stored = stored_atime(inode, near);
-	if (!atime_wanted(fs, where->subvolume, inode, stored)) {
+	int64_t stored;
+	if (__builtin_expect(!near || !near->levels || fs->dirty_times || fs->lost_atimes || policy_of(fs)->read ||
+				     !btree_path_inode_atime_at_once(near, inode, &stored),
+			     0))
+		return access_otherwise(fs, where, inode, near, updated);
+	const struct item_inode *times = btree_item_inode(inode);
+	struct atime_times t = { stored, times->mtime, times->ctime };
+	if (!atime_needs_update(&fs->config.atime, fs_mode_is_dir(times->mode), &t, fs->clock_ns)) {
 		fs->counters.atime_skipped++;
 		return 0;
 	}

@@ -73,21 +73,29 @@ _Static_assert(sizeof(struct item_inode) % 8 == 0 && sizeof(struct item_dir) % 8
  * (A DIR_INDEX's is dropped whole; an inode's fills the union.) The words
  * each kind leaves unused are named: a loop over a table of the kinds'
  * sizes was 20 instructions an insert (docs/performance.md, round 20a). */
+static inline uint64_t payload_word(const union item_payload *payload, unsigned k)
+{
+	uint64_t w;
+	memcpy(&w, (const char *)payload + k * sizeof(w), sizeof(w));
+	return w;
+}
+
 static inline bool payload_fits_kind(uint8_t type, const union item_payload *payload)
 {
-	uint64_t w[sizeof(*payload) / sizeof(uint64_t)];
-	_Static_assert(sizeof(w) == sizeof(*payload) && G_N_ELEMENTS(w) == 5, "the payload is five words");
+	_Static_assert(sizeof(*payload) == 5 * sizeof(uint64_t), "the payload is five words");
 	_Static_assert(sizeof(struct item_inode) == sizeof(*payload), "an inode's payload fills the union");
 	_Static_assert(sizeof(struct item_dir) == 4 * sizeof(uint64_t) &&
 		       sizeof(struct item_file_extent) == 2 * sizeof(uint64_t), "the kinds' words");
-	memcpy(w, payload, sizeof(w));
+	/* Only the words a kind leaves unused are read: a copy of all five
+	 * was 6 instructions an insert. */
 	switch (btree_payload_kind(type)) {
 	case BTREE_PAYLOAD_VALUE:
-		return !(w[1] | w[2] | w[3] | w[4]);
+		return !(payload_word(payload, 1) | payload_word(payload, 2) | payload_word(payload, 3) |
+			 payload_word(payload, 4));
 	case BTREE_PAYLOAD_DIR:
-		return !w[4];
+		return !payload_word(payload, 4);
 	case BTREE_PAYLOAD_FILE_EXTENT:
-		return !(w[2] | w[3] | w[4]);
+		return !(payload_word(payload, 2) | payload_word(payload, 3) | payload_word(payload, 4));
 	default: /* BTREE_PAYLOAD_INODE, BTREE_PAYLOAD_NONE */
 		return true;
 	}
@@ -301,16 +309,7 @@ _Static_assert(sizeof(struct payload_heap) == 16, "the heap's header is two word
  * its own,
  *   [count count count plain | t_0 .. t_count-1 | s_0 .. s_count-1]
  */
-enum overlay_form { OVERLAY_SHARED, OVERLAY_PLAIN, OVERLAY_MARKED };
-struct atime_overlay {
-	uint16_t count;                   /* inode items; marked: the leaf's items, one bit each */
-	uint16_t values;                  /* distinct atimes in value[] (plain: count) */
-	uint16_t capacity;                /* room in value[] (plain: count; marked: 1) */
-	uint8_t form;                     /* enum overlay_form */
-	uint8_t slot_bytes;               /* 1 when every slot is below 256 (the items do not move), else 2 */
-	int64_t value[];                  /* then the marked form's bitmap, or count slots and
-					   * (shared) count uint8_t indexes */
-};
+/* struct atime_overlay: btree.h (the inline atime read reads the marked form). */
 
 static void *overlay_slots(const struct atime_overlay *overlay)
 {
@@ -2830,8 +2829,9 @@ struct btree_item *btree_lookup_for_write(struct btree *tree, struct transaction
 }
 
 /* A new item of the private leaf in slot *item, its payload in the leaf's
- * heap (room reserved) or in the item. */
-static inline void leaf_new_item(struct tree_block *leaf, struct btree_item *item, const struct btree_key *key,
+ * heap (room reserved) or in the item. Always inline: LTO kept it a call
+ * (8 of its ~70 instructions an item the frame's). */
+static inline __attribute__((always_inline)) void leaf_new_item(struct tree_block *leaf, struct btree_item *item, const struct btree_key *key,
 				 uint32_t size, const union item_payload *payload)
 {
 	if (payload && !payload_fits_kind(key->type, payload))

@@ -356,6 +356,20 @@ struct tree_block {
 };
 _Static_assert(sizeof(struct tree_block) == 72, "a tree block is an 80-byte malloc chunk");
 
+/* A leaf's atime overlay: its three forms and their layouts are btree.c's
+ * (BT7); only the marked form's first atime and bitmap are read here, by the
+ * access's inline read (btree_path_inode_atime_at_once()). */
+enum overlay_form { OVERLAY_SHARED, OVERLAY_PLAIN, OVERLAY_MARKED };
+struct atime_overlay {
+	uint16_t count;                   /* inode items; marked: the leaf's items, one bit each */
+	uint16_t values;                  /* distinct atimes in value[] (plain: count) */
+	uint16_t capacity;                /* room in value[] (plain: count; marked: 1) */
+	uint8_t form;                     /* enum overlay_form */
+	uint8_t slot_bytes;               /* 1 when every slot is below 256 (the items do not move), else 2 */
+	int64_t value[];                  /* then the marked form's bitmap, or count slots and
+					   * (shared) count uint8_t indexes */
+};
+
 /* Does the leaf have an atime overlay (btree.c BT7), in the block or apart? */
 static inline bool btree_leaf_has_overlay(const struct tree_block *leaf)
 {
@@ -539,6 +553,22 @@ bool btree_path_is_current(const struct btree *tree, const struct btree_path *pa
  * compared with the key first: lookups in key order land the same number
  * of items on each time (a grep's reads: a file's three items). */
 bool btree_lookup_kept(const struct btree *tree, const struct btree_key *key, struct btree_path *path);
+/* btree_lookup_kept()'s hop, inline and without a call: the item when the
+ * path is stamped linked (BT18) and its item `hop` slots on (in a leaf
+ * without runs) has the key, the path moved there; else NULL and the path
+ * as it was, for btree_lookup_kept() to answer. Most of a grep's reads end
+ * here (docs/performance.md round 18a). */
+static inline const struct btree_item *btree_lookup_kept_hop(const struct btree *tree, const struct btree_key *key,
+							     struct btree_path *path)
+{
+	const struct tree_block *leaf = path->nodes[0];
+	uint32_t guess = path->slots[0] + path->hop;
+	if (path->links != tree->links || !path->levels || !path->hop || guess >= leaf->nritems ||
+	    (leaf->flags & TREE_BLOCK_RUNS) || btree_key_compare(btree_item_key(&leaf->items[guess]), key))
+		return NULL;
+	path->slots[0] = guess;
+	return &leaf->items[guess];
+}
 /* Is a kept path still linked (BT18)? Stamped with the tree's links, it is;
  * else btree_path_is_current() says, and stamps it when it is. */
 bool btree_path_kept_linked(const struct btree *tree, struct btree_path *path);
@@ -559,6 +589,37 @@ struct btree_item *btree_path_for_write(struct btree *tree, struct transaction *
 /* The atime of the inode item at `slot` of a leaf, or at *path. */
 int64_t btree_leaf_inode_atime(const struct tree_block *leaf, uint32_t slot);
 int64_t btree_path_inode_atime(const struct btree_path *path);
+
+/*
+ * btree_path_inode_atime() where it needs no call, for every access: the
+ * atime of `inode`, an inode item, when it is the item at *path in a leaf
+ * without runs, with no overlay or a marked one (a grep's). False for the
+ * rest (another item, an overlay of another form, a leaf with runs), which
+ * btree_path_inode_atime() answers. Inline and call-free so the access that
+ * asks keeps no frame (docs/performance.md round 20b, "What is left").
+ */
+static inline bool btree_path_inode_atime_at_once(const struct btree_path *path, const struct btree_item *inode,
+						  int64_t *atime)
+{
+	const struct tree_block *leaf = path->nodes[0];
+	uint32_t slot = path->slots[0];
+	if (__builtin_expect((leaf->flags & TREE_BLOCK_RUNS) || &leaf->items[slot] != inode, 0))
+		return false;
+	const struct atime_overlay *overlay = leaf->flags & TREE_BLOCK_OVERLAY_HERE
+						      ? (const struct atime_overlay *)&leaf->overlay_here
+						      : leaf->atimes;
+	if (overlay) {
+		if (__builtin_expect(overlay->form != OVERLAY_MARKED, 0))
+			return false;
+		const uint64_t *marks = (const uint64_t *)&overlay->value[1];
+		if (marks[slot / 64] >> (slot % 64) & 1) {
+			*atime = overlay->value[0];
+			return true;
+		}
+	}
+	*atime = btree_item_inode(inode)->atime;
+	return true;
+}
 
 /* Set it: btree_path_for_write(), but the leaf keeps sharing its item array
  * with the block it was copied from (the overlay above takes the atime). */

@@ -60,8 +60,10 @@ static const struct btree_item *btrfs_lookup_near(const struct subvolume *sv, co
 	return btree_lookup_near(sv->tree, &k, near) ? btree_path_item(near) : NULL;
 }
 
-static const struct btree_item *btrfs_lookup_kept(const struct subvolume *sv, const struct btree_key *key,
-						  struct btree_path *kept)
+/* btrfs_lookup_kept() past the hop (a key with a snapshot, a path not
+ * stamped linked, a lookup the hop does not answer). */
+static const struct btree_item *__attribute__((noinline))
+lookup_kept_otherwise(const struct subvolume *sv, const struct btree_key *key, struct btree_path *kept)
 {
 	struct btree_key k;
 	if (key->snapshot) { /* the model's keys have none: plain() is a copy of 21 packed bytes */
@@ -69,6 +71,16 @@ static const struct btree_item *btrfs_lookup_kept(const struct subvolume *sv, co
 		key = &k;
 	}
 	return btree_lookup_kept(sv->tree, key, kept) ? btree_path_item(kept) : NULL;
+}
+
+/* A read's lookup: the hop first, with no frame (most of a grep's reads). */
+static const struct btree_item *btrfs_lookup_kept(const struct subvolume *sv, const struct btree_key *key,
+						  struct btree_path *kept)
+{
+	const struct btree_item *hop;
+	if (__builtin_expect(!key->snapshot, 1) && (hop = btree_lookup_kept_hop(sv->tree, key, kept)))
+		return hop;
+	return lookup_kept_otherwise(sv, key, kept);
 }
 
 static const struct btree_item *btrfs_lookup_le(const struct subvolume *sv, const struct btree_key *key)

@@ -395,35 +395,47 @@ static bool update_root_items(void *opaque)
  * approximation that undercounts items on a fragmented group). New chunks
  * also get their DEV_EXTENT items (two for DUP metadata).
  */
+/* Chunk i's used bytes now: a COW in the free-space tree may have moved a
+ * block into or out of it, or grown the chunk array, since the caller looked. */
+static uint64_t chunk_used_now(const struct fs *fs, unsigned i)
+{
+	unsigned count;
+	return blockstore_chunks(fs->store, &count)[i].used;
+}
+
 static bool update_chunk_trees(void *opaque)
 {
 	struct fs *fs = opaque;
 	unsigned count;
-	const struct chunk *chunks = blockstore_chunks(fs->store, &count);
+	blockstore_chunks(fs->store, &count); /* chunks made by this pass's inserts: the next pass */
 	bool changed = false;
 	for (unsigned i = 0; i < count; i++) {
-		const struct chunk *c = &chunks[i];
-		struct btree_key info = BTRFS_KEY(c->start, BTRFS_FREE_SPACE_INFO_KEY, c->length);
-		struct btree_key extent = BTRFS_KEY(c->start, BTRFS_FREE_SPACE_EXTENT_KEY, c->length);
-		/* The extent item says the group's free bytes (free_space_tree_check FS2). */
-		union item_payload free_bytes = { .value = c->length - c->used };
+		unsigned now;
+		const struct chunk c = blockstore_chunks(fs->store, &now)[i]; /* a copy: the array may grow */
+		struct btree_key info = BTRFS_KEY(c.start, BTRFS_FREE_SPACE_INFO_KEY, c.length);
+		struct btree_key extent = BTRFS_KEY(c.start, BTRFS_FREE_SPACE_EXTENT_KEY, c.length);
 		if (i >= fs->free_space_written->len) {
-			uint64_t used = c->used;
+			/* The extent item says the group's free bytes (free_space_tree_check
+			 * FS2); if the inserts change them, the next pass rewrites it. */
+			union item_payload free_bytes = { .value = c.length - c.used };
 			btree_insert_item(&fs->free_space_tree, &fs->txn, &info, BTRFS_FREE_SPACE_INFO_SIZE, NULL);
 			btree_insert_item(&fs->free_space_tree, &fs->txn, &extent, 0, &free_bytes);
-			g_array_append_val(fs->free_space_written, used);
-			for (unsigned copy = 0; copy < (c->data || fs->config.metadata_single ? 1u : 2u); copy++)
+			g_array_append_val(fs->free_space_written, c.used);
+			for (unsigned copy = 0; copy < (c.data || fs->config.metadata_single ? 1u : 2u); copy++)
 				insert_simple(fs, &fs->dev_tree, 1, BTRFS_DEV_EXTENT_KEY,
-					      c->start * 2 + copy * c->length, BTRFS_DEV_EXTENT_SIZE);
+					      c.start * 2 + copy * c.length, BTRFS_DEV_EXTENT_SIZE);
 			changed = true;
 			continue;
 		}
-		uint64_t *written = &g_array_index(fs->free_space_written, uint64_t, i);
-		if (*written != c->used) {
+		if (g_array_index(fs->free_space_written, uint64_t, i) != c.used) {
 			btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &info);
-			struct btree_item *info = btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &extent);
-			*btree_item_value_for_write(info) = free_bytes.value;
-			*written = c->used;
+			struct btree_item *item = btree_lookup_for_write(&fs->free_space_tree, &fs->txn, &extent);
+			/* Read after the lookups' COW, which may free a block of this very
+			 * chunk: else the item keeps the old free bytes while the record
+			 * of what was written says the new, and no pass mends it. */
+			uint64_t used = chunk_used_now(fs, i);
+			*btree_item_value_for_write(item) = c.length - used;
+			g_array_index(fs->free_space_written, uint64_t, i) = used;
 			changed = true;
 		}
 	}

@@ -66,8 +66,11 @@
  * to bound the memory (256 full 16 KiB leaves of keyed backrefs are about
  * 5 MB of items). 64 compacted the seed run's leaves 5.6 M instructions
  * more; 256 cost `cowsim bench --sizes 1000000` 128 KB of peak RSS, 1024
- * 6.2 MB (docs/performance.md round 15c). */
-#define REFS_EXPANDED_LEAVES 256u
+ * 6.2 MB (docs/performance.md round 15c). 512 leaves most of the seed
+ * run's transactions to the commit's compaction: 4.1 M instructions fewer
+ * than 256 (as many as 1024), the bench's peak RSS 413.7 -> 414.4 MiB
+ * (one run each). */
+#define REFS_EXPANDED_LEAVES 512u
 
 /* One pending ref head: a block or a data extent with changed counts. */
 struct pending_head {
@@ -152,6 +155,10 @@ struct drop_frame {
  *       the throttle's idle check and every reservation ask it (adding the five cost
  *       the seed run 3.3 M instructions), and a head is counted where it is queued
  *       and where it is taken to run, not as it moves between them.
+ *   RF12 `idle_max` is -1 while drop_frames holds a frame (RF7), else throttle_limit: the
+ *       throttle has nothing to do exactly when `pending` <= idle_max, one compare for
+ *       each operation's call (the frames' count beside it cost the seed run 1.2 M
+ *       instructions).
  * refs_throttle() keeps them between operations and takes in only what was queued since;
  * refs_commit() takes everything back into the queues first.
  *
@@ -181,6 +188,7 @@ struct refs {
 	GArray *chunk_used_written;    /* uint64 per chunk: used as in its BLOCK_GROUP_ITEM */
 	uint64_t run_cursor;           /* refs_throttle(): the next head to run is at or above it */
 	unsigned pending;              /* RF11: the heads in the five above */
+	int64_t idle_max;              /* RF12: throttle_limit, or -1 while a dead tree waits */
 	GArray *drop_frames;           /* struct drop_frame: the dead trees' walk (RF7) */
 	uint32_t throttle_limit;       /* refs_throttle_heads() of the store's nodesize; 0 until
 					  the first throttle with heads pending */
@@ -233,6 +241,12 @@ void refs_free(struct refs *refs)
 static struct refs *refs_of(const struct transaction *txn)
 {
 	return txn->accounting;
+}
+
+/* RF12 after drop_frames or throttle_limit changed. */
+static void note_idle_max(struct refs *refs)
+{
+	refs->idle_max = refs->drop_frames->len ? -1 : (int64_t)refs->throttle_limit;
 }
 
 static void __attribute__((noinline)) queue_grow(struct head_queue *queue)
@@ -338,6 +352,7 @@ static void release_dead_block(struct transaction *txn, struct tree_block *block
 	if (block->level && block->nritems) {
 		struct drop_frame frame = { block, 0 };
 		g_array_append_val(refs_of(txn)->drop_frames, frame);
+		refs_of(txn)->idle_max = -1; /* RF12 */
 		return;
 	}
 	if (block->nritems)
@@ -362,6 +377,8 @@ static int drop_dead(struct transaction *txn, bool stoppable)
 		if (top->next == block->nritems) {
 			g_array_set_size(frames, frames->len - 1);
 			free_unreferenced(txn, block);
+			if (!frames->len)
+				note_idle_max(refs_of(txn));
 			continue;
 		}
 		if (stoppable && transaction_stop_requested(txn))
@@ -551,7 +568,7 @@ static inline unsigned pending_heads(const struct refs *refs)
  * none are pending). */
 static inline bool throttle_idle(const struct refs *refs)
 {
-	return !refs->drop_frames->len && pending_heads(refs) <= refs->throttle_limit;
+	return (int64_t)pending_heads(refs) <= refs->idle_max; /* RF12 */
 }
 
 /* throttle() when there is work: a call of its own, so that the idle check
@@ -776,25 +793,31 @@ static int compare_entry_address(gconstpointer a, gconstpointer b)
  * whenever the chunk's used bytes changed. Returns true when it wrote any. */
 static bool write_block_group_items(struct refs *refs, struct transaction *txn)
 {
-	unsigned count;
-	const struct chunk *chunks = blockstore_chunks(txn->store, &count);
+	unsigned count, now;
+	blockstore_chunks(txn->store, &count); /* chunks made by this pass's inserts: the next pass */
 	bool wrote = false;
 	for (unsigned i = 0; i < count; i++) {
-		struct btree_key key = BTRFS_KEY(chunks[i].start, BTRFS_BLOCK_GROUP_ITEM_KEY, chunks[i].length);
-		/* The item says the chunk's used bytes (extent_tree_check ET4). */
-		union item_payload used_payload = { .value = chunks[i].used };
+		/* A copy, and read again after a COW: the chunk array may grow under it. */
+		const struct chunk c = blockstore_chunks(txn->store, &now)[i];
+		struct btree_key key = BTRFS_KEY(c.start, BTRFS_BLOCK_GROUP_ITEM_KEY, c.length);
 		if (i >= refs->chunk_used_written->len) {
-			uint64_t used = chunks[i].used;
+			/* The item says the chunk's used bytes (extent_tree_check ET4); if
+			 * the insert changes them, the next pass rewrites it. */
+			union item_payload used_payload = { .value = c.used };
 			btree_insert_item(refs->extent_tree, txn, &key, BTRFS_BLOCK_GROUP_ITEM_SIZE, &used_payload);
-			g_array_append_val(refs->chunk_used_written, used);
+			g_array_append_val(refs->chunk_used_written, c.used);
 			wrote = true;
 			continue;
 		}
-		uint64_t *written = &g_array_index(refs->chunk_used_written, uint64_t, i);
-		if (*written == chunks[i].used)
+		if (g_array_index(refs->chunk_used_written, uint64_t, i) == c.used)
 			continue;
-		*btree_item_value_for_write(btree_lookup_for_write(refs->extent_tree, txn, &key)) = used_payload.value;
-		*written = chunks[i].used;
+		struct btree_item *item = btree_lookup_for_write(refs->extent_tree, txn, &key);
+		/* Read after the lookup's COW, which may free a block of this very
+		 * chunk: else the item keeps the old used bytes while the record of
+		 * what was written says the new, and no pass mends it. */
+		uint64_t used = blockstore_chunks(txn->store, &now)[i].used;
+		*btree_item_value_for_write(item) = used;
+		g_array_index(refs->chunk_used_written, uint64_t, i) = used;
 		wrote = true;
 	}
 	return wrote;
@@ -1340,8 +1363,10 @@ static void requeue(struct refs *refs, const struct heap_entry *entries, unsigne
  * ask throttle_idle() first. */
 static int throttle_heads(struct refs *refs, struct transaction *txn, bool stoppable, uint64_t *written)
 {
-	if (!refs->throttle_limit)
+	if (!refs->throttle_limit) {
 		refs->throttle_limit = refs_throttle_heads(blockstore_nodesize(txn->store));
+		note_idle_max(refs);
+	}
 	uint32_t limit = refs->throttle_limit;
 	if (drop_dead(txn, stoppable))
 		return -EINTR;
@@ -1626,6 +1651,18 @@ static bool check_pending_count(const struct refs *refs, GError **error)
 	return true;
 }
 
+/* RF12: the throttle's idle bound is the one drop_frames and throttle_limit say. */
+static bool check_idle_max(const struct refs *refs, GError **error)
+{
+	int64_t want = refs->drop_frames->len ? -1 : (int64_t)refs->throttle_limit;
+	if (refs->idle_max != want)
+		return check_fail(error,
+				  "corrupt refs: RF12 the throttle's idle bound is %" G_GINT64_FORMAT ", not %" G_GINT64_FORMAT
+				  " (limit %u, %u dead-tree frames)",
+				  refs->idle_max, want, refs->throttle_limit, refs->drop_frames->len);
+	return true;
+}
+
 /* Entries by their head's own address, then by head: a head queued twice
  * sorts next to itself (RF4), two heads at one address next to each
  * other (RF5). */
@@ -1737,6 +1774,13 @@ void refs_miscount_pending_for_test(struct refs *refs, int by)
 	refs->pending += (unsigned)by;
 }
 
+int64_t refs_move_idle_max_for_test(struct refs *refs, int64_t idle_max)
+{
+	int64_t was = refs->idle_max;
+	refs->idle_max = idle_max;
+	return was;
+}
+
 uint64_t refs_misorder_heads_for_test(struct refs *refs)
 {
 	struct head_array *run = &refs->ahead_run;
@@ -1793,7 +1837,7 @@ void refs_queue_again_for_test(struct refs *refs, struct tree_block *block, bool
 bool refs_check(const struct refs *refs, struct btree *const *trees, unsigned ntrees, const GPtrArray *unreleased,
 		GHashTable *live, GError **error)
 {
-	if (!check_pending_count(refs, error) || !check_pending_order(refs, error))
+	if (!check_pending_count(refs, error) || !check_idle_max(refs, error) || !check_pending_order(refs, error))
 		return false;
 	g_autoptr(GHashTable) expected_blocks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	g_autoptr(GHashTable) expected_data = g_hash_table_new_full(NULL, NULL, NULL, g_free);

@@ -193,4 +193,8 @@ void refs_queue_again_for_test(struct refs *refs, struct tree_block *block, bool
  * (the opposite call mends it). */
 void refs_miscount_pending_for_test(struct refs *refs, int by);
 
+/* Breaks RF12 for test_checkers: sets the throttle's idle bound to
+ * `idle_max`; returns the one it had (setting that back mends it). */
+int64_t refs_move_idle_max_for_test(struct refs *refs, int64_t idle_max);
+
 #endif

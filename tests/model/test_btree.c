@@ -517,10 +517,24 @@ static void test_btree_lookups_in_key_order_cross_into_the_next_leaf_as_a_descen
 
 /* btree_lookup_kept() from *kept finds what a lookup from the root finds,
  * answer and path. */
+static unsigned inline_hops; /* lookups btree_lookup_kept_hop() answered */
+
 static void assert_kept_lookup_is_the_roots(struct tree_fixture *f, const struct btree_key *key,
 					    struct btree_path *kept)
 {
 	struct btree_path plain;
+	/* The inline hop answers only with the root's item, and leaves a path
+	 * it does not answer from as it was. */
+	struct btree_path before = *kept;
+	const struct btree_item *hop = btree_lookup_kept_hop(&f->tree, key, kept);
+	if (hop) {
+		inline_hops++;
+		assert_true(btree_lookup(&f->tree, key, &plain));
+		assert_ptr_equal(hop, btree_path_item(&plain));
+		assert_same_path(kept, &plain);
+	} else {
+		assert_memory_equal(&before, kept, sizeof(before));
+	}
 	bool found_kept = btree_lookup_kept(&f->tree, key, kept);
 	assert_int_equal(found_kept, btree_lookup(&f->tree, key, &plain));
 	assert_same_path(kept, &plain);
@@ -564,6 +578,7 @@ static void test_btree_lookup_kept_hops_only_to_the_key(void **state)
 	static const unsigned strides[] = { 3, 1, 2, 3, 4, 7, 3, 2 };
 	struct btree_path kept = { .levels = 0 };
 	unsigned hops_held = 0, lookups = 0;
+	inline_hops = 0;
 	for (unsigned pass = 0; pass < 3; pass++) {
 		uint64_t v = rng_below(&r, 64);
 		for (unsigned run = 0; v < 5900; run++) {
@@ -585,6 +600,7 @@ static void test_btree_lookup_kept_hops_only_to_the_key(void **state)
 		}
 	}
 	assert_true(hops_held > lookups / 3); /* the hop followed the strides it can name */
+	assert_true(inline_hops > lookups / 3);  /* and btree_lookup_kept_hop() took it */
 	tree_fixture_free(f);
 }
 
@@ -929,6 +945,42 @@ static void overlay_rounds(uint32_t nodesize)
 		}
 	}
 	tree_fixture_assert_ok(f, "rounds of atime writes to a shared leaf");
+	tree_fixture_free(f);
+}
+
+/* The inline read of an access, btree_path_inode_atime_at_once(): at the
+ * inode item of its path, in a leaf with no overlay or a marked one, it
+ * answers what btree_path_inode_atime() answers; an overlay of another form,
+ * or an item not the path's, it leaves to btree_path_inode_atime(). */
+static void assert_inline_atime_read(const struct btree *tree, bool answers)
+{
+	const struct tree_block *leaf = leaf_of(tree, 500);
+	for (uint32_t slot = 0; slot < leaf->nritems; slot++) {
+		struct btree_path path;
+		assert_true(btree_lookup(tree, btree_item_key(btree_leaf_item(leaf, slot)), &path));
+		int64_t at = -1;
+		assert_int_equal(btree_path_inode_atime_at_once(&path, btree_path_item(&path), &at), answers);
+		if (answers)
+			assert_int_equal(at, btree_path_inode_atime(&path));
+		uint32_t other = slot ? slot - 1 : slot + 1;
+		assert_false(btree_path_inode_atime_at_once(&path, btree_leaf_item(leaf, other), &at));
+	}
+}
+
+static void test_btree_inline_atime_read_answers_without_an_overlay_or_with_a_marked_one(void **state)
+{
+	struct tree_fixture *f = inode_tree();
+	struct btree *snapshot = tree_fixture_clone_root(f, 256);
+	tree_fixture_commit(f);
+	assert_inline_atime_read(&f->tree, true); /* no overlay */
+	write_atime(f, 500, 7);
+	assert_true(btree_leaf_has_overlay(leaf_of(&f->tree, 500)));
+	assert_inline_atime_read(&f->tree, true); /* marked: 500 at 7, the rest their items' */
+	assert_int_equal(atime_of(&f->tree, 500), 7);
+	write_atime(f, 501, 8);
+	assert_inline_atime_read(&f->tree, false); /* shared: two atimes written */
+	assert_int_equal(atime_of(&f->tree, 501), 8);
+	assert_inline_atime_read(snapshot, true);  /* the snapshot's leaf has none */
 	tree_fixture_free(f);
 }
 
@@ -1499,6 +1551,7 @@ int main(void)
 		cmocka_unit_test(test_btree_marked_overlay_of_a_leaf_of_hundreds_of_items_is_apart),
 		cmocka_unit_test(test_btree_other_change_to_a_leaf_with_overlay_gives_it_own_items_with_the_atimes),
 		cmocka_unit_test(test_btree_atime_write_without_a_snapshot_changes_the_copy_in_place),
+		cmocka_unit_test(test_btree_inline_atime_read_answers_without_an_overlay_or_with_a_marked_one),
 		cmocka_unit_test(test_btree_overlay_keeps_every_atime_of_its_leaf_whatever_their_values),
 		cmocka_unit_test(test_btree_overlay_of_a_leaf_of_hundreds_of_inodes_keeps_every_atime),
 		cmocka_unit_test(test_btree_insert_near_leaves_the_tree_an_insert_from_the_root_leaves),

@@ -707,9 +707,8 @@ static void test_refs_check_fails_when_the_pending_heads_leave_address_order(voi
 
 /* --- the count of pending heads (refs.c RF11), perf18cow ------------------------------ */
 
-/* The throttle's idle check and the reservations read the count, not the
- * queues: one more or one less than they hold fails. */
-static void test_refs_check_fails_when_the_pending_heads_are_miscounted(void **state)
+/* A btrfs fs with 40 creates' ref heads pending. */
+static struct fs *with_heads_pending(void)
 {
 	struct fs *fs = populated("btrfs");
 	struct fs_attributes a = fixture_attributes(0644, INT64_MIN, INT64_MIN);
@@ -717,6 +716,14 @@ static void test_refs_check_fails_when_the_pending_heads_are_miscounted(void **s
 		g_autofree char *path = g_strdup_printf("/d/new-%04u", i);
 		assert_int_equal(fs_create(fs, path, 8192, &a), 0);
 	}
+	return fs;
+}
+
+/* The throttle's idle check and the reservations read the count, not the
+ * queues: one more or one less than they hold fails. */
+static void test_refs_check_fails_when_the_pending_heads_are_miscounted(void **state)
+{
+	struct fs *fs = with_heads_pending();
 	unsigned pending = refs_pending_heads(fs->refs);
 	assert_true(pending > 0);
 	fixture_assert_fs_ok(fs, "heads pending");
@@ -730,6 +737,31 @@ static void test_refs_check_fails_when_the_pending_heads_are_miscounted(void **s
 	fixture_assert_fs_corrupt(fs, fewer);
 	refs_miscount_pending_for_test(fs->refs, 1);
 	fixture_assert_fs_ok(fs, "the count put right");
+	fs_free(fs);
+	(void)state;
+}
+
+/* --- the throttle's idle bound (refs.c RF12), perfrefs2 --------------------------------- */
+
+/* Each operation's throttle compares the pending heads with one bound: the
+ * limit while no dead tree waits, -1 (never idle) while one does. A bound
+ * one above the limit, or -1 with no tree waiting, fails. */
+static void test_refs_check_fails_when_the_throttle_idle_bound_is_not_its_limit(void **state)
+{
+	struct fs *fs = with_heads_pending();
+	fixture_assert_fs_ok(fs, "heads pending");
+	int64_t bound = refs_move_idle_max_for_test(fs->refs, 0);
+	refs_move_idle_max_for_test(fs->refs, bound + 1);
+	g_autofree char *above = g_strdup_printf("corrupt refs: RF12 the throttle's idle bound is %" G_GINT64_FORMAT
+						 ", not %" G_GINT64_FORMAT,
+						 bound + 1, bound);
+	fixture_assert_fs_corrupt(fs, above);
+	refs_move_idle_max_for_test(fs->refs, -1);
+	g_autofree char *never = g_strdup_printf("corrupt refs: RF12 the throttle's idle bound is -1, not %" G_GINT64_FORMAT,
+						 bound);
+	fixture_assert_fs_corrupt(fs, never);
+	refs_move_idle_max_for_test(fs->refs, bound);
+	fixture_assert_fs_ok(fs, "the bound put right");
 	fs_free(fs);
 	(void)state;
 }
@@ -2770,6 +2802,7 @@ int main(void)
 		cmocka_unit_test(test_refs_check_fails_when_a_reachable_data_extent_is_freed),
 		cmocka_unit_test(test_refs_check_fails_when_the_pending_heads_leave_address_order),
 		cmocka_unit_test(test_refs_check_fails_when_the_pending_heads_are_miscounted),
+		cmocka_unit_test(test_refs_check_fails_when_the_throttle_idle_bound_is_not_its_limit),
 		cmocka_unit_test(test_refs_check_fails_when_a_reachable_block_is_freed),
 		cmocka_unit_test(test_refs_check_fails_when_a_freed_block_still_counts_a_reference),
 		cmocka_unit_test(test_refs_check_fails_when_a_freed_data_extent_still_counts_a_reference),

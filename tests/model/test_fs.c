@@ -12,7 +12,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include "atime_policy.h" /* fs_policy_parse, for the hybrid case */
 #include "constants.h"
+#include "derived_check.h" /* free_space_tree_check, after every read */
 #include "fs_internal.h"
 #include "model_error.h"
 #include "name_forge.h"
@@ -1107,6 +1109,60 @@ static void test_fs_enospc_on_a_600_mib_device_with_immediate_writeback_returns_
 	expect_enospc_on_a_small_device(*state);
 }
 
+/*
+ * A commit writes each changed chunk's free bytes into the free-space tree.
+ * The lookup that finds the item copies the tree's leaf first, and on a full
+ * device the copy can land in another chunk than the old leaf's: the chunk
+ * being written loses (or gains) a block during its own write. The item must
+ * say the bytes after that copy (FS2; the extent tree's block group items,
+ * ET4, likewise). Found on a 64-snapshot hybrid run at 128 MiB; on main
+ * before the fix this fails near read 976 281 of 1 300 000 (item 196 608
+ * free bytes, the chunk 212 992).
+ */
+static void test_fs_a_commit_on_a_full_device_writes_free_bytes_after_moving_the_free_space_leaf(void **state)
+{
+	struct fs_config config;
+	fs_config_init(&config);
+	g_autoptr(GError) error = NULL;
+	assert_true(fs_policy_parse("hybrid", &config, &error));
+	config.atime.mode = ATIME_STRICT;
+	config.device_size = 128 * MIB;
+	struct fs *fs = fixture_fs_new_config(&config);
+	const int64_t second = 1000000000ll;
+	struct fs_attributes a = attrs(0644);
+	a.atime = fs_clock(fs) - 422400 * second; /* older than the reads: every read writes an atime */
+	a.mtime = fs_clock(fs) - 1422400 * second;
+	EXPECT_OK(fs_mkdir(fs, "/d", &a));
+	enum { FILES = 20000, SNAPSHOTS = 64 };
+	char path[64];
+	for (unsigned i = 0; i < FILES; i++) {
+		g_snprintf(path, sizeof(path), "/d/f%05u", i);
+		EXPECT_OK(fs_create(fs, path, 0, &a));
+	}
+	EXPECT_OK(fs_sync(fs));
+	for (unsigned s = 1; s <= SNAPSHOTS; s++) {
+		g_snprintf(path, sizeof(path), "/s%u", s);
+		EXPECT_OK(fs_snapshot(fs, "/", path, false));
+	}
+	EXPECT_OK(fs_sync(fs));
+	EXPECT_OK(fs_set_clock(fs, fs_clock(fs) + second));
+	for (unsigned s = 0; s <= SNAPSHOTS; s++)
+		for (unsigned i = 0; i < FILES; i++) {
+			if (s)
+				g_snprintf(path, sizeof(path), "/s%u/d/f%05u", s, i);
+			else
+				g_snprintf(path, sizeof(path), "/d/f%05u", i);
+			EXPECT_OK(fs_read(fs, path, NULL)); /* kernel 6.18: a lost atime, never a failed read */
+			if (!free_space_tree_check(fs, &error))
+				fail_msg("after reading %s: %s", path, error->message);
+		}
+	struct fs_report report;
+	fs_report(fs, &report);
+	assert_true(report.counters.atime_lost > 0); /* the device did fill: the case this is about */
+	fixture_assert_fs_ok(fs, "reads on a full device");
+	fs_free(fs);
+}
+
 /* --- counters ------------------------------------------------------------------ */
 
 static void test_fs_counters_count_allocated_and_cowed_blocks(void **state)
@@ -1296,6 +1352,7 @@ int main(void)
 						setup_small_fs, teardown_fs),
 		cmocka_unit_test_setup_teardown(test_fs_enospc_on_a_600_mib_device_with_immediate_writeback_returns_enospc,
 						setup_small_fs_immediate_writeback, teardown_fs),
+		cmocka_unit_test(test_fs_a_commit_on_a_full_device_writes_free_bytes_after_moving_the_free_space_leaf),
 		FS_TEST(test_fs_counters_count_allocated_and_cowed_blocks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
