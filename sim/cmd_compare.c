@@ -40,7 +40,8 @@
  *       once the runs, the tables and parameters.json are written (a figure
  *       that fails to draw is then only missing); files of an earlier
  *       compare this one did not write (its figures, the run CSVs its
- *       parameters.json lists) are removed then. A signal, a run stopped
+ *       parameters.json lists, report's report.html of them) are removed
+ *       then. A signal, a run stopped
  *       by bad input or a disk that fills before that removes the stage: DIR
  *       as it was (and gone again if this compare made it).
  *   CM5  parameters.json names the sha256 of compare.csv and of each run's
@@ -545,13 +546,14 @@ static int write_json(struct compare_args *a, GArray *combinations, const RowsTa
 	return provenance_write(w, "compare", a->json) ? status : EXIT_RUN_FAILED;
 }
 
-/* The files of DIR a compare writes (per-run CSVs aside): an earlier
- * compare's that this one does not write again are removed at the commit
- * (CM4), so no figure outlives the data it was drawn from. */
+/* The files of DIR a compare writes (per-run CSVs aside), and report's
+ * page of them: an earlier compare's that this one does not write again are
+ * removed at the commit (CM4), so no figure or page outlives the data it was
+ * drawn from (`cowsim report DIR` draws the page again). */
 static const char *const compare_files[] = {
 	"compare.csv", "compare.md", PROVENANCE_PARAMETERS_FILE, "compare.png", "compare.svg", "compare-bars.png",
 	"compare-bars.svg", "compare-ratio.png", "compare-ratio.svg", "compare-attribution.png",
-	"compare-attribution.svg", "compare-free.png", "compare-free.svg", NULL,
+	"compare-attribution.svg", "compare-free.png", "compare-free.svg", "report.html", NULL,
 };
 
 /* compare_files and the run CSVs the folder's parameters.json lists (plain

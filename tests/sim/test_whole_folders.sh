@@ -7,7 +7,7 @@
 #        no new parameters.json beside the old compare.csv), and a finished
 #        compare removes the earlier compare's files it did not write again
 #        (its figures such as compare-ratio.*, the run CSVs its
-#        parameters.json lists) (sim/cmd_compare.c, sim/multirun.h MR4).
+#        parameters.json lists, report.html) (sim/cmd_compare.c, sim/multirun.h MR4).
 #   SW5  sweep.png/.svg never show another sweep.csv than the one beside
 #        them: an interrupted sweep that changed sweep.csv leaves no old
 #        figure (sim/cmd_sweep.c).
@@ -66,10 +66,11 @@ check "an interrupted compare into a new folder leaves no folder" "[ $status = 1
   "status $status: $(ls -A "$work/new/cmp" 2>&1)"
 
 # ---- CM4: a finished compare leaves no file of the earlier one behind ----
+printf 'old report\n' >"$work/cmp/report.html" # cowsim report's page of the earlier compare
 "$cowsim" compare "$work/t.trace" --mounts relatime --policies inline -o "$work/cmp" -q 2>"$work/err"
 check "a compare with no noatime run into that folder exits 0" "[ $? = 0 ]" "$(cat "$work/err")"
 "$cowsim" compare "$work/t.trace" --mounts relatime --policies inline -o "$work/fresh" -q 2>/dev/null
-check "and the folder then holds that compare's files and the user's notes.txt: the earlier figures and run CSVs are gone" \
+check "and the folder then holds that compare's files and the user's notes.txt: the earlier figures, run CSVs and report.html are gone" \
   "[ \"\$(names '$work/cmp' | sed 's/notes.txt //')\" = \"\$(names '$work/fresh')\" ] && [ -e '$work/cmp/notes.txt' ]" \
   "cmp: $(names "$work/cmp"); fresh: $(names "$work/fresh")"
 check "and each file is the bytes a compare into a new folder writes (parameters.json: but for the folder's name)" \
